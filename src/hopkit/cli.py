@@ -1,0 +1,78 @@
+"""The ``hopkit`` command line: ingest, index, run, evaluate, report, quickstart."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from hopkit.errors import HopkitError
+
+log = logging.getLogger("hopkit")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hopkit", description="Multi-hop retrieval-augmented QA toolkit.")
+    parser.add_argument("--db", help="database URL (default: $HOPKIT_DB_URL or sqlite file in $HOPKIT_HOME)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", help="load a dataset, pool its corpus, store both")
+    ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot or jsonl")
+    ingest.add_argument("path", nargs="?", help="the dataset file (default: download the official one)")
+    ingest.add_argument("--limit", type=int, help="keep a random sample of N questions")
+    ingest.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
+    ingest.add_argument("--name", help="name in the store (default: the dataset name)")
+    ingest.add_argument("--replace", action="store_true", help="replace a stored dataset of the same name")
+
+    index = commands.add_parser("index", help="build and save a retrieval index for a stored dataset")
+    index.add_argument("--dataset", help="stored dataset (default: the only one)")
+    index.add_argument("--retrieval", default="bm25", help="retrieval config name (default bm25)")
+
+    run = commands.add_parser("run", help="run a pipeline config over a stored dataset (resumable)")
+    run.add_argument("config", help="YAML config with _target_ and options")
+    run.add_argument("--dataset", help="stored dataset (overrides the config)")
+    run.add_argument("--limit", type=int, help="only the first N questions")
+    run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
+    run.add_argument("--llm", help="LLM config name (overrides the config)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    for name, text in (("evaluate", "score runs and print the comparison table"),
+                       ("report", "score runs, print the table and write table + plots")):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("runs", nargs="*", help="run names or ids (default: every run)")
+        sub.add_argument("--dataset", help="only runs on this dataset")
+        sub.add_argument("--out", type=Path, help="folder for the table (md, csv) and plots (png)")
+
+    commands.add_parser("runs", help="list stored runs")
+    commands.add_parser("datasets", help="list stored datasets")
+
+    quick = commands.add_parser("quickstart", help="ingest the bundled sample, run NoR, OneR and IRCoT, compare")
+    quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded)")
+    quick.add_argument("--limit", type=int, help="only the first N questions")
+    quick.add_argument("--out", type=Path, help="folder for the report (default $HOPKIT_HOME/reports/quickstart)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hopkit`` command."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    from hopkit import cli_commands as commands
+
+    try:
+        handler = getattr(commands, f"cmd_{args.command}")
+        return int(handler(args) or 0)
+    except HopkitError as exc:
+        sys.stderr.write(f"hopkit: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("hopkit: interrupted; finished questions are stored, rerun the same command to resume\n")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

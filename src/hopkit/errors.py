@@ -1,0 +1,71 @@
+"""Every error hopkit raises on purpose.
+
+HopkitError
+ ├── DataError            a dataset file or record is malformed (names file, line, field)
+ ├── UnknownNameError     an unknown dataset, pipeline, LLM config or option name
+ ├── ConfigError          a YAML config is missing a field or has a wrong value
+ ├── StoreError           the database cannot be reached or is inconsistent
+ ├── RetrievalError       an index is missing, stale or cannot answer
+ ├── LLMError             a language model backend failed
+ │    └── LLMServerError  a server errored, timed out or rate-limited past the retries
+ └── DownloadError        an official file could not be fetched
+"""
+
+from __future__ import annotations
+
+
+class HopkitError(Exception):
+    """Base class of every error hopkit raises on purpose."""
+
+
+class DataError(HopkitError):
+    """A dataset file or record is malformed."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 record: str | None = None, field: str | None = None) -> None:
+        where = []
+        if path is not None:
+            where.append(f"{path}" + (f":{line}" if line is not None else ""))
+        if record is not None:
+            where.append(f"record {record}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.path = path
+        self.line = line
+        self.record = record
+        self.field = field
+
+
+class UnknownNameError(HopkitError):
+    """A name (dataset, pipeline, LLM config) that hopkit does not know."""
+
+    def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...]) -> None:
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
+        self.kind = kind
+        self.name = name
+
+
+class ConfigError(HopkitError):
+    """A configuration file or option is invalid."""
+
+
+class StoreError(HopkitError):
+    """The store (database) cannot be reached or holds something inconsistent."""
+
+
+class RetrievalError(HopkitError):
+    """An index is missing or cannot answer a query."""
+
+
+class LLMError(HopkitError):
+    """A language model backend failed."""
+
+
+class LLMServerError(LLMError):
+    """A model server kept failing (error status, time-out, rate limit) after the retries."""
+
+
+class DownloadError(HopkitError):
+    """An official dataset or prompt file could not be downloaded."""

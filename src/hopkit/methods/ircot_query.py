@@ -1,0 +1,54 @@
+"""IRCoT's retrieval query for the next step, cleaned as the authors' code cleans it.
+
+The query is the last chain-of-thought sentence that states a fact: sentences of
+pure reasoning ("Thus, ...", "So ...", "That is, ...", "Therefore ...", "Hence ...",
+or arithmetic such as "1990 - 1899 = 91") are skipped, since they name nothing a
+retriever could find. Before any sentence exists the question itself is the query.
+Then wh-words and "does"/"is" are dropped; an empty query means no retrieval for
+that step.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Sequence
+
+REASONING_STARTERS = ("thus ", "thus,", "so ", "so,", "that is,", "therefore", "hence")
+_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+ARITHMETIC = re.compile(rf"{_NUMBER}\s*[-+*/×÷−]\s*{_NUMBER}\s*=\s*{_NUMBER}")
+QUERY_STOPWORDS = frozenset({"who", "what", "when", "where", "why", "which", "how", "does", "is"})
+
+
+def is_reasoning_sentence(sentence: str) -> bool:
+    """True for a sentence that only reasons (a reasoning opener, or an equation)."""
+    lowered = sentence.strip().lower()
+    if lowered.startswith(REASONING_STARTERS):
+        return True
+    return ARITHMETIC.search(sentence) is not None
+
+
+def remove_wh_words(text: str) -> str:
+    """``text`` without the words who/what/when/where/why/which/how/does/is.
+
+    A word is dropped when, lowercased and without surrounding punctuation, it is one
+    of those; the other words keep their spelling and order.
+    """
+    kept = [word for word in text.split() if word.strip(string.punctuation).lower() not in QUERY_STOPWORDS]
+    return " ".join(kept)
+
+
+def next_query(question: str, cot_sentences: Sequence[str]) -> str:
+    """The query for the next retrieval.
+
+    Args:
+        question: the question (used while no factual sentence exists yet).
+        cot_sentences: the chain-of-thought sentences so far, oldest first.
+
+    Returns:
+        The last non-reasoning sentence (else the question) without wh-words and
+        "does"/"is"; ``""`` when nothing is left, meaning: skip this retrieval.
+    """
+    factual = [s.strip() for s in cot_sentences if s.strip() and not is_reasoning_sentence(s)]
+    source = factual[-1] if factual else question
+    return remove_wh_words(source).strip()

@@ -1,0 +1,32 @@
+"""NoR: the question alone, answered by the reader from the model's own knowledge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.context import with_main_passage
+from hopkit.methods.reader import Reader, ReaderConfig
+from hopkit.records import GenerationResult, Query
+
+
+@dataclass(frozen=True)
+class NoRConfig:
+    """Options of NoR: only the reader's."""
+
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+
+
+class NoR:
+    """No retrieval: (a) read the question (and IIRC's main passage) with the reader."""
+
+    name = "nor"
+
+    def __init__(self, llm: LLM, config: NoRConfig = NoRConfig(), demonstrations: Sequence[str] = ()) -> None:
+        self.config = config
+        self.reader = Reader(llm, config.reader, demonstrations)
+
+    def generate(self, query: Query) -> GenerationResult:
+        output = self.reader.read(query.text, with_main_passage(query, []))
+        return GenerationResult(text=output.answer, metadata={"reader_generation": output.generation})

@@ -1,0 +1,100 @@
+"""The QA reader (IRCoT paper, Section 3.2 and Appendix E): direct or chain-of-thought.
+
+Direct: the model writes the answer after ``A:``. CoT: it writes a chain of thought
+ending in "answer is: X", and X is extracted with the authors' pattern; when the
+pattern does not match, the whole generation is the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.prompting import DemonstrationFitter, test_block
+from hopkit.records import Paragraph
+
+ReaderMode = Literal["direct", "cot"]
+
+READER_STOP = ("\n\n", "\nQ:")
+ANSWER_PATTERN = re.compile(r".*answer is:?\s*(.*)", re.IGNORECASE | re.DOTALL)
+
+ZERO_SHOT_INSTRUCTIONS: dict[str, str] = {
+    "direct": "Answer the question with a short answer (a name, a place, a date, a number, or yes/no), "
+              "using the Wikipedia paragraphs if they help.",
+    "cot": "Answer the question by reasoning step by step, using the Wikipedia paragraphs if they help. "
+           'End with "So the answer is: <short answer>."',
+}
+FLAN_QUESTION_PREFIXES: dict[str, str] = {
+    "direct": "Answer the following question.",
+    "cot": "Answer the following question by reasoning step-by-step.",
+}
+
+
+def extract_answer(generation: str) -> str:
+    """The answer in a chain of thought: what follows "answer is:", else the whole text."""
+    text = generation.strip()
+    match = ANSWER_PATTERN.match(text)
+    if match and match.group(1).strip():
+        text = match.group(1).strip()
+    return text[:-1].strip() if text.endswith(".") else text
+
+
+def clean_direct_answer(generation: str) -> str:
+    """A direct answer: the first non-empty line, with a trailing period and "answer is:" removed."""
+    first_line = generation.strip().split("\n", 1)[0].strip()
+    return extract_answer(first_line)
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Options of the reader.
+
+    Attributes:
+        mode: "direct" or "cot".
+        max_tokens: generation budget of the reader call.
+        question_prefix: text put before the question (Flan-T5 style prompts).
+        instruction: zero-shot instruction; None picks the default for ``mode`` when
+            there are no demonstrations, "" disables it.
+    """
+
+    mode: ReaderMode = "direct"
+    max_tokens: int = 200
+    question_prefix: str = ""
+    instruction: str | None = None
+
+
+@dataclass(frozen=True)
+class ReaderOutput:
+    """The reader's answer and the raw generation it came from."""
+
+    answer: str
+    generation: str
+
+
+class Reader:
+    """Answers a question from paragraphs with one LLM call."""
+
+    def __init__(self, llm: LLM, config: ReaderConfig = ReaderConfig(),
+                 demonstrations: Sequence[str] = ()) -> None:
+        self.llm = llm
+        self.config = config
+        self.fitter = DemonstrationFitter(llm, demonstrations)
+
+    def instruction(self) -> str:
+        if self.config.instruction is not None:
+            return self.config.instruction
+        return "" if self.fitter.demonstrations else ZERO_SHOT_INSTRUCTIONS[self.config.mode]
+
+    def read(self, question: str, paragraphs: Sequence[Paragraph]) -> ReaderOutput:
+        """Answer ``question`` from ``paragraphs`` (in the order given)."""
+        instance = test_block(paragraphs, question, question_prefix=self.config.question_prefix,
+                              instruction=self.instruction())
+        prompt = self.fitter.prompt(instance, reserve=self.config.max_tokens)
+        completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.max_tokens)
+        if self.config.mode == "cot":
+            answer = extract_answer(" ".join(completion.text.split()))
+        else:
+            answer = clean_direct_answer(completion.text)
+        return ReaderOutput(answer=answer, generation=completion.text)

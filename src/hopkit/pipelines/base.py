@@ -1,0 +1,115 @@
+"""The generation-pipeline facade shared by NoR, OneR and IRCoT.
+
+Construction only stores what it is given. ``run()`` resolves the dataset, loads
+the LLM and the retriever, builds the pure method and hands it, the store and the
+run's full configuration to the runner. ``_generate()`` answers one free-text
+question without storing anything.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Mapping
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from hopkit.config import load_named, named_spec
+from hopkit.llm.langchain import as_llm
+from hopkit.llm.meter import MeteredLLM
+from hopkit.llm.protocol import LLM
+from hopkit.methods.protocol import Method
+from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
+from hopkit.records import GenerationResult, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.runner import run_method
+from hopkit.store.records import RunSpec
+from hopkit.store.store import Store
+
+
+class GenerationPipeline(ABC):
+    """A method wired to the store, an LLM and (for retrieval methods) a retrieval pipeline.
+
+    Args:
+        session_factory: the store's session factory (``DBConnection.get_session_factory()``).
+        name: the run's name (the run itself is identified by its configuration's hash).
+        llm: an LLM, a LangChain chat model (e.g. ``ChatOpenAI(model=...)``), or the
+            name of a config in ``configs/llm/``.
+        retrieval_pipeline: where paragraphs come from (None for NoR).
+        dataset: the stored dataset to run on; None = the retrieval pipeline's, or the
+            only dataset in the store.
+        workers: questions answered at once.
+    """
+
+    method_name: ClassVar[str]
+
+    def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
+                 retrieval_pipeline: RetrievalPipeline | None = None, dataset: str | None = None,
+                 workers: int = 1) -> None:
+        self.session_factory = session_factory
+        self.name = name
+        self.llm = llm
+        self.retrieval_pipeline = retrieval_pipeline
+        self.dataset = dataset
+        self.workers = workers
+        self._metered_llm: MeteredLLM | None = None
+
+    @abstractmethod
+    def method_options(self, top_k: int | None) -> Mapping[str, Any]:
+        """The method's options as they will run (JSON-serialisable), for the run hash."""
+
+    @abstractmethod
+    def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None) -> Method:
+        """The pure method, built from its components."""
+
+    def _llm(self) -> MeteredLLM:
+        if self._metered_llm is None:
+            inner = load_named("llm", self.llm) if isinstance(self.llm, str) else as_llm(self.llm)
+            self._metered_llm = MeteredLLM(inner)
+        return self._metered_llm
+
+    def _llm_spec(self) -> Mapping[str, Any]:
+        if isinstance(self.llm, str):
+            return {"config": self.llm, **named_spec("llm", self.llm)}
+        return {"model_id": self._llm().model_id}
+
+    def _dataset(self, store: Store) -> str:
+        fallback = self.retrieval_pipeline.dataset if self.retrieval_pipeline is not None else None
+        return resolve_dataset(store, self.dataset or fallback)
+
+    def _retriever(self, dataset: str | None) -> Retriever | None:
+        return None if self.retrieval_pipeline is None else self.retrieval_pipeline.retriever(dataset)
+
+    def run_spec(self, top_k: int | None = None) -> RunSpec:
+        """The run's full configuration; its hash is the run id."""
+        store = Store(self.session_factory)
+        dataset = self._dataset(store)
+        config: dict[str, Any] = {
+            "method": dict(self.method_options(top_k)),
+            "llm": dict(self._llm_spec()),
+            "dataset_fingerprint": store.fingerprint(dataset),
+        }
+        if self.retrieval_pipeline is not None:
+            config["retrieval"] = dict(self.retrieval_pipeline.spec(dataset))
+        return RunSpec(name=self.name, method=self.method_name, dataset=dataset, config=config)
+
+    def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+        """Answer every question of the dataset not yet finished in this run and store the results.
+
+        Returns:
+            ``run_id``, ``total_queries``, ``already_done``, ``finished`` and ``failed``.
+        """
+        store = Store(self.session_factory)
+        spec = self.run_spec(top_k)
+        method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
+        queries = store.queries(spec.dataset, limit=limit)
+        outcome = run_method(method, queries, store, spec, workers=self.workers, progress=progress)
+        return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
+                "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed}
+
+    def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
+        """Answer one free-text question (nothing is stored)."""
+        dataset = None
+        if self.retrieval_pipeline is not None:
+            dataset = self._dataset(Store(self.session_factory))
+        method = self.build_method(self._llm(), self._retriever(dataset), top_k)
+        return method.generate(Query(id="adhoc", text=question))

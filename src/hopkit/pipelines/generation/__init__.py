@@ -1,0 +1,1 @@
+"""Generation pipelines (facades): NoR, OneR, IRCoT."""

@@ -1,0 +1,99 @@
+"""The YAML-facing config shared by every generation pipeline.
+
+``hopkit run CONFIG.yaml`` instantiates the config class named by ``_target_`` with
+the file's options, then calls ``build(session_factory)`` to get the facade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from hopkit.config import load_named
+from hopkit.errors import ConfigError
+from hopkit.methods.reader import ReaderConfig
+from hopkit.pipelines.retrieval.base import RetrievalPipeline
+
+READER_FIELDS = {"mode", "max_tokens", "question_prefix", "instruction"}
+
+
+def reader_config(value: str | Mapping[str, Any] | ReaderConfig, option: str = "reader") -> ReaderConfig:
+    """A ReaderConfig from ``"direct"``/``"cot"`` or a mapping of its fields."""
+    if isinstance(value, ReaderConfig):
+        return value
+    if isinstance(value, str):
+        value = {"mode": value}
+    unknown = set(value) - READER_FIELDS
+    if unknown:
+        raise ConfigError(f"option {option!r}: unknown field(s) {sorted(unknown)}; known: {sorted(READER_FIELDS)}")
+    if value.get("mode", "direct") not in {"direct", "cot"}:
+        raise ConfigError(f"option {option!r}: mode must be 'direct' or 'cot', got {value.get('mode')!r}")
+    return ReaderConfig(**value)
+
+
+@dataclass(frozen=True)
+class DemonstrationSpec:
+    """Which of the IRCoT authors' demonstration sets to put in the prompts.
+
+    Attributes:
+        dataset: whose demonstrations (hotpotqa, 2wikimultihopqa, musique, iirc).
+        distractors: M, the distractor paragraphs beside the gold ones (1-3); 0 for
+            the no-context prompts (NoR).
+        family: "codex" (plain) or "flan_t5" (question prefixed with an instruction).
+    """
+
+    dataset: str
+    distractors: int = 2
+    family: str = "codex"
+
+
+def demonstration_spec(value: Mapping[str, Any] | DemonstrationSpec | None,
+                       option: str = "demonstrations") -> DemonstrationSpec | None:
+    """The authors' demonstration set to use, or None for zero-shot prompts."""
+    if value is None or isinstance(value, DemonstrationSpec):
+        return value
+    try:
+        return DemonstrationSpec(**value)
+    except TypeError as exc:
+        raise ConfigError(f"option {option!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class GenerationPipelineConfig:
+    """Options every generation pipeline config has.
+
+    Attributes:
+        name: the run's name.
+        llm: name of a config in ``configs/llm/``.
+        retrieval_pipeline_name: name of a config in ``configs/retrieval/`` (None: no retrieval).
+        dataset: the stored dataset to run on (None: the only one in the store).
+        workers: questions answered at once.
+    """
+
+    name: str
+    llm: str = "smollm2"
+    retrieval_pipeline_name: str | None = "bm25"
+    dataset: str | None = None
+    workers: int = 1
+
+    def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
+        if self.retrieval_pipeline_name is None:
+            return None
+        pipeline = load_named("retrieval", self.retrieval_pipeline_name, session_factory=session_factory)
+        if not isinstance(pipeline, RetrievalPipeline):
+            raise ConfigError(f"retrieval config {self.retrieval_pipeline_name!r} does not build a retrieval pipeline")
+        return pipeline
+
+
+def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, with_context: bool) -> list[str]:
+    """The authors' demonstrations for a reader (empty list = zero-shot prompts).
+
+    ``with_context`` picks the prompts with paragraphs (``gold_with_M_distractors``)
+    rather than the question-only ones (``no_context``).
+    """
+    if spec is None:
+        return []
+    from hopkit.prompts.ircot_files import load_demonstrations as load_files
+
+    context = f"gold_with_{spec.distractors}_distractors" if with_context else "no_context"
+    return load_files(spec.dataset, context=context, reader=reader_mode, family=spec.family)

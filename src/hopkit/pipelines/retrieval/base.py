@@ -1,0 +1,75 @@
+"""A retriever over a stored dataset's corpus, its index built once and saved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from hopkit.paths import index_dir
+from hopkit.retrieval.index_store import load_or_build
+from hopkit.retrieval.meter import MeteredRetriever
+from hopkit.retrieval.protocol import Retriever
+from hopkit.store.store import Store
+
+
+def resolve_dataset(store: Store, dataset: str | None) -> str:
+    """``dataset`` if given, else the only dataset in the store.
+
+    Raises:
+        StoreError: the store holds no dataset, or several and none was named.
+    """
+    from hopkit.errors import StoreError
+
+    known = store.datasets()
+    if dataset is not None:
+        if dataset not in known:
+            raise StoreError(f"dataset {dataset!r} is not in the store; ingested: {', '.join(known) or '(none)'}"
+                             f" (run `hopkit ingest {dataset} ...` first)")
+        return dataset
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise StoreError("the store holds no dataset yet; run `hopkit ingest DATASET [PATH]` first")
+    raise StoreError(f"the store holds several datasets ({', '.join(known)}); name one with dataset=...")
+
+
+class RetrievalPipeline:
+    """A named retriever kind (``bm25``, ``dense``, ``hybrid``) with its options.
+
+    Args:
+        session_factory: the store's session factory.
+        name: the pipeline's name.
+        dataset: the dataset whose pooled corpus is searched; None = decided by the
+            generation pipeline, or the only dataset in the store.
+        index_root: where indexes are saved (default ``$HOPKIT_HOME/indexes``).
+    """
+
+    kind = "bm25"
+
+    def __init__(self, session_factory: sessionmaker[Session], name: str, dataset: str | None = None,
+                 index_root: str | Path | None = None, **options: Any) -> None:
+        self.session_factory = session_factory
+        self.name = name
+        self.dataset = dataset
+        self.index_root = Path(index_root) if index_root is not None else None
+        self.options: dict[str, Any] = options
+        self._retrievers: dict[str, Retriever] = {}
+
+    def spec(self, dataset: str) -> Mapping[str, Any]:
+        """What identifies this retriever in a run's configuration."""
+        store = Store(self.session_factory)
+        return {"kind": self.kind, "options": dict(sorted(self.options.items())),
+                "corpus_fingerprint": store.fingerprint(dataset)}
+
+    def retriever(self, dataset: str | None = None) -> Retriever:
+        """The metered retriever over ``dataset``'s corpus, loading or building its index once."""
+        store = Store(self.session_factory)
+        dataset = resolve_dataset(store, dataset or self.dataset)
+        if dataset not in self._retrievers:
+            paragraphs = store.paragraphs(dataset)
+            root = self.index_root or index_dir()
+            inner = load_or_build(self.kind, paragraphs, root, store.fingerprint(dataset), **self.options)
+            self._retrievers[dataset] = MeteredRetriever(inner)
+        return self._retrievers[dataset]

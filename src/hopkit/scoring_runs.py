@@ -1,0 +1,38 @@
+"""Scores stored runs against their dataset's gold: the bridge from the store to evaluation."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from hopkit.evaluation.aggregate import QuestionCost, RunSummary, summarize_run
+from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.store.records import RunInfo
+from hopkit.store.store import Store
+
+RETRIEVAL_BUDGET = 15
+
+
+def score_run(store: Store, run: RunInfo) -> tuple[RunSummary, list[QuestionScores]]:
+    """Score every stored result of ``run``; failed questions score zero and are counted."""
+    queries = {q.id: q for q in store.queries(run.dataset)}
+    scores: list[QuestionScores] = []
+    costs: list[QuestionCost] = []
+    for result in store.results(run.run_id):
+        query = queries.get(result.query_id)
+        if query is None:
+            continue
+        retrieved = store.paragraphs_by_ids(run.dataset, list(result.chunk_ids[:RETRIEVAL_BUDGET]))
+        scores.append(score_question(query, result.prediction, retrieved, budget=RETRIEVAL_BUDGET))
+        costs.append(QuestionCost(
+            llm_calls=result.llm_calls, prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens, cached_prompt_tokens=result.cached_prompt_tokens,
+            llm_seconds=result.llm_seconds, retrieval_seconds=result.retrieval_seconds,
+            total_seconds=result.total_seconds, failed=result.error is not None,
+        ))
+    summary = summarize_run(run.run_id, run.name, run.method, run.dataset, scores, costs)
+    return summary, scores
+
+
+def score_runs(store: Store, runs: Sequence[RunInfo]) -> list[RunSummary]:
+    """Summaries of ``runs`` in the order given."""
+    return [score_run(store, run)[0] for run in runs]

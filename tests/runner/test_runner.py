@@ -1,0 +1,133 @@
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hopkit.errors import LLMError
+from hopkit.records import Corpus, GenerationResult, Paragraph, Query
+from hopkit.runner import run_method
+from hopkit.store.connection import DBConnection
+from hopkit.store.records import RunSpec
+from hopkit.store.store import Store
+from hopkit.usage import current_usage
+
+pytestmark = pytest.mark.unit
+
+QUERIES = tuple(Query(id=f"q{i}", text=f"question {i}", answers=(f"a{i}",)) for i in range(6))
+
+
+def make_store(path: Path) -> Store:
+    store = Store(DBConnection(f"sqlite:///{path}").get_session_factory())
+    store.add_corpus(Corpus("toy", (Paragraph(0, "T", "text"),), QUERIES))
+    return store
+
+
+class EchoMethod:
+    """Answers a{i}; fails on the ids in ``failing``; reports fake usage."""
+
+    name = "echo"
+
+    def __init__(self, failing: set[str] = frozenset()) -> None:
+        self.failing = set(failing)
+        self.calls: list[str] = []
+
+    def generate(self, query: Query) -> GenerationResult:
+        self.calls.append(query.id)
+        usage = current_usage()
+        assert usage is not None
+        usage.add_llm(prompt_tokens=10, completion_tokens=2, seconds=0.5)
+        usage.add_retrieval(0.25)
+        if query.id in self.failing:
+            raise LLMError("server said no")
+        return GenerationResult(text="a" + query.id[1:], chunk_ids=(0,), metadata={"steps": 1})
+
+
+SPEC = RunSpec(name="echo", method="echo", dataset="toy", config={"k": 1})
+
+
+def test_results_are_stored_with_their_usage_and_failures_recorded(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    outcome = run_method(EchoMethod(failing={"q2"}), QUERIES, store, SPEC, progress=False)
+    assert (outcome.finished, outcome.failed, outcome.already_done) == (5, 1, 0)
+    results = {r.query_id: r for r in store.results(outcome.run_id)}
+    assert results["q3"].prediction == "a3" and results["q3"].chunk_ids == (0,)
+    assert results["q3"].llm_calls == 1 and results["q3"].prompt_tokens == 10
+    assert results["q3"].llm_seconds == 0.5 and results["q3"].retrieval_seconds == 0.25
+    assert "LLMError: server said no" in (results["q2"].error or "")
+
+
+def test_resume_redoes_only_unfinished_and_failed_questions(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    run_method(EchoMethod(failing={"q2"}), QUERIES[:4], store, SPEC, progress=False)
+    second = EchoMethod()
+    outcome = run_method(second, QUERIES, store, SPEC, progress=False)
+    assert second.calls == ["q2", "q4", "q5"]
+    assert outcome.already_done == 3 and outcome.failed == 0
+    assert sorted(r.query_id for r in store.results(outcome.run_id) if r.error is None) == [q.id for q in QUERIES]
+
+
+def test_changing_an_option_starts_a_new_run(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    first = run_method(EchoMethod(), QUERIES, store, SPEC, progress=False)
+    other = RunSpec(name="echo", method="echo", dataset="toy", config={"k": 2})
+    method = EchoMethod()
+    second = run_method(method, QUERIES, store, other, progress=False)
+    assert first.run_id != second.run_id and len(method.calls) == len(QUERIES)
+
+
+def test_concurrent_workers_store_every_question_once(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    outcome = run_method(EchoMethod(), QUERIES, store, SPEC, workers=3, progress=False)
+    assert outcome.finished == len(QUERIES)
+    assert len(store.results(outcome.run_id)) == len(QUERIES)
+
+
+SLOW_RUN = textwrap.dedent("""
+    import time
+    from hopkit.records import GenerationResult, Query
+    from hopkit.runner import run_method
+    from hopkit.store.connection import DBConnection
+    from hopkit.store.records import RunSpec
+    from hopkit.store.store import Store
+
+    class Slow:
+        name = "echo"
+        def generate(self, query):
+            time.sleep(0.4)
+            return GenerationResult(text="a" + query.id[1:])
+
+    queries = [Query(id=f"q{{i}}", text=f"question {{i}}") for i in range({n})]
+    spec = RunSpec(name="echo", method="echo", dataset="toy", config={config!r})
+    store = Store(DBConnection("sqlite:///" + {db!r}).get_session_factory())
+    run_method(Slow(), queries, store, spec, progress=False)
+""")
+
+
+def test_a_killed_run_resumes_without_losing_or_redoing_finished_questions(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    store = make_store(db)
+    script = SLOW_RUN.format(n=len(QUERIES), config=dict(SPEC.config), db=str(db))
+    process = subprocess.Popen([sys.executable, "-c", script], env={**os.environ})
+    run_id = SPEC.run_id
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        try:
+            if len(store.finished_query_ids(run_id)) >= 2:
+                break
+        except Exception:
+            continue
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    finished_before = store.finished_query_ids(run_id)
+    assert 2 <= len(finished_before) < len(QUERIES)
+    resumed = EchoMethod()
+    outcome = run_method(resumed, QUERIES, store, SPEC, progress=False)
+    assert not set(resumed.calls) & finished_before
+    assert outcome.already_done == len(finished_before)
+    assert store.finished_query_ids(run_id) == {q.id for q in QUERIES}
