@@ -15,13 +15,15 @@ RETRIEVAL_BUDGET = 15
 def score_run(store: Store, run: RunInfo) -> tuple[RunSummary, list[QuestionScores]]:
     """Score every stored result of ``run``; failed questions score zero and are counted."""
     queries = {q.id: q for q in store.queries(run.dataset)}
+    retrieves = "retrieval" in run.config
     scores: list[QuestionScores] = []
     costs: list[QuestionCost] = []
     for result in store.results(run.run_id):
         query = queries.get(result.query_id)
         if query is None:
             continue
-        retrieved = store.paragraphs_by_ids(run.dataset, list(result.chunk_ids[:RETRIEVAL_BUDGET]))
+        retrieved = (store.paragraphs_by_ids(run.dataset, list(result.chunk_ids[:RETRIEVAL_BUDGET]))
+                     if retrieves else None)
         scores.append(score_question(query, result.prediction, retrieved, budget=RETRIEVAL_BUDGET))
         costs.append(QuestionCost(
             llm_calls=result.llm_calls, prompt_tokens=result.prompt_tokens,

@@ -1,0 +1,205 @@
+"""Comparison plots of runs, written as PNG files without a display.
+
+Figures are drawn on matplotlib's Agg canvas directly (``Figure`` plus
+``FigureCanvasAgg``), so plotting never touches the global pyplot state or needs
+a display, and works the same in threads, on servers and in CI.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from hopkit.errors import UnknownNameError
+from hopkit.evaluation.aggregate import Estimate, RunSummary
+from hopkit.evaluation.scoring import METRIC_NAMES
+
+__all__ = ["METRIC_LABELS", "plot_comparison", "plot_time_split"]
+
+#: Display names of the metrics, for axis titles.
+METRIC_LABELS: dict[str, str] = {
+    "em": "Exact match",
+    "f1": "F1",
+    "cover_em": "Cover-EM",
+    "paragraph_recall": "Gold paragraph recall",
+    "title_recall": "Gold title recall",
+    "answer_recall": "Answer recall",
+}
+
+# Colour-blind-safe palette (Okabe and Ito), cycled when there are more runs.
+_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+_TIME_COLOURS = {"LLM": "#0072B2", "retrieval": "#E69F00", "other": "#BBBBBB"}
+_DPI = 120
+
+
+def _unique(items: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _index_runs(summaries: Sequence[RunSummary]) -> dict[tuple[str, str], RunSummary]:
+    runs: dict[tuple[str, str], RunSummary] = {}
+    for s in summaries:
+        key = (s.dataset, s.name)
+        if key in runs:
+            raise ValueError(f"two runs are named {s.name!r} on dataset {s.dataset!r} "
+                             f"({runs[key].run_id} and {s.run_id}); give them distinct names")
+        runs[key] = s
+    return runs
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    FigureCanvasAgg(fig)
+    fig.savefig(path, format="png", dpi=_DPI)
+    return path
+
+
+def _draw_metric(ax: Axes, metric: str, datasets: list[str], names: list[str],
+                 runs: dict[tuple[str, str], RunSummary], annotate: bool) -> None:
+    width = 0.8 / len(names)
+    drawn = False
+    for j, name in enumerate(names):
+        xs: list[float] = []
+        means: list[float] = []
+        below: list[float] = []
+        above: list[float] = []
+        for i, dataset in enumerate(datasets):
+            run = runs.get((dataset, name))
+            est: Estimate | None = run.metrics.get(metric) if run is not None else None
+            if est is None:
+                continue
+            xs.append(i - 0.4 + width * (j + 0.5))
+            means.append(100 * est.mean)
+            below.append(100 * (est.mean - est.low))
+            above.append(100 * (est.high - est.mean))
+        if not xs:
+            continue
+        drawn = True
+        ax.bar(xs, means, width * 0.92, yerr=[below, above], capsize=3,
+               color=_PALETTE[j % len(_PALETTE)], label=name, error_kw={"elinewidth": 1})
+        if annotate:
+            for x, m, up in zip(xs, means, above):
+                ax.text(x, m + up + 1.5, f"{m:.0f}", ha="center", va="bottom", fontsize=7)
+    if not drawn:
+        ax.text(0.5, 0.5, "no run has this metric", transform=ax.transAxes, ha="center",
+                va="center", fontsize=9, color="#666666")
+    ax.set_title(METRIC_LABELS[metric], fontsize=10)
+    ax.set_xticks(range(len(datasets)), datasets, fontsize=9)
+    ax.set_xlim(-0.5, len(datasets) - 0.5)
+    ax.set_ylim(0, 110)
+    ax.set_yticks(range(0, 101, 20))
+    ax.yaxis.grid(True, linewidth=0.5, alpha=0.5)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_comparison(summaries: Sequence[RunSummary], path: Path,
+                    metrics: Sequence[str] = ("em", "f1", "paragraph_recall")) -> Path:
+    """Grouped bar chart: one panel per metric, bars grouped by dataset, one colour per run.
+
+    Bars show the mean in percent with its bootstrap interval as an error bar; a
+    run without the metric (NoR has no recall) has no bar there.
+
+    Args:
+        summaries: The runs to compare (names must be unique within a dataset).
+        path: Where to write the PNG; parent folders are created.
+        metrics: Metric names to plot, one panel each.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        ValueError: No runs or no metrics, or two runs share a name on one dataset.
+        UnknownNameError: A metric name is not known.
+        OSError: The file cannot be written.
+    """
+    if not summaries:
+        raise ValueError("plot_comparison: no runs to plot")
+    if not metrics:
+        raise ValueError("plot_comparison: no metrics to plot")
+    for metric in metrics:
+        if metric not in METRIC_NAMES:
+            raise UnknownNameError("metric", metric, METRIC_NAMES)
+    runs = _index_runs(summaries)
+    datasets = _unique([s.dataset for s in summaries])
+    names = _unique([s.name for s in summaries])
+    panel_width = min(9.0, max(3.2, 0.9 + 0.32 * len(datasets) * len(names)))
+    fig_width, fig_height = panel_width * len(metrics), 4.2
+    fig = Figure(figsize=(fig_width, fig_height))
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    annotate = len(datasets) * len(names) <= 12
+    for ax, metric in zip(axes, metrics):
+        _draw_metric(ax, metric, datasets, names, runs, annotate)
+    axes[0].set_ylabel("% (mean, 95% bootstrap CI)" if _all_95(summaries) else "% (mean, bootstrap CI)")
+    handles: dict[str, Artist] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    legend_cols = min(len(names), max(1, math.floor(panel_width * len(metrics) / 1.8)))
+    ordered = [name for name in names if name in handles]
+    fig.legend([handles[n] for n in ordered], ordered, loc="lower center", ncols=legend_cols,
+               frameon=False, fontsize=9)
+    rows_of_legend = math.ceil(len(names) / legend_cols)
+    # Margins in inches, so the axis label and the legend fit whatever the width.
+    fig.subplots_adjust(left=0.75 / fig_width, right=1 - 0.15 / fig_width,
+                        bottom=(0.45 + 0.3 * rows_of_legend) / fig_height,
+                        top=1 - 0.4 / fig_height, wspace=0.25)
+    return _save(fig, path)
+
+
+def _all_95(summaries: Sequence[RunSummary]) -> bool:
+    return all(e.confidence == 0.95 for s in summaries for e in s.metrics.values())
+
+
+def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
+    """Horizontal stacked bars of seconds per question: LLM, retrieval and other time.
+
+    One bar per run, labelled with the run's name and dataset, with its total
+    seconds per question at the end.
+
+    Args:
+        summaries: The runs.
+        path: Where to write the PNG; parent folders are created.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        ValueError: No runs.
+        OSError: The file cannot be written.
+    """
+    if not summaries:
+        raise ValueError("plot_time_split: no runs to plot")
+    labels = [f"{s.name} ({s.dataset})" for s in summaries]
+    parts = {
+        "LLM": [s.llm_seconds_per_q for s in summaries],
+        "retrieval": [s.retrieval_seconds_per_q for s in summaries],
+        "other": [s.other_seconds_per_q for s in summaries],
+    }
+    fig = Figure(figsize=(8.0, 1.4 + 0.45 * len(summaries)))
+    ax = fig.subplots()
+    ys = list(range(len(summaries)))[::-1]
+    left = [0.0] * len(summaries)
+    for part, values in parts.items():
+        ax.barh(ys, values, 0.6, left=left, color=_TIME_COLOURS[part], label=part)
+        left = [a + b for a, b in zip(left, values)]
+    longest = max(left) if max(left) > 0 else 1.0
+    for y, total in zip(ys, left):
+        ax.text(total + 0.01 * longest, y, f"{total:.2f} s", va="center", fontsize=8)
+    ax.set_yticks(ys, labels, fontsize=9)
+    ax.set_xlim(0, longest * 1.15)
+    ax.set_xlabel("seconds per question")
+    ax.xaxis.grid(True, linewidth=0.5, alpha=0.5)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
+    fig.tight_layout()
+    return _save(fig, path)

@@ -1,0 +1,219 @@
+"""Comparison tables of runs, rendered as Markdown, CSV or aligned terminal text."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Sequence
+
+from hopkit.evaluation.aggregate import Estimate, RunSummary
+
+__all__ = ["Cell", "Column", "Table", "comparison_table", "to_csv", "to_markdown", "to_text"]
+
+Cell = str | int | float | Estimate | None
+"""One table cell: text, a number, a metric estimate, or ``None`` for "not applicable"."""
+
+ColumnKind = Literal["text", "int", "float", "estimate"]
+
+#: How a "not applicable" cell is shown.
+MISSING = "-"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: ``key`` names it in CSV, ``header`` in Markdown and text.
+
+    ``digits`` is the number of decimals shown for ``float`` and ``estimate``
+    columns; ``percent`` shows estimates (fractions in [0, 1]) as percentages.
+    """
+
+    key: str
+    header: str
+    kind: ColumnKind
+    digits: int = 1
+    percent: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """Typed cells plus their columns; formatting happens only when rendering."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.columns):
+                raise ValueError(f"table row {i} has {len(row)} cells for {len(self.columns)} columns")
+
+
+_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("em", "EM"),
+    ("f1", "F1"),
+    ("cover_em", "Cover-EM"),
+    ("paragraph_recall", "Para R@{budget}"),
+    ("title_recall", "Title R@{budget}"),
+    ("answer_recall", "Ans R@{budget}"),
+)
+
+
+def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Table:
+    """One row per run: answer and retrieval metrics, then costs per question.
+
+    Args:
+        summaries: The runs, in the order the rows should have.
+        budget: The retrieval budget the recall metrics were computed with (used in
+            the headers only).
+
+    Returns:
+        The table; metric cells are :class:`Estimate` (``None`` where a metric does
+        not apply to a run).
+
+    Raises:
+        ValueError: ``summaries`` is empty.
+    """
+    if not summaries:
+        raise ValueError("comparison_table: no runs to compare")
+    columns: list[Column] = [
+        Column("name", "Run", "text"),
+        Column("method", "Method", "text"),
+        Column("dataset", "Dataset", "text"),
+        Column("n", "n", "int"),
+        Column("failed", "Failed", "int"),
+    ]
+    columns += [Column(key, header.format(budget=budget), "estimate", 1, True)
+                for key, header in _METRIC_COLUMNS]
+    columns += [
+        Column("llm_calls_per_q", "LLM calls/q", "float", 2),
+        Column("prompt_tokens_per_q", "Prompt tok/q", "float", 0),
+        Column("completion_tokens_per_q", "Compl tok/q", "float", 0),
+        Column("seconds_per_q", "s/q", "float", 2),
+    ]
+    rows: list[tuple[Cell, ...]] = []
+    for s in summaries:
+        metric_cells: list[Cell] = [s.metrics.get(key) for key, _ in _METRIC_COLUMNS]
+        rows.append((s.name, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
+                     s.llm_calls_per_q, s.prompt_tokens_per_q, s.completion_tokens_per_q,
+                     s.seconds_per_q))
+    return Table(tuple(columns), tuple(rows), _notes(summaries))
+
+
+def _notes(summaries: Sequence[RunSummary]) -> tuple[str, ...]:
+    levels = sorted({e.confidence for s in summaries for e in s.metrics.values()})
+    level = "/".join(f"{100 * c:g}%" for c in levels) or "95%"
+    return (f"Metrics in %, shown as mean ±half-width of the {level} bootstrap interval; "
+            f"{MISSING} = not applicable (the method does not retrieve, the questions have no "
+            "gold paragraphs, or answer recall on yes/no questions).",
+            "Recall metrics average over the questions where they apply; costs average over "
+            "every attempted question, failed ones included.")
+
+
+def _format(cell: Cell, column: Column) -> str:
+    if cell is None:
+        return MISSING
+    if isinstance(cell, Estimate):
+        scale = 100.0 if column.percent else 1.0
+        return f"{scale * cell.mean:.{column.digits}f} ±{scale * cell.half_width:.{column.digits}f}"
+    if isinstance(cell, bool):
+        return "yes" if cell else "no"
+    if isinstance(cell, int):
+        return str(cell)
+    if isinstance(cell, float):
+        return f"{cell:.{column.digits}f}"
+    return cell
+
+
+def _formatted_rows(table: Table) -> list[list[str]]:
+    return [[_format(cell, col) for cell, col in zip(row, table.columns)] for row in table.rows]
+
+
+def _escape_markdown(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(table: Table) -> str:
+    """Render as a GitHub-flavoured Markdown table, numbers right-aligned, notes below.
+
+    Args:
+        table: The table.
+
+    Returns:
+        The Markdown text, ending with a newline.
+    """
+    header = "| " + " | ".join(_escape_markdown(c.header) for c in table.columns) + " |"
+    rule = "|" + "|".join("---" if c.kind == "text" else "---:" for c in table.columns) + "|"
+    lines = [header, rule]
+    for cells in _formatted_rows(table):
+        lines.append("| " + " | ".join(_escape_markdown(c) for c in cells) + " |")
+    if table.notes:
+        lines.append("")
+        lines.extend(table.notes)
+    return "\n".join(lines) + "\n"
+
+
+def to_text(table: Table) -> str:
+    """Render as aligned plain text for a terminal: text left-aligned, numbers right-aligned.
+
+    Args:
+        table: The table.
+
+    Returns:
+        The text, ending with a newline.
+    """
+    body = _formatted_rows(table)
+    headers = [c.header for c in table.columns]
+    widths = [max([len(h)] + [len(row[i]) for row in body]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [cell.ljust(w) if col.kind == "text" else cell.rjust(w)
+                 for cell, col, w in zip(cells, table.columns, widths)]
+        return "  ".join(parts).rstrip()
+
+    lines = [line(headers), "  ".join("-" * w for w in widths)]
+    lines += [line(row) for row in body]
+    if table.notes:
+        lines.append("")
+        lines.extend(table.notes)
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Table, path: Path) -> Path:
+    """Write the table as CSV with raw numbers, for further analysis.
+
+    Columns are named by their keys. An estimate column ``k`` becomes three:
+    ``k``, ``k_low`` and ``k_high``, as fractions (not percentages); a
+    not-applicable cell is empty. Notes are not written.
+
+    Args:
+        table: The table.
+        path: Where to write; parent folders are created.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        OSError: The file cannot be written.
+    """
+    header: list[str] = []
+    for col in table.columns:
+        header += [col.key, f"{col.key}_low", f"{col.key}_high"] if col.kind == "estimate" else [col.key]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        for row in table.rows:
+            out: list[str | int | float] = []
+            for cell, col in zip(row, table.columns):
+                if col.kind == "estimate":
+                    out += ([cell.mean, cell.low, cell.high] if isinstance(cell, Estimate)
+                            else ["", "", ""])
+                elif cell is None:
+                    out.append("")
+                elif isinstance(cell, Estimate):
+                    out.append(cell.mean)
+                else:
+                    out.append(cell)
+            writer.writerow(out)
+    return path
