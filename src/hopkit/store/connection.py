@@ -1,0 +1,221 @@
+"""Where the store lives: one database URL, one engine, one session factory.
+
+SQLite file by default (``<HOPKIT_HOME>/hopkit.db``), PostgreSQL by URL
+(``postgresql+psycopg://user:password@host:port/database``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from hopkit.errors import StoreError
+from hopkit.store.models import Base
+
+logger = logging.getLogger(__name__)
+
+ENV_URL = "HOPKIT_DB_URL"
+ENV_HOME = "HOPKIT_HOME"
+DEFAULT_HOME = ".hopkit"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+CONNECT_TIMEOUT_S = 10
+
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
+
+
+def mask_url(url: str | URL) -> str:
+    """Return ``url`` as text with its password replaced by ``***``.
+
+    Args:
+        url: a database URL, as text or as a SQLAlchemy :class:`URL`.
+
+    Returns:
+        The URL, safe to print or log.
+    """
+    if isinstance(url, URL):
+        return url.render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return _PASSWORD_IN_URL.sub(r"\1***@", url)
+
+
+def _how_to_fix(url: URL) -> str:
+    if url.get_backend_name() == "sqlite":
+        return ("check that the folder of the database file exists (or can be created) and is "
+                "writable, or point HOPKIT_DB_URL / HOPKIT_HOME elsewhere")
+    return ("check that the server is running and accepts TCP connections, and that host, port, "
+            "user, password and database in the URL are right; set the URL with HOPKIT_DB_URL "
+            "(for a local test server run scripts/start-postgres.sh)")
+
+
+def _short_reason(exc: BaseException) -> str:
+    original = getattr(exc, "orig", None) or exc
+    text = " ".join(str(original).split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+class DBConnection:
+    """A database URL with its lazily created engine and session factory.
+
+    Args:
+        url: a SQLAlchemy database URL, e.g. ``sqlite:///path/hopkit.db`` or
+            ``postgresql+psycopg://user:password@host:5432/db``.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine: Engine | None = None
+        self._session_factory: sessionmaker[Session] | None = None
+
+    def __repr__(self) -> str:
+        return f"DBConnection({mask_url(self.url)!r})"
+
+    @classmethod
+    def from_config(cls, url: str | None = None) -> DBConnection:
+        """Pick the database: ``url``, else ``$HOPKIT_DB_URL``, else a SQLite file.
+
+        The SQLite file is ``<HOPKIT_HOME>/hopkit.db``, with ``HOPKIT_HOME``
+        defaulting to ``./.hopkit``; the folder is created.
+
+        Args:
+            url: an explicit database URL; wins over the environment.
+
+        Returns:
+            A connection that has not connected yet.
+
+        Raises:
+            StoreError: if the HOPKIT_HOME folder cannot be created.
+        """
+        chosen = url or os.environ.get(ENV_URL) or None
+        if chosen is None:
+            home = Path(os.environ.get(ENV_HOME) or DEFAULT_HOME)
+            try:
+                home.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the hopkit home folder {home} for the SQLite store ({exc}); "
+                    f"set {ENV_HOME} to a writable folder or {ENV_URL} to a database URL"
+                ) from exc
+            chosen = f"sqlite:///{(home / 'hopkit.db').resolve()}"
+        return cls(chosen)
+
+    @property
+    def masked_url(self) -> str:
+        """The URL with its password hidden."""
+        return mask_url(self.url)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, created on first use.
+
+        Raises:
+            StoreError: if the URL is malformed or its database driver is missing.
+        """
+        if self._engine is None:
+            self._engine = self._create_engine()
+        return self._engine
+
+    def _create_engine(self) -> Engine:
+        try:
+            url = make_url(self.url)
+        except ArgumentError as exc:
+            raise StoreError(
+                f"malformed database URL {self.masked_url!r} ({exc}); expected e.g. "
+                "sqlite:///path/to/hopkit.db or postgresql+psycopg://user:password@host:5432/db"
+            ) from exc
+        kwargs: dict[str, Any] = {}
+        is_sqlite = url.get_backend_name() == "sqlite"
+        if is_sqlite:
+            in_memory = url.database in (None, "", ":memory:")
+            if in_memory:
+                kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+            else:
+                self._make_sqlite_folder(url)
+                kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        elif url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+            kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
+            kwargs["pool_pre_ping"] = True
+        try:
+            engine = create_engine(url, **kwargs)
+        except (NoSuchModuleError, ImportError) as exc:
+            raise StoreError(
+                f"cannot use the database URL {self.masked_url!r}: its driver is not installed "
+                f"({exc}); for PostgreSQL install psycopg (pip install 'psycopg[binary]') and "
+                "use the postgresql+psycopg:// scheme"
+            ) from exc
+        except ArgumentError as exc:
+            raise StoreError(f"invalid database URL {self.masked_url!r}: {exc}") from exc
+        if is_sqlite:
+            event.listen(engine, "connect", _configure_sqlite)
+        return engine
+
+    def _make_sqlite_folder(self, url: URL) -> None:
+        folder = Path(url.database or ".").expanduser().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot open the database {self.masked_url}: cannot create the folder {folder} "
+                f"({exc}); {_how_to_fix(url)}"
+            ) from exc
+
+    def create_all(self) -> None:
+        """Create every missing table (existing tables are left alone).
+
+        Raises:
+            StoreError: if the database cannot be reached; the message names the
+                URL (password hidden) and says how to fix it.
+        """
+        engine = self.engine
+        try:
+            Base.metadata.create_all(engine)
+        except SQLAlchemyError as exc:
+            raise StoreError(
+                f"cannot connect to the database {self.masked_url}: {_short_reason(exc)}; "
+                f"{_how_to_fix(engine.url)}"
+            ) from exc
+        logger.debug("store tables ready in %s", self.masked_url)
+
+    def get_session_factory(self) -> sessionmaker[Session]:
+        """Return the session factory, creating the tables on first use.
+
+        Returns:
+            A :class:`sessionmaker` bound to the engine (``expire_on_commit`` off,
+            so rows stay readable after their transaction).
+
+        Raises:
+            StoreError: if the database cannot be reached.
+        """
+        if self._session_factory is None:
+            self.create_all()
+            self._session_factory = sessionmaker(bind=self.engine, expire_on_commit=False)
+        return self._session_factory
+
+    def dispose(self) -> None:
+        """Close every pooled connection (the engine is recreated on next use)."""
+        if self._engine is not None:
+            self._engine.dispose()
+        self._engine = None
+        self._session_factory = None
+
+
+def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    """Turn on WAL, a busy timeout and foreign keys for every new SQLite connection."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()

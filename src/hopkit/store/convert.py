@@ -1,0 +1,179 @@
+"""Conversions between the database rows and hopkit's records (no I/O)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from hopkit.errors import StoreError
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store.models import ParagraphRow, QueryRow, ResultRow, RunRow
+from hopkit.store.records import QueryResult, RunInfo
+
+MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
+
+
+def corpus_fingerprint(paragraphs: Iterable[Paragraph]) -> str:
+    """SHA-256 (hex) of the pooled corpus content, in paragraph id order.
+
+    Args:
+        paragraphs: the corpus paragraphs, in any order.
+
+    Returns:
+        64 hex digits; equal for equal (id, title, text) sets.
+    """
+    digest = hashlib.sha256()
+    for paragraph in sorted(paragraphs, key=lambda p: p.id):
+        line = json.dumps([paragraph.id, paragraph.title, paragraph.text], ensure_ascii=False)
+        digest.update(line.encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def check_corpus(corpus: Corpus) -> None:
+    """Check a corpus before writing it: unique ids, gold pointing into the corpus.
+
+    Raises:
+        StoreError: naming the first offending paragraph or question.
+    """
+    if not isinstance(corpus.name, str) or not corpus.name.strip():
+        raise StoreError(f"a corpus needs a non-empty name, got {corpus.name!r}")
+    seen_paragraphs: set[int] = set()
+    for paragraph in corpus.paragraphs:
+        if not isinstance(paragraph.id, int) or not 0 <= paragraph.id <= MAX_PARAGRAPH_ID:
+            raise StoreError(f"corpus {corpus.name!r}: paragraph id {paragraph.id!r} is not an "
+                             f"integer between 0 and {MAX_PARAGRAPH_ID}")
+        if paragraph.id in seen_paragraphs:
+            raise StoreError(f"corpus {corpus.name!r}: paragraph id {paragraph.id} appears twice; "
+                             "paragraph ids must be unique within a corpus")
+        seen_paragraphs.add(paragraph.id)
+    seen_queries: set[str] = set()
+    for query in corpus.queries:
+        if query.id in seen_queries:
+            raise StoreError(f"corpus {corpus.name!r}: question id {query.id!r} appears twice; "
+                             "question ids must be unique within a dataset")
+        seen_queries.add(query.id)
+        _check_query_types(corpus.name, query)
+        missing = [pid for pid in query.gold_paragraph_ids if pid not in seen_paragraphs]
+        if missing:
+            raise StoreError(f"corpus {corpus.name!r}, question {query.id!r}: gold paragraph ids "
+                             f"{missing[:5]} are not in the corpus; pool the gold paragraphs "
+                             "into the corpus before storing it")
+
+
+def _check_query_types(corpus_name: str, query: Query) -> None:
+    where = f"corpus {corpus_name!r}, question {query.id!r}"
+    for label in ("answers", "gold_titles"):
+        values = getattr(query, label)
+        if not all(isinstance(value, str) for value in values):
+            raise StoreError(f"{where}: {label} must all be strings, got {values!r}")
+    if not all(isinstance(pid, int) for pid in query.gold_paragraph_ids):
+        raise StoreError(f"{where}: gold_paragraph_ids must all be integers, "
+                         f"got {query.gold_paragraph_ids!r}")
+
+
+def paragraph_row(dataset_id: int, paragraph: Paragraph) -> dict[str, Any]:
+    """The insert parameters of one paragraph."""
+    return {"dataset_id": dataset_id, "id": paragraph.id, "title": paragraph.title,
+            "text": paragraph.text}
+
+
+def query_row(dataset_id: int, position: int, query: Query) -> dict[str, Any]:
+    """The insert parameters of one question."""
+    main = query.main_passage
+    return {
+        "dataset_id": dataset_id,
+        "position": position,
+        "id": query.id,
+        "text": query.text,
+        "answers": list(query.answers),
+        "gold_paragraph_ids": list(query.gold_paragraph_ids),
+        "gold_titles": list(query.gold_titles),
+        "main_passage_id": main.id if main is not None else None,
+        "main_passage_title": main.title if main is not None else None,
+        "main_passage_text": main.text if main is not None else None,
+        "answer_type": query.answer_type,
+    }
+
+
+def to_paragraph(row: ParagraphRow) -> Paragraph:
+    """The record of a paragraph row."""
+    return Paragraph(id=row.id, title=row.title, text=row.text)
+
+
+def to_query(row: QueryRow) -> Query:
+    """The record of a question row."""
+    main = None
+    if row.main_passage_text is not None:
+        main = Paragraph(id=row.main_passage_id if row.main_passage_id is not None else -1,
+                         title=row.main_passage_title or "", text=row.main_passage_text)
+    return Query(
+        id=row.id,
+        text=row.text,
+        answers=tuple(row.answers),
+        gold_paragraph_ids=tuple(int(pid) for pid in row.gold_paragraph_ids),
+        gold_titles=tuple(row.gold_titles),
+        main_passage=main,
+        answer_type=row.answer_type,
+    )
+
+
+def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
+    """The insert parameters of one result (``trace`` made plain JSON)."""
+    try:
+        trace = json.loads(json.dumps(dict(result.trace), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(
+            f"run {run_id}, question {result.query_id!r}: the trace is not JSON-serialisable "
+            f"({exc}); put only strings, numbers, booleans, None, lists and dicts in it"
+        ) from exc
+    return {
+        "run_id": run_id,
+        "query_id": result.query_id,
+        "prediction": result.prediction,
+        "chunk_ids": [int(cid) for cid in result.chunk_ids],
+        "trace": trace,
+        "llm_calls": int(result.llm_calls),
+        "prompt_tokens": int(result.prompt_tokens),
+        "completion_tokens": int(result.completion_tokens),
+        "cached_prompt_tokens": int(result.cached_prompt_tokens),
+        "llm_seconds": float(result.llm_seconds),
+        "retrieval_seconds": float(result.retrieval_seconds),
+        "total_seconds": float(result.total_seconds),
+        "error": result.error,
+        "created_at": datetime.now(timezone.utc),
+    }
+
+
+def to_result(row: ResultRow) -> QueryResult:
+    """The record of a result row."""
+    return QueryResult(
+        query_id=row.query_id,
+        prediction=row.prediction,
+        chunk_ids=tuple(int(cid) for cid in row.chunk_ids),
+        trace=row.trace,
+        llm_calls=row.llm_calls,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
+        cached_prompt_tokens=row.cached_prompt_tokens,
+        llm_seconds=row.llm_seconds,
+        retrieval_seconds=row.retrieval_seconds,
+        total_seconds=row.total_seconds,
+        error=row.error,
+    )
+
+
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` as an aware UTC datetime (SQLite gives back naive ones)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def to_run_info(row: RunRow, finished: int, failed: int) -> RunInfo:
+    """The record of a run row with its result counts."""
+    return RunInfo(run_id=row.id, name=row.name, method=row.method, dataset=row.dataset,
+                   config=row.config, created_at=as_utc(row.created_at),
+                   finished=finished, failed=failed)

@@ -1,0 +1,132 @@
+"""The database tables, as SQLAlchemy 2 typed declarative models.
+
+Nothing outside :mod:`hopkit.store` imports these: the rest of hopkit sees the
+records of :mod:`hopkit.records` and :mod:`hopkit.store.records`.
+
+Tables::
+
+    datasets    one row per ingested corpus (name unique, content fingerprint)
+    paragraphs  the pooled paragraphs of a dataset; id is local to the dataset
+    queries     the questions of a dataset with their gold, in a stable order
+    runs        one row per full configuration (id = hash of the configuration)
+    results     one row per (run, question); error is NULL when it succeeded
+
+JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
+``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware in UTC."""
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every hopkit table."""
+
+
+class DatasetRow(Base):
+    """An ingested corpus: its name and a fingerprint of its paragraphs."""
+
+    __tablename__ = "datasets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(), unique=True, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+
+
+class ParagraphRow(Base):
+    """A paragraph of a dataset's pooled corpus."""
+
+    __tablename__ = "paragraphs"
+
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    title: Mapped[str] = mapped_column(Text, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class QueryRow(Base):
+    """A question of a dataset, with its gold answers and supporting paragraphs.
+
+    ``position`` keeps the order of the dataset file; ``main_passage_*`` hold
+    IIRC's grounding passage, which is not part of the retrievable corpus.
+    """
+
+    __tablename__ = "queries"
+    __table_args__ = (UniqueConstraint("dataset_id", "id", name="uq_queries_dataset_query"),)
+
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    id: Mapped[str] = mapped_column(String(), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    answers: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    gold_paragraph_ids: Mapped[list[int]] = mapped_column(JSON, nullable=False)
+    gold_titles: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    main_passage_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    main_passage_title: Mapped[str | None] = mapped_column(Text, nullable=True)
+    main_passage_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    answer_type: Mapped[str] = mapped_column(String(), nullable=False, default="span")
+
+
+class RunRow(Base):
+    """A run: one method with one full configuration on one dataset.
+
+    ``dataset_fingerprint`` is the dataset's fingerprint when the run was
+    created, so results computed on a replaced corpus are never silently reused.
+    """
+
+    __tablename__ = "runs"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(), nullable=False, index=True)
+    method: Mapped[str] = mapped_column(String(), nullable=False)
+    dataset: Mapped[str] = mapped_column(String(), nullable=False, index=True)
+    dataset_fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ResultRow(Base):
+    """What a run produced for one question, with its trace and its cost."""
+
+    __tablename__ = "results"
+    __table_args__ = (UniqueConstraint("run_id", "query_id", name="uq_results_run_query"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), nullable=False)
+    query_id: Mapped[str] = mapped_column(String(), nullable=False)
+    prediction: Mapped[str] = mapped_column(Text, nullable=False)
+    chunk_ids: Mapped[list[int]] = mapped_column(JSON, nullable=False)
+    trace: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    llm_calls: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    cached_prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    llm_seconds: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    retrieval_seconds: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    total_seconds: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

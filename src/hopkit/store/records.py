@@ -1,0 +1,127 @@
+"""The records the store takes and gives back about runs and their results."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Mapping
+
+from hopkit.errors import ConfigError, StoreError
+
+RUN_ID_LENGTH = 16
+
+
+def canonical_json(value: Any, *, what: str) -> str:
+    """Serialise ``value`` to JSON with sorted keys and no insignificant spaces.
+
+    Args:
+        value: a JSON-serialisable value (tuples become lists).
+        what: what ``value`` is, for the error message.
+
+    Returns:
+        The canonical JSON text: equal values give equal text.
+
+    Raises:
+        ConfigError: if ``value`` holds something JSON cannot represent
+            (an object, a set, NaN or infinity).
+    """
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"{what} is not JSON-serialisable ({exc}); use only strings, numbers, booleans, "
+            "None, lists and mappings with string keys"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What identifies a run: the method, the dataset and the full configuration.
+
+    ``name`` is a label for people; it does not enter the run id, so the same
+    configuration under a new name resumes the old run.
+    """
+
+    name: str
+    method: str
+    dataset: str
+    config: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        for label in ("name", "method", "dataset"):
+            if not isinstance(getattr(self, label), str) or not getattr(self, label).strip():
+                raise ConfigError(f"RunSpec.{label} must be a non-empty string, "
+                                  f"got {getattr(self, label)!r}")
+        canonical_json(dict(self.config), what=f"the configuration of run {self.name!r}")
+
+    @property
+    def canonical_config(self) -> str:
+        """The canonical JSON of ``{method, dataset, config}`` that the run id hashes."""
+        payload = {"method": self.method, "dataset": self.dataset, "config": dict(self.config)}
+        return canonical_json(payload, what=f"the configuration of run {self.name!r}")
+
+    @property
+    def run_id(self) -> str:
+        """First 16 hex digits of the SHA-256 of :attr:`canonical_config`."""
+        digest = hashlib.sha256(self.canonical_config.encode("utf-8")).hexdigest()
+        return digest[:RUN_ID_LENGTH]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A stored run and how far it got.
+
+    ``finished`` counts questions with a successful result, ``failed`` those
+    whose latest attempt raised (they are retried when the run resumes).
+    """
+
+    run_id: str
+    name: str
+    method: str
+    dataset: str
+    config: Mapping[str, Any]
+    created_at: datetime
+    finished: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a run produced for one question.
+
+    ``error`` is ``None`` on success; otherwise it holds the error text and
+    ``prediction`` is usually empty. ``trace`` is the method's trace and must
+    be JSON-serialisable.
+    """
+
+    query_id: str
+    prediction: str
+    chunk_ids: tuple[int, ...] = ()
+    trace: Mapping[str, Any] = field(default_factory=dict)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    llm_seconds: float = 0.0
+    retrieval_seconds: float = 0.0
+    total_seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the question was answered without an error."""
+        return self.error is None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.query_id, str) or not self.query_id:
+            raise StoreError(f"QueryResult.query_id must be a non-empty string, "
+                              f"got {self.query_id!r}")
+        for label in ("llm_seconds", "retrieval_seconds", "total_seconds"):
+            value = getattr(self, label)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise StoreError(f"QueryResult.{label} of question {self.query_id!r} "
+                                  f"must be a finite number, got {value!r}")

@@ -1,0 +1,369 @@
+"""The few operations the rest of hopkit needs from the database.
+
+Corpora and questions go in once (:meth:`Store.add_corpus`); a run is
+registered by its full configuration (:meth:`Store.ensure_run`); each question's
+result is written in its own short transaction as soon as it is known
+(:meth:`Store.record_result`), so a killed process loses at most the question
+in flight and a restarted run skips what :meth:`Store.finished_query_ids` lists.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
+
+from sqlalchemy import case, delete, func, insert, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from hopkit.errors import StoreError
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store import convert
+from hopkit.store.connection import DBConnection, mask_url
+from hopkit.store.models import (
+    DatasetRow,
+    ParagraphRow,
+    QueryRow,
+    ResultRow,
+    RunRow,
+    utc_now,
+)
+from hopkit.store.records import QueryResult, RunInfo, RunSpec
+
+logger = logging.getLogger(__name__)
+
+INSERT_BATCH = 5_000
+SELECT_BATCH = 900
+MIN_ID_PREFIX = 4
+MAX_LISTED = 20
+
+
+def _known(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:MAX_LISTED]) or "(none)"
+    more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
+    return shown + more
+
+
+class Store:
+    """Corpora, questions, gold, runs and per-question results in one database.
+
+    Args:
+        session_factory: a SQLAlchemy session factory whose tables exist, e.g.
+            ``DBConnection.from_config(url).get_session_factory()``.
+    """
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self._factory = session_factory
+
+    @classmethod
+    def connect(cls, url: str | None = None) -> Store:
+        """Open the store at ``url`` (else ``$HOPKIT_DB_URL``, else the default SQLite file).
+
+        Raises:
+            StoreError: if the database cannot be reached.
+        """
+        return cls(DBConnection.from_config(url).get_session_factory())
+
+    # -- plumbing ---------------------------------------------------------
+
+    def _where(self) -> str:
+        bind = self._factory.kw.get("bind")
+        url = getattr(bind, "url", None)
+        return mask_url(url) if url is not None else "the database"
+
+    @contextmanager
+    def _transaction(self, action: str) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on any error."""
+        try:
+            with self._factory.begin() as session:
+                yield session
+        except SQLAlchemyError as exc:
+            reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:400]
+            raise StoreError(f"{action} failed on {self._where()}: {reason}") from exc
+
+    def _dataset(self, session: Session, name: str) -> DatasetRow:
+        row = session.scalars(select(DatasetRow).where(DatasetRow.name == name)).one_or_none()
+        if row is None:
+            known = list(session.scalars(select(DatasetRow.name).order_by(DatasetRow.name)))
+            raise StoreError(f"unknown dataset {name!r}; known datasets: {_known(known)}. "
+                             "Ingest it first (add_corpus / `hopkit ingest`)")
+        return row
+
+    def _run(self, session: Session, run_id: str) -> RunRow:
+        row = session.get(RunRow, run_id)
+        if row is None:
+            known = [f"{r.name} ({r.id})" for r in
+                     session.scalars(select(RunRow).order_by(RunRow.created_at))]
+            raise StoreError(f"unknown run {run_id!r}; known runs: {_known(known)}")
+        return row
+
+    # -- corpora and questions -------------------------------------------
+
+    def add_corpus(self, corpus: Corpus, *, replace: bool = False) -> None:
+        """Store a pooled corpus and its questions, all in one transaction.
+
+        Args:
+            corpus: the corpus; its ``name`` becomes the dataset name.
+            replace: replace an existing dataset of the same name.
+
+        Raises:
+            StoreError: if the dataset exists and ``replace`` is false, if the
+                corpus is inconsistent (duplicate ids, gold outside the corpus)
+                or if the write fails; nothing is written then.
+        """
+        convert.check_corpus(corpus)
+        fingerprint = convert.corpus_fingerprint(corpus.paragraphs)
+        with self._transaction(f"storing corpus {corpus.name!r}") as session:
+            old = session.scalars(
+                select(DatasetRow).where(DatasetRow.name == corpus.name)).one_or_none()
+            if old is not None:
+                if not replace:
+                    raise StoreError(
+                        f"dataset {corpus.name!r} is already stored; pass replace=True "
+                        "(`--replace` on the command line) to overwrite it")
+                session.execute(delete(ParagraphRow).where(ParagraphRow.dataset_id == old.id))
+                session.execute(delete(QueryRow).where(QueryRow.dataset_id == old.id))
+                session.delete(old)
+                session.flush()
+            dataset = DatasetRow(name=corpus.name, fingerprint=fingerprint)
+            session.add(dataset)
+            session.flush()
+            self._insert_batches(session, ParagraphRow,
+                                 (convert.paragraph_row(dataset.id, p) for p in corpus.paragraphs))
+            self._insert_batches(session, QueryRow,
+                                 (convert.query_row(dataset.id, i, q)
+                                  for i, q in enumerate(corpus.queries)))
+        logger.info("stored dataset %r: %d paragraphs, %d questions", corpus.name,
+                    len(corpus.paragraphs), len(corpus.queries))
+
+    @staticmethod
+    def _insert_batches(session: Session, model: type[Any], rows: Any) -> None:
+        table = model.__table__
+        batch: list[dict[str, Any]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= INSERT_BATCH:
+                session.execute(table.insert(), batch)
+                batch = []
+        if batch:
+            session.execute(table.insert(), batch)
+
+    def datasets(self) -> list[str]:
+        """Names of the stored datasets, sorted."""
+        with self._transaction("listing datasets") as session:
+            return list(session.scalars(select(DatasetRow.name).order_by(DatasetRow.name)))
+
+    def fingerprint(self, dataset: str) -> str:
+        """SHA-256 of a dataset's pooled corpus (changes whenever a paragraph does).
+
+        Raises:
+            StoreError: if the dataset is unknown.
+        """
+        with self._transaction(f"reading dataset {dataset!r}") as session:
+            return self._dataset(session, dataset).fingerprint
+
+    def paragraphs(self, dataset: str) -> list[Paragraph]:
+        """Every paragraph of a dataset's corpus, ordered by id.
+
+        Raises:
+            StoreError: if the dataset is unknown.
+        """
+        with self._transaction(f"reading the paragraphs of {dataset!r}") as session:
+            dataset_id = self._dataset(session, dataset).id
+            rows = session.execute(
+                select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
+                .where(ParagraphRow.dataset_id == dataset_id).order_by(ParagraphRow.id))
+            return [Paragraph(id=pid, title=title, text=text) for pid, title, text in rows]
+
+    def paragraphs_by_ids(self, dataset: str, ids: Sequence[int]) -> list[Paragraph]:
+        """The paragraphs with the given ids, in the given order (repeats kept).
+
+        Raises:
+            StoreError: if the dataset is unknown or an id is not in its corpus.
+        """
+        wanted = list(dict.fromkeys(int(pid) for pid in ids))
+        found: dict[int, Paragraph] = {}
+        with self._transaction(f"reading paragraphs of {dataset!r}") as session:
+            dataset_id = self._dataset(session, dataset).id
+            for start in range(0, len(wanted), SELECT_BATCH):
+                chunk = wanted[start:start + SELECT_BATCH]
+                rows = session.execute(
+                    select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
+                    .where(ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk)))
+                found.update((pid, Paragraph(pid, title, text)) for pid, title, text in rows)
+        missing = [pid for pid in wanted if pid not in found]
+        if missing:
+            raise StoreError(f"dataset {dataset!r} has no paragraphs with ids {missing[:10]}"
+                             f"{' ...' if len(missing) > 10 else ''}; ids come from this "
+                             "dataset's corpus (was it re-ingested since the index was built?)")
+        return [found[int(pid)] for pid in ids]
+
+    def queries(self, dataset: str, *, limit: int | None = None) -> list[Query]:
+        """The questions of a dataset, in their stored order.
+
+        Args:
+            dataset: the dataset name.
+            limit: return only the first ``limit`` questions.
+
+        Raises:
+            StoreError: if the dataset is unknown or ``limit`` is negative.
+        """
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise StoreError(f"limit must be a non-negative integer or None, got {limit!r}")
+        with self._transaction(f"reading the questions of {dataset!r}") as session:
+            dataset_id = self._dataset(session, dataset).id
+            statement = (select(QueryRow).where(QueryRow.dataset_id == dataset_id)
+                         .order_by(QueryRow.position))
+            if limit is not None:
+                statement = statement.limit(limit)
+            return [convert.to_query(row) for row in session.scalars(statement)]
+
+    # -- runs and results ---------------------------------------------------
+
+    def ensure_run(self, spec: RunSpec) -> RunInfo:
+        """Register a run, or return it if this exact configuration exists.
+
+        Raises:
+            StoreError: if the dataset is unknown, or if the run exists but its
+                dataset was since replaced by different content.
+        """
+        run_id = spec.run_id
+        with self._transaction(f"registering run {spec.name!r} ({run_id})") as session:
+            fingerprint = self._dataset(session, spec.dataset).fingerprint
+            row = session.get(RunRow, run_id)
+            if row is None:
+                session.execute(
+                    self._insert_ignoring_conflict(session, RunRow, ["id"]).values(
+                        id=run_id, name=spec.name, method=spec.method, dataset=spec.dataset,
+                        dataset_fingerprint=fingerprint, config=dict(spec.config),
+                        created_at=utc_now()))
+                row = self._run(session, run_id)
+            elif row.dataset_fingerprint != fingerprint:
+                raise StoreError(
+                    f"run {row.name!r} ({run_id}) was computed on dataset {spec.dataset!r} "
+                    f"with fingerprint {row.dataset_fingerprint[:12]}..., but the dataset was "
+                    f"re-ingested since (now {fingerprint[:12]}...); its results would mix two "
+                    "corpora. Put the corpus fingerprint in the run configuration so the new "
+                    "corpus gets a new run id")
+            elif row.name != spec.name:
+                logger.info("run %s exists as %r; resuming it under that name", run_id, row.name)
+            return self._run_infos(session, [row])[0]
+
+    @staticmethod
+    def _insert_ignoring_conflict(session: Session, model: type[Any], keys: list[str]) -> Any:
+        dialect = session.get_bind().dialect.name
+        if dialect == "postgresql":
+            return postgresql.insert(model).on_conflict_do_nothing(index_elements=keys)
+        if dialect == "sqlite":
+            return sqlite.insert(model).on_conflict_do_nothing(index_elements=keys)
+        return insert(model)
+
+    def _run_infos(self, session: Session, rows: Sequence[RunRow]) -> list[RunInfo]:
+        ids = [row.id for row in rows]
+        counts: dict[str, tuple[int, int]] = {}
+        if ids:
+            statement = (
+                select(ResultRow.run_id,
+                       func.sum(case((ResultRow.error.is_(None), 1), else_=0)),
+                       func.sum(case((ResultRow.error.is_not(None), 1), else_=0)))
+                .where(ResultRow.run_id.in_(ids)).group_by(ResultRow.run_id))
+            counts = {rid: (int(ok or 0), int(bad or 0)) for rid, ok, bad in session.execute(statement)}
+        return [convert.to_run_info(row, *counts.get(row.id, (0, 0))) for row in rows]
+
+    def finished_query_ids(self, run_id: str) -> set[str]:
+        """Ids of the questions this run answered without error (failed ones are retried).
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        with self._transaction(f"reading the results of run {run_id}") as session:
+            self._run(session, run_id)
+            statement = select(ResultRow.query_id).where(ResultRow.run_id == run_id,
+                                                         ResultRow.error.is_(None))
+            return set(session.scalars(statement))
+
+    def record_result(self, run_id: str, result: QueryResult) -> None:
+        """Write one question's result in its own short transaction.
+
+        A stored result for the same question is replaced, except that a failed
+        attempt never overwrites a successful one; recording the same result
+        twice leaves one row.
+
+        Raises:
+            StoreError: if the run is unknown, the trace is not JSON or the write fails.
+        """
+        values = convert.result_values(run_id, result)
+        with self._transaction(f"recording question {result.query_id!r} of run {run_id}") as session:
+            self._run(session, run_id)
+            dialect = session.get_bind().dialect.name
+            if dialect in ("postgresql", "sqlite"):
+                session.execute(self._upsert_result(dialect, values))
+                return
+            existing = session.scalars(select(ResultRow).where(
+                ResultRow.run_id == run_id, ResultRow.query_id == result.query_id)
+                .with_for_update()).one_or_none()
+            if existing is None:
+                session.add(ResultRow(**values))
+            elif existing.error is not None or result.error is None:
+                for key, value in values.items():
+                    setattr(existing, key, value)
+
+    @staticmethod
+    def _upsert_result(dialect: str, values: dict[str, Any]) -> Any:
+        """INSERT ... ON CONFLICT (run_id, query_id) DO UPDATE, unless that would
+        overwrite a success with a failure."""
+        updated = [key for key in values if key not in ("run_id", "query_id")]
+        error = ResultRow.__table__.c.error
+        if dialect == "postgresql":
+            pg = postgresql.insert(ResultRow).values(**values)
+            return pg.on_conflict_do_update(
+                index_elements=["run_id", "query_id"],
+                set_={key: pg.excluded[key] for key in updated},
+                where=or_(error.is_not(None), pg.excluded.error.is_(None)))
+        lite = sqlite.insert(ResultRow).values(**values)
+        return lite.on_conflict_do_update(
+            index_elements=["run_id", "query_id"],
+            set_={key: lite.excluded[key] for key in updated},
+            where=or_(error.is_not(None), lite.excluded.error.is_(None)))
+
+    def results(self, run_id: str) -> list[QueryResult]:
+        """Every stored result of a run (failed ones included), in recording order.
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        with self._transaction(f"reading the results of run {run_id}") as session:
+            self._run(session, run_id)
+            statement = select(ResultRow).where(ResultRow.run_id == run_id).order_by(ResultRow.id)
+            return [convert.to_result(row) for row in session.scalars(statement)]
+
+    def runs(self, dataset: str | None = None) -> list[RunInfo]:
+        """Every stored run, oldest first, optionally only those on one dataset.
+
+        Raises:
+            StoreError: if ``dataset`` is given and unknown.
+        """
+        with self._transaction("listing runs") as session:
+            statement = select(RunRow).order_by(RunRow.created_at, RunRow.id)
+            if dataset is not None:
+                self._dataset(session, dataset)
+                statement = statement.where(RunRow.dataset == dataset)
+            return self._run_infos(session, list(session.scalars(statement)))
+
+    def find_runs(self, name_or_id: str) -> list[RunInfo]:
+        """Runs whose id, id prefix (at least 4 characters) or name matches, oldest first.
+
+        Raises:
+            StoreError: if nothing matches; the message lists the known runs.
+        """
+        with self._transaction(f"looking up run {name_or_id!r}") as session:
+            conditions = [RunRow.id == name_or_id, RunRow.name == name_or_id]
+            if len(name_or_id) >= MIN_ID_PREFIX:
+                conditions.append(RunRow.id.startswith(name_or_id, autoescape=True))
+            rows = list(session.scalars(select(RunRow).where(or_(*conditions))
+                                        .order_by(RunRow.created_at, RunRow.id)))
+            if not rows:
+                self._run(session, name_or_id)
+            return self._run_infos(session, rows)
