@@ -1,0 +1,135 @@
+"""Load a benchmark by name: from a local file, a downloaded official file, or a sample.
+
+>>> examples = load_dataset("musique", "musique_ans_v1.0_dev.jsonl", limit=100, seed=0)
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hopkit.data.download import download_dataset
+from hopkit.data.formats import (
+    load_2wikimultihopqa,
+    load_hotpotqa,
+    load_iirc,
+    load_ircot,
+    load_jsonl,
+    load_musique,
+    load_strategyqa,
+)
+from hopkit.errors import ConfigError, DataError, UnknownNameError
+from hopkit.records import Example
+
+Loader = Callable[..., list[Example]]
+
+LOADERS: dict[str, Loader] = {
+    "hotpotqa": load_hotpotqa,
+    "2wikimultihopqa": load_2wikimultihopqa,
+    "musique": load_musique,
+    "iirc": load_iirc,
+    "strategyqa": load_strategyqa,
+    "ircot": load_ircot,
+    "jsonl": load_jsonl,
+}
+
+DATASET_NAMES: tuple[str, ...] = tuple(LOADERS)
+
+DATA_DIR_ENV = "HOPKIT_DATA_DIR"
+
+SAMPLE_FILES: dict[str, str] = {
+    "hotpotqa": "hotpotqa/hotpot_dev_distractor_sample.json",
+    "ircot": "hotpotqa/hotpot_dev_ircot_format_sample.jsonl",
+    "musique": "musique/musique_ans_dev_sample.jsonl",
+    "2wikimultihopqa": "2wikimultihopqa/dev_sample.json",
+    "strategyqa": "strategyqa/strategyqa_dev_sample.json",
+}
+
+
+def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None = None, seed: int = 0,
+                 cache_dir: Path | None = None, **options: Any) -> list[Example]:
+    """Load a benchmark's questions with their gold answers and paragraphs.
+
+    Args:
+        name: one of :data:`DATASET_NAMES` (the file format to read).
+        path: a local file in that format; if None, the official dev file is
+            downloaded (once) into the cache.
+        limit: keep a random subset of this many questions (all if None or if
+            the file has fewer).
+        seed: the seed of that subset: the same seed gives the same questions.
+            The subset keeps the file's order.
+        cache_dir: the download cache (default ``$HOPKIT_CACHE_DIR/datasets`` or
+            ``~/.cache/hopkit/datasets``).
+        **options: passed to the format's loader (e.g. ``paragraphs_path`` for
+            StrategyQA, ``articles_path`` for IIRC, ``aliases_path`` for 2Wiki).
+
+    Returns:
+        The questions, in file order.
+
+    Raises:
+        UnknownNameError: ``name`` is not a known dataset.
+        ConfigError: bad ``limit``, unknown option, or nothing to download.
+        DataError: the file is missing or malformed.
+        DownloadError: the download failed.
+    """
+    loader = _loader(name)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ConfigError(f"limit must be a positive integer or None, got {limit!r}")
+    known = [p for p in inspect.signature(loader).parameters if p != "path"]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown option(s) {', '.join(unknown)} for dataset {name!r}; "
+                          f"known: {', '.join(known) or '(none)'}")
+    if path is None:
+        downloaded = download_dataset(name, cache_dir=cache_dir, skip_options=frozenset(options))
+        path = downloaded.path
+        options = {**downloaded.options, **options}
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{name} file not found; check the path (or omit it to download the official file)",
+                        path=str(path))
+    return subsample(loader(path, **options), limit, seed)
+
+
+def subsample(examples: Sequence[Example], limit: int | None, seed: int) -> list[Example]:
+    """A deterministic random subset of ``limit`` examples, in their original order.
+
+    Args:
+        examples: all examples.
+        limit: how many to keep (all if None or at least ``len(examples)``).
+        seed: the random seed.
+    """
+    if limit is None or limit >= len(examples):
+        return list(examples)
+    chosen = sorted(random.Random(seed).sample(range(len(examples)), limit))
+    return [examples[i] for i in chosen]
+
+
+def sample_path(name: str, data_dir: str | Path | None = None) -> Path:
+    """The sample file of a dataset inside ``$HOPKIT_DATA_DIR`` (or ``data_dir``).
+
+    Args:
+        name: a dataset name; ``iirc`` and ``jsonl`` have no sample.
+        data_dir: the data folder (default: the ``HOPKIT_DATA_DIR`` variable).
+
+    Raises:
+        UnknownNameError: ``name`` is not a known dataset.
+        ConfigError: no data folder given or set, or the dataset has no sample.
+    """
+    _loader(name)
+    if name not in SAMPLE_FILES:
+        raise ConfigError(f"dataset {name!r} has no sample file; samples exist for {', '.join(SAMPLE_FILES)}")
+    folder = data_dir if data_dir is not None else os.environ.get(DATA_DIR_ENV)
+    if not folder:
+        raise ConfigError(f"{DATA_DIR_ENV} is not set; point it at the folder holding the benchmark samples")
+    return Path(folder) / SAMPLE_FILES[name]
+
+
+def _loader(name: str) -> Loader:
+    if name not in LOADERS:
+        raise UnknownNameError("dataset", name, DATASET_NAMES)
+    return LOADERS[name]
