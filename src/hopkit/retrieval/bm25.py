@@ -1,0 +1,150 @@
+"""BM25 over title and paragraph text, on bm25s (the IRCoT authors used Elasticsearch)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Collection, Sequence
+
+import bm25s
+
+from hopkit.errors import RetrievalError
+from hopkit.records import Paragraph, ScoredParagraph
+from hopkit.retrieval.corpus_view import CorpusView, passage_text
+from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
+from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize, tokenize_corpus
+
+logger = logging.getLogger(__name__)
+
+# bm25s's "bm25l" and "bm25+" give every paragraph a score, even one sharing no query
+# term, which breaks "only paragraphs sharing a term are returned"; they are left out.
+METHODS = ("lucene", "robertson", "atire")
+
+
+class BM25Retriever:
+    """BM25 retrieval; build with :meth:`build` or :meth:`load`, not the constructor.
+
+    Every text goes through :func:`hopkit.retrieval.tokenize.tokenize` (lowercase,
+    English stopwords, Snowball stemmer) at index and at query time alike.
+
+    Args:
+        model: an indexed ``bm25s.BM25`` whose rows follow ``corpus``.
+        corpus: the paragraphs, in index order.
+
+    Raises:
+        RetrievalError: if the index and the corpus differ in size.
+    """
+
+    def __init__(self, model: bm25s.BM25, corpus: CorpusView) -> None:
+        indexed = int(model.scores["num_docs"])
+        if indexed != len(corpus):
+            raise RetrievalError(f"the BM25 index holds {indexed} documents but the corpus {len(corpus)}")
+        self.model = model
+        self.corpus = corpus
+
+    @classmethod
+    def build(cls, paragraphs: Sequence[Paragraph], *, k1: float = 1.2, b: float = 0.75,
+              method: str = "lucene") -> BM25Retriever:
+        """Index ``paragraphs`` (title + text of each).
+
+        Args:
+            paragraphs: the corpus, with unique ids.
+            k1: term-frequency saturation (Elasticsearch default 1.2).
+            b: length normalisation (0..1).
+            method: bm25s scoring variant, one of :data:`METHODS`.
+
+        Returns:
+            A ready retriever.
+
+        Raises:
+            RetrievalError: for an empty corpus, duplicate ids or a bad parameter.
+        """
+        if method not in METHODS:
+            raise RetrievalError(f"unknown BM25 method {method!r}; choose one of {', '.join(METHODS)}")
+        if k1 < 0 or not 0 <= b <= 1:
+            raise RetrievalError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if not paragraphs:
+            raise RetrievalError("cannot build a BM25 index over an empty corpus")
+        corpus = CorpusView(paragraphs)
+        start = time.perf_counter()
+        tokenized = tokenize_corpus(passage_text(p) for p in corpus.paragraphs)
+        if not tokenized.vocab:
+            raise RetrievalError("every paragraph of the corpus is empty or stopwords only; nothing to index")
+        logger.info("tokenised %d paragraphs (%d distinct tokens) in %.1fs",
+                    len(corpus), len(tokenized.vocab), time.perf_counter() - start)
+        model = bm25s.BM25(k1=k1, b=b, method=method)
+        model.index(tokenized, create_empty_token=False, show_progress=False)
+        logger.info("built the BM25 index in %.1fs", time.perf_counter() - start)
+        return cls(model, corpus)
+
+    def save(self, directory: Path) -> None:
+        """Write the index (not the paragraphs) to ``directory``, created if needed.
+
+        Args:
+            directory: where to write; existing index files are overwritten.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.model.save(str(directory), show_progress=False)
+        write_meta(directory, "bm25", self.corpus.paragraphs, tokenizer=TOKENIZER_ID, k1=self.model.k1,
+                   b=self.model.b, method=self.model.method, bm25s_version=bm25s.__version__)
+
+    @classmethod
+    def load(cls, directory: Path, paragraphs: Sequence[Paragraph], *, mmap: bool = False) -> BM25Retriever:
+        """Load an index written by :meth:`save` for exactly these ``paragraphs``.
+
+        Args:
+            directory: the folder :meth:`save` wrote.
+            paragraphs: the same corpus, in the same order, as at build time.
+            mmap: memory-map the score arrays instead of reading them into memory.
+
+        Returns:
+            A ready retriever.
+
+        Raises:
+            RetrievalError: if the folder holds no index, or one built with another
+                tokeniser or for other paragraphs (then rebuild it).
+        """
+        directory = Path(directory)
+        meta = read_meta(directory, "bm25")
+        rebuild = f"delete {directory} and rebuild it with BM25Retriever.build(paragraphs).save(...)"
+        if meta.get("tokenizer") != TOKENIZER_ID:
+            raise RetrievalError(
+                f"{directory / META_FILE}: index tokenised with {meta.get('tokenizer')!r}, this hopkit uses "
+                f"{TOKENIZER_ID!r}; {rebuild}")
+        check_corpus(directory, meta, paragraphs, rebuild)
+        model = bm25s.BM25.load(str(directory), mmap=mmap, show_progress=False)
+        return cls(model, CorpusView(paragraphs))
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        exclude: Collection[int] = frozenset(),
+        titles: Collection[str] | None = None,
+    ) -> list[ScoredParagraph]:
+        """Return at most ``k`` paragraphs sharing a term with ``query``, best first.
+
+        Args:
+            query: free text, tokenised like the index.
+            k: how many paragraphs to return at most (more than the corpus is fine).
+            exclude: paragraph ids never to return.
+            titles: if given, only paragraphs whose title is in this collection.
+
+        Returns:
+            Distinct-text paragraphs with their BM25 scores; ``[]`` for a query with
+            no indexed term (empty, stopwords only, or unseen words).
+
+        Raises:
+            RetrievalError: if ``k`` is negative.
+        """
+        if k < 0:
+            raise RetrievalError(f"k must be >= 0, got {k}")
+        vocab = self.model.vocab_dict
+        token_ids = [vocab[token] for token in tokenize(query) if token in vocab]
+        if not token_ids or k == 0:
+            return []
+        scores = self.model.get_scores_from_ids(token_ids)
+        return self.corpus.select(scores, k, exclude, titles, positive_only=True)
+

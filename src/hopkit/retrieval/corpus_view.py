@@ -1,0 +1,180 @@
+"""What every index-backed retriever shares: id/title lookups, filtering, dedup, top-k.
+
+A retriever computes one score per paragraph (a vector aligned with the corpus
+order) and hands it to :meth:`CorpusView.select`, which applies the protocol's
+semantics the same way for BM25 and dense retrieval alike:
+
+- ``titles`` restricts the candidates to paragraphs of those titles;
+- ``exclude`` ids are never returned;
+- paragraphs with identical text (lowercased, whitespace-normalised) are
+  returned once, the best-scored one (ties: lowest id);
+- best first, ties broken by ascending paragraph id.
+
+Like the IRCoT authors, it first looks at a pool of the 100 best candidates; if
+deduplication leaves fewer than ``k`` it widens the pool until ``k`` distinct
+paragraphs are found or the candidates run out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Collection, Sequence
+
+import numpy as np
+
+from hopkit.errors import RetrievalError
+from hopkit.records import Paragraph, ScoredParagraph
+
+INITIAL_POOL = 100
+
+
+def corpus_fingerprint(paragraphs: Sequence[Paragraph]) -> str:
+    """A SHA-256 hex digest of every paragraph's id, title and text, in order.
+
+    Args:
+        paragraphs: the corpus.
+
+    Returns:
+        64 hex characters; any change of order, id, title or text changes it.
+    """
+    digest = hashlib.sha256()
+    for p in paragraphs:
+        digest.update(f"{p.id}:{len(p.title)}:{p.title}:{len(p.text)}:{p.text}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def dedup_key(text: str) -> str:
+    """The key under which two paragraph texts count as identical."""
+    return " ".join(text.lower().split())
+
+
+def passage_text(paragraph: Paragraph) -> str:
+    """What the indexes see of a paragraph: its title, then its text (as in the IRCoT paper)."""
+    return f"{paragraph.title}\n{paragraph.text}"
+
+
+class CorpusView:
+    """A corpus in index order, with the lookups retrieval needs.
+
+    Args:
+        paragraphs: the corpus; position ``i`` is row ``i`` of the index.
+
+    Raises:
+        RetrievalError: if two paragraphs share an id.
+    """
+
+    def __init__(self, paragraphs: Sequence[Paragraph]) -> None:
+        self.paragraphs = tuple(paragraphs)
+        self._position: dict[int, int] = {}
+        for position, paragraph in enumerate(self.paragraphs):
+            if paragraph.id in self._position:
+                raise RetrievalError(
+                    f"paragraph id {paragraph.id} appears twice in the corpus (positions "
+                    f"{self._position[paragraph.id]} and {position}); pool and deduplicate the corpus first")
+            self._position[paragraph.id] = position
+        self._ids = np.fromiter((p.id for p in self.paragraphs), dtype=np.int64, count=len(self.paragraphs))
+        self._by_title: dict[str, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.paragraphs)
+
+    def title_positions(self, titles: Collection[str]) -> np.ndarray:
+        """Sorted positions of the paragraphs whose title is in ``titles``."""
+        if self._by_title is None:
+            groups: dict[str, list[int]] = {}
+            for position, paragraph in enumerate(self.paragraphs):
+                groups.setdefault(paragraph.title, []).append(position)
+            self._by_title = {title: np.asarray(pos, dtype=np.int64) for title, pos in groups.items()}
+        parts = [self._by_title[t] for t in set(titles) if t in self._by_title]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return np.sort(np.concatenate(parts))
+
+    def select(
+        self,
+        scores: np.ndarray,
+        k: int,
+        exclude: Collection[int] = frozenset(),
+        titles: Collection[str] | None = None,
+        *,
+        positive_only: bool = False,
+    ) -> list[ScoredParagraph]:
+        """Apply the protocol's semantics to one score per paragraph.
+
+        Args:
+            scores: 1-D, one score per paragraph in corpus order (not modified).
+            k: how many paragraphs to return at most.
+            exclude: paragraph ids never to return.
+            titles: if given, only paragraphs whose title is in this collection.
+            positive_only: drop paragraphs scoring 0 or less (BM25: no query term).
+
+        Returns:
+            At most ``k`` distinct-text paragraphs, best first.
+
+        Raises:
+            RetrievalError: if ``k`` is negative or ``scores`` does not match the corpus.
+        """
+        if k < 0:
+            raise RetrievalError(f"k must be >= 0, got {k}")
+        if scores.shape != (len(self.paragraphs),):
+            raise RetrievalError(f"got {scores.shape} scores for a corpus of {len(self.paragraphs)} paragraphs")
+        if k == 0:
+            return []
+        # Narrow to the candidates first (BM25 scores are sparse: usually few paragraphs
+        # share a query term), then rank only those. positions None means "all, in order".
+        positions: np.ndarray | None
+        if titles is not None:
+            positions = self.title_positions(titles)
+            values = scores[positions]
+        elif positive_only:
+            positions = np.flatnonzero(scores > 0)
+            values = scores[positions]
+        else:
+            positions, values = None, scores
+        keep = np.isfinite(values)
+        if positive_only:
+            keep &= values > 0
+        if exclude:
+            excluded = np.fromiter((self._position[i] for i in exclude if i in self._position), dtype=np.int64)
+            if positions is None:
+                keep[excluded] = False
+            else:
+                keep &= ~np.isin(positions, excluded)
+        if not keep.all():
+            kept = np.flatnonzero(keep)
+            positions = kept if positions is None else positions[kept]
+            values = values[kept]
+        pool = min(values.size, max(INITIAL_POOL, k))
+        while True:
+            hits = self._dedup(*self._top(values, pool, positions), k)
+            if len(hits) >= k or pool >= values.size:
+                return hits
+            pool = min(values.size, pool * 4)
+
+    def _top(self, values: np.ndarray, pool: int, positions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and scores of the ``pool`` best values (plus ties), best first, ties by id."""
+        if pool <= 0:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        if pool < values.size:
+            threshold = np.partition(values, values.size - pool)[values.size - pool]
+            picked = np.flatnonzero(values >= threshold)
+        else:
+            picked = np.arange(values.size)
+        chosen = picked if positions is None else positions[picked]
+        picked_values = values[picked]
+        order = np.lexsort((self._ids[chosen], -picked_values))
+        return chosen[order], picked_values[order]
+
+    def _dedup(self, positions: np.ndarray, scores: np.ndarray, k: int) -> list[ScoredParagraph]:
+        seen: set[str] = set()
+        hits: list[ScoredParagraph] = []
+        for position, score in zip(positions.tolist(), scores.tolist()):
+            paragraph = self.paragraphs[position]
+            key = dedup_key(paragraph.text)
+            if key in seen:
+                continue
+            seen.add(key)
+            hits.append(ScoredParagraph(paragraph=paragraph, score=score))
+            if len(hits) == k:
+                break
+        return hits

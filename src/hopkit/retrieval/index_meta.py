@@ -1,0 +1,54 @@
+"""The metadata file every saved hopkit index carries, and the checks made on load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from hopkit.errors import RetrievalError
+from hopkit.records import Paragraph
+from hopkit.retrieval.corpus_view import corpus_fingerprint
+
+META_FILE = "hopkit_index.json"
+FORMAT = 1
+
+
+def write_meta(directory: Path, kind: str, paragraphs: Sequence[Paragraph], **extra: object) -> None:
+    """Write ``META_FILE`` (kind, format, paragraph count and fingerprint, plus ``extra``) into ``directory``."""
+    meta = {"format": FORMAT, "kind": kind, "count": len(paragraphs),
+            "fingerprint": corpus_fingerprint(paragraphs), **extra}
+    (directory / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+def read_meta(directory: Path, kind: str) -> dict[str, object]:
+    """Read and check the hopkit metadata file of an index folder.
+
+    Raises:
+        RetrievalError: if it is missing, unreadable, or of another kind or format.
+    """
+    path = directory / META_FILE
+    if not path.is_file():
+        raise RetrievalError(f"no hopkit {kind} index at {directory} (missing {META_FILE}); build it first")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RetrievalError(f"{path}: cannot read the index metadata ({error}); delete {directory} and rebuild") from error
+    if not isinstance(meta, dict) or meta.get("kind") != kind or meta.get("format") != FORMAT:
+        raise RetrievalError(f"{path}: not a format-{FORMAT} hopkit {kind} index; delete {directory} and rebuild")
+    return meta
+
+
+def check_corpus(directory: Path, meta: dict[str, object], paragraphs: Sequence[Paragraph], rebuild: str) -> None:
+    """Refuse an index built for other paragraphs (count, then content fingerprint).
+
+    Raises:
+        RetrievalError: naming the folder and how to rebuild.
+    """
+    if meta.get("count") != len(paragraphs):
+        raise RetrievalError(
+            f"{directory}: index built for {meta.get('count')} paragraphs, given {len(paragraphs)}; {rebuild}")
+    if meta.get("fingerprint") != corpus_fingerprint(paragraphs):
+        raise RetrievalError(
+            f"{directory}: index built for other paragraphs (same count, different ids, titles, texts "
+            f"or order); {rebuild}")

@@ -1,0 +1,130 @@
+"""Build an index once, save it under a name that says what it is, load it thereafter."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+from hopkit.errors import RetrievalError, UnknownNameError
+from hopkit.records import Paragraph
+from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.dense import DenseRetriever
+from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
+from hopkit.retrieval.hybrid import HybridRetriever
+from hopkit.retrieval.protocol import Retriever
+from hopkit.retrieval.tokenize import TOKENIZER_ID
+
+logger = logging.getLogger(__name__)
+
+BM25_DEFAULTS: Mapping[str, Any] = {"k1": 1.2, "b": 0.75, "method": "lucene"}
+DENSE_DEFAULTS: Mapping[str, Any] = {"embedder": DEFAULT_EMBEDDER, "batch_size": 1024}
+HYBRID_DEFAULTS: Mapping[str, Any] = {**BM25_DEFAULTS, **DENSE_DEFAULTS, "rrf_k": 60, "depth": 100}
+KINDS: Mapping[str, Mapping[str, Any]] = {"bm25": BM25_DEFAULTS, "dense": DENSE_DEFAULTS, "hybrid": HYBRID_DEFAULTS}
+
+_SAFE = re.compile(r"[0-9A-Za-z_-]+")
+_Saved = TypeVar("_Saved", BM25Retriever, DenseRetriever)
+
+
+def load_or_build(kind: str, paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,
+                  **options: Any) -> Retriever:
+    """Return a retriever of ``kind`` over ``paragraphs``, building and saving its index only once.
+
+    The index lives in ``index_dir/<kind>-<fingerprint[:12]>-<options hash>``; the hash
+    covers only what changes the index (BM25: k1, b, method and the tokeniser; dense:
+    the embedder's ``model_id``), so a changed option never reuses an old index. A
+    hybrid retriever stores nothing itself: it fuses the ``bm25`` and ``dense`` indexes,
+    each stored under its own name. Saving writes a temporary folder and renames it,
+    so a crash or a concurrent build never leaves a half-written index behind.
+
+    Args:
+        kind: ``"bm25"``, ``"dense"`` or ``"hybrid"``.
+        paragraphs: the corpus, with unique ids, in a fixed order.
+        index_dir: the folder holding all indexes (created if needed).
+        fingerprint: identifies the corpus (letters, digits, ``-`` and ``_``), e.g.
+            :func:`hopkit.retrieval.corpus_view.corpus_fingerprint` of ``paragraphs``.
+        **options: bm25: ``k1``, ``b``, ``method``; dense: ``embedder`` (an
+            :class:`Embedder` or a model id such as ``"wordllama:l2_supercat:256"``),
+            ``batch_size``; hybrid: all of those plus ``rrf_k`` and ``depth``.
+
+    Returns:
+        The retriever (not metered: wrap it in :class:`MeteredRetriever` to count time).
+
+    Raises:
+        UnknownNameError: for an unknown kind or option.
+        RetrievalError: for a bad fingerprint, or a saved index that does not match
+            ``paragraphs`` (its message says which folder to delete).
+    """
+    if kind not in KINDS:
+        raise UnknownNameError("retriever kind", kind, list(KINDS))
+    for name in options:
+        if name not in KINDS[kind]:
+            raise UnknownNameError(f"{kind} retriever option", name, list(KINDS[kind]))
+    if not _SAFE.fullmatch(fingerprint):
+        raise RetrievalError(f"corpus fingerprint {fingerprint!r} must be letters, digits, '-' or '_' only")
+    settings = {**KINDS[kind], **options}
+    index_dir = Path(index_dir)
+    if kind == "bm25":
+        return _bm25(paragraphs, index_dir, fingerprint, settings)
+    if kind == "dense":
+        return _dense(paragraphs, index_dir, fingerprint, settings)
+    return HybridRetriever([_bm25(paragraphs, index_dir, fingerprint, settings),
+                            _dense(paragraphs, index_dir, fingerprint, settings)],
+                           rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+
+
+def index_path(index_dir: Path, kind: str, fingerprint: str, identity: Mapping[str, Any]) -> Path:
+    """The folder of an index: ``<kind>-<fingerprint[:12]>-<12 hex of the identity's hash>``."""
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:12]
+    return index_dir / f"{kind}-{fingerprint[:12]}-{digest}"
+
+
+def _bm25(paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,
+          settings: Mapping[str, Any]) -> BM25Retriever:
+    k1, b, method = float(settings["k1"]), float(settings["b"]), str(settings["method"])
+    identity = {"k1": k1, "b": b, "method": method, "tokenizer": TOKENIZER_ID}
+    return _load_or_save(
+        index_path(index_dir, "bm25", fingerprint, identity),
+        load=lambda path: BM25Retriever.load(path, paragraphs),
+        build=lambda: BM25Retriever.build(paragraphs, k1=k1, b=b, method=method),
+    )
+
+
+def _dense(paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,
+           settings: Mapping[str, Any]) -> DenseRetriever:
+    option = settings["embedder"]
+    embedder: Embedder = load_embedder(option) if isinstance(option, str) else option
+    batch_size = int(settings["batch_size"])
+    return _load_or_save(
+        index_path(index_dir, "dense", fingerprint, {"model_id": embedder.model_id}),
+        load=lambda path: DenseRetriever.load(path, paragraphs, embedder),
+        build=lambda: DenseRetriever.build(paragraphs, embedder, batch_size=batch_size),
+    )
+
+
+def _load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[[], _Saved]) -> _Saved:
+    if path.exists():
+        logger.info("loading the index at %s", path)
+        return load(path)
+    logger.info("building the index for %s", path)
+    retriever = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.parent))
+    try:
+        retriever.save(tmp)
+        try:
+            os.rename(tmp, path)
+        except OSError:
+            if not path.exists():
+                raise
+            logger.info("another process saved %s first; keeping its copy", path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return retriever
