@@ -61,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    if not args.verbose:
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
     from hopkit import cli_commands as commands
 
     try:

@@ -14,7 +14,9 @@ import re
 import string
 from typing import Sequence
 
-REASONING_STARTERS = ("thus ", "thus,", "so ", "so,", "that is,", "therefore", "hence")
+# The authors' openers: "thus ", "thus,", "so ", "so,", "that is,", "therefore", "hence"
+# ("therefore"/"hence" here as whole words, so "Hencely Park" is not reasoning).
+REASONING_OPENER = re.compile(r"(?:thus[ ,]|so[ ,]|that is,|therefore\b|hence\b)", re.IGNORECASE)
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 ARITHMETIC = re.compile(rf"{_NUMBER}\s*[-+*/×÷−]\s*{_NUMBER}\s*=\s*{_NUMBER}")
 QUERY_STOPWORDS = frozenset({"who", "what", "when", "where", "why", "which", "how", "does", "is"})
@@ -22,8 +24,7 @@ QUERY_STOPWORDS = frozenset({"who", "what", "when", "where", "why", "which", "ho
 
 def is_reasoning_sentence(sentence: str) -> bool:
     """True for a sentence that only reasons (a reasoning opener, or an equation)."""
-    lowered = sentence.strip().lower()
-    if lowered.startswith(REASONING_STARTERS):
+    if REASONING_OPENER.match(sentence.strip()):
         return True
     return ARITHMETIC.search(sentence) is not None
 

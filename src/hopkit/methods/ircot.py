@@ -1,0 +1,338 @@
+"""IRCoT: interleaving retrieval with chain-of-thought reasoning (Trivedi et al., ACL 2023).
+
+Algorithm (Section 3.1 and Fig. 2; Appendix B for IIRC; Section 3.2 for the reader)::
+
+    (i)  IIRC only: the model writes page titles from the main passage and the question;
+         they are mapped to corpus titles and every retrieval below is restricted to
+         those pages. The main passage is always shown to the model.
+    (a)  P <- retrieve(Q, K)                           the question is the first query
+         CoT <- []
+         for step = 1 .. max_steps:
+    (b)      s <- first sentence of LLM(demonstrations, P, Q, CoT)   greedy, stops at newline
+    (c)      stop if s is empty; CoT <- CoT + [s]; stop if s contains "answer is:"
+             stop if step = max_steps
+    (d)      q <- last non-reasoning sentence of CoT, without wh-words
+             P <- P + retrieve(q, K, excluding P)       skipped when q is empty
+    (e)  answer <- reader(P, Q)                        direct, CoT, or "none": taken from CoT
+
+P is a :class:`ParagraphCollection`: duplicates and near-duplicates are skipped, so
+are paragraphs over 600 words, and once ``paragraph_budget`` (15) paragraphs are
+held nothing more is added (the earliest are kept).
+
+Prompts. With demonstrations (the authors' files, see ``hopkit.prompts.ircot_files``)
+the prompt is laid out as the authors' code lays it out, and so that consecutive steps
+share their prefix (llama.cpp reuses the cached prefix)::
+
+    <demonstration>\\n\\n\\n ... <demonstration>\\n\\n\\n
+    Wikipedia Title: <title>\\n<text>\\n\\n ...     (main passage, then P in collection order)
+    Q: <question_prefix><question>\\nA: <CoT so far>
+
+The demonstrations are chosen once per question, against the largest prompt that
+question can reach (a full budget and a long CoT), so their number never changes
+between its steps; only if a step's prompt would still overflow are more dropped.
+Without demonstrations the zero-shot templates of the documentation page are used.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+from hopkit.errors import ConfigError, LLMError
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
+from hopkit.llm.protocol import LLM
+from hopkit.methods.context import with_main_passage
+from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
+from hopkit.methods.ircot_query import next_query
+from hopkit.methods.paragraph_collection import ParagraphCollection
+from hopkit.methods.prompting import (DEMONSTRATION_SEPARATOR, PARAGRAPH_WORD_LIMIT, DemonstrationFitter,
+                                      render_paragraph, test_block)
+from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig, clean_direct_answer, extract_answer
+from hopkit.prompts.ircot_templates import (DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE,
+                                            DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
+                                            check_template, render_template)
+from hopkit.records import GenerationResult, Paragraph, Query
+from hopkit.retrieval.protocol import Retriever
+
+logger = logging.getLogger(__name__)
+
+ReaderChoice = Literal["cot", "direct", "none"]
+READER_CHOICES = ("cot", "direct", "none")
+REASONING_STOP = ("\n",)
+# Stands for a paragraph not retrieved yet when sizing the largest prompt of a question
+# whose first retrieval found nothing: as many words as a prompt shows of a paragraph.
+_PLACEHOLDER = Paragraph(id=-1, title="placeholder", text=" ".join(["word"] * PARAGRAPH_WORD_LIMIT))
+
+
+@dataclass(frozen=True)
+class IRCoTConfig:
+    """Options of IRCoT (names from the documentation page; defaults from the paper).
+
+    Attributes:
+        k_per_step: K, paragraphs retrieved per step (the paper tries 2, 4, 6, 8).
+            ``top_k`` in the documented API is an alias the facade maps here.
+        max_steps: most reasoning steps (8 in the paper).
+        paragraph_budget: most paragraphs collected (15 in the paper).
+        stop_sequence: a CoT sentence containing it (any case) ends the loop.
+        reasoning_prompt_template: zero-shot reasoning template with ``{query}``,
+            ``{paragraphs}``, ``{cot_history}``; None = the authors' few-shot layout
+            when demonstrations are given, else the documentation page's default.
+        qa_prompt_template: zero-shot reader template with ``{query}``, ``{paragraphs}``;
+            None = the few-shot reader when reader demonstrations (or reasoning
+            demonstrations) are given, else the documentation page's default.
+        max_paragraph_words: retrieved paragraphs longer than this are skipped (600).
+        generation_max_tokens: budget of each reasoning call (the authors' ~300).
+        reader: "cot" (the paper's choice for GPT3), "direct" (better for Flan-T5,
+            Appendix E), or "none" (Appendix F's "w/o reader": the answer is extracted
+            from the retrieval CoT with the reader's extraction).
+        reader_max_tokens: budget of the reader call.
+        question_prefix: put before the question in reasoning prompts; Flan-T5 files use
+            "Answer the following question by reasoning step-by-step.\\n". Must end with
+            a space or newline.
+        reader_question_prefix: the same for the reader ("Answer the following
+            question.\\n" for Flan-T5 direct files).
+        near_duplicate_threshold: rapidfuzz ratio (0-100) from which a paragraph whose
+            title and text both match a collected one is a near duplicate (90).
+        exclude_collected: ask the retriever to leave out collected paragraphs, so each
+            step can bring K new ones; False re-fetches K and lets the collection drop
+            the duplicates, as the authors' code does.
+        iirc: options of IIRC's title step.
+    """
+
+    k_per_step: int = 4
+    max_steps: int = 8
+    paragraph_budget: int = 15
+    stop_sequence: str = "answer is:"
+    reasoning_prompt_template: str | None = None
+    qa_prompt_template: str | None = None
+    max_paragraph_words: int = 600
+    generation_max_tokens: int = 300
+    reader: ReaderChoice = "cot"
+    reader_max_tokens: int = 200
+    question_prefix: str = ""
+    reader_question_prefix: str = ""
+    near_duplicate_threshold: float = 90.0
+    exclude_collected: bool = True
+    iirc: IIRCConfig = field(default_factory=IIRCConfig)
+
+    def __post_init__(self) -> None:
+        for option in ("k_per_step", "max_steps", "paragraph_budget", "max_paragraph_words",
+                       "generation_max_tokens", "reader_max_tokens"):
+            if getattr(self, option) < 1:
+                raise ConfigError(f"IRCoT option {option!r} must be at least 1, got {getattr(self, option)}")
+        if not self.stop_sequence.strip():
+            raise ConfigError("IRCoT option 'stop_sequence' must not be empty")
+        if self.reader not in READER_CHOICES:
+            raise ConfigError(f"IRCoT option 'reader' must be one of {', '.join(READER_CHOICES)}, "
+                              f"got {self.reader!r}")
+        for option in ("question_prefix", "reader_question_prefix"):
+            prefix = getattr(self, option)
+            if prefix and not prefix[-1].isspace():
+                raise ConfigError(f"IRCoT option {option!r} must end with a space or a newline, got {prefix!r}")
+        if self.reasoning_prompt_template is not None:
+            check_template(self.reasoning_prompt_template, "reasoning_prompt_template", REASONING_VARIABLES)
+        if self.qa_prompt_template is not None:
+            check_template(self.qa_prompt_template, "qa_prompt_template", QA_VARIABLES)
+
+
+class _StablePrefix:
+    """The demonstrations of one question's reasoning prompts, kept fixed across its steps."""
+
+    def __init__(self, llm: LLM, fitter: DemonstrationFitter, generation_tokens: int) -> None:
+        self.llm = llm
+        self.fitter = fitter
+        self.generation_tokens = generation_tokens
+        self.prefix = ""
+
+    def fit(self, largest_instance: str) -> None:
+        """Keep as many demonstrations as fit before ``largest_instance``, with room for a
+        CoT so far and a new generation (each ``generation_tokens`` long)."""
+        try:
+            prompt = self.fitter.prompt(largest_instance, reserve=2 * self.generation_tokens)
+        except LLMError:
+            prompt = largest_instance  # not even the instance fits that estimate: start with none
+        self.prefix = prompt[: len(prompt) - len(largest_instance)]
+
+    def prompt(self, instance: str) -> str:
+        """The kept demonstrations then ``instance``; more are dropped only if it overflows.
+
+        Raises:
+            LLMError: if ``instance`` alone does not fit in the model's context.
+        """
+        prompt = self.prefix + instance
+        if self.llm.count_tokens(prompt) + self.generation_tokens > self.llm.context_length:
+            prompt = self.fitter.prompt(instance, reserve=self.generation_tokens)
+            self.prefix = prompt[: len(prompt) - len(instance)]
+            logger.info("IRCoT prompt overflowed its estimate; now %d demonstrations", self.count())
+        return prompt
+
+    def count(self) -> int:
+        """How many demonstrations the prefix holds."""
+        demonstrations = self.fitter.demonstrations
+        for n in range(len(demonstrations), 0, -1):
+            if self.prefix == DEMONSTRATION_SEPARATOR.join(demonstrations[:n]) + DEMONSTRATION_SEPARATOR:
+                return n
+        return 0
+
+
+class IRCoT:
+    """Interleaved retrieval and chain of thought; see the module docstring for the algorithm.
+
+    Args:
+        llm: the model for reasoning, reading and (IIRC) titles.
+        retriever: the base retriever (BM25 in the paper).
+        config: the options.
+        demonstrations: reasoning demonstrations (a ``*_cot_qa_*`` file); empty = zero-shot.
+        reader_demonstrations: reader demonstrations (``*_cot_qa_*`` or ``*_direct_qa_*``
+            with the same M as ``demonstrations``).
+        title_matcher: maps generated titles to corpus titles; with it, questions that
+            have a main passage get IIRC's handling.
+        title_demonstrations: IIRC title-generation demonstrations.
+        splitter: sentence splitter (default: syntok).
+
+    Raises:
+        ConfigError: if both a reasoning template and demonstrations are given.
+    """
+
+    name = "ircot"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: IRCoTConfig = IRCoTConfig(),
+                 demonstrations: Sequence[str] = (), reader_demonstrations: Sequence[str] = (), *,
+                 title_matcher: TitleMatcher | None = None, title_demonstrations: Sequence[str] = (),
+                 splitter: SentenceSplitter | None = None) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+        self.fitter = DemonstrationFitter(llm, demonstrations)
+        if config.reasoning_prompt_template is not None and self.fitter.demonstrations:
+            raise ConfigError("IRCoT: give either 'reasoning_prompt_template' (zero-shot) or demonstrations "
+                              "(few-shot), not both")
+        self.few_shot = bool(self.fitter.demonstrations)
+        self.splitter: SentenceSplitter = splitter if splitter is not None else SyntokSplitter()
+        self.reader = Reader(llm, ReaderConfig(mode="direct" if config.reader == "direct" else "cot",
+                                               max_tokens=config.reader_max_tokens), reader_demonstrations)
+        self.template_reader = config.qa_prompt_template is not None or not (
+            self.reader.fitter.demonstrations or self.few_shot)
+        self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
+                             if title_matcher is not None else None)
+
+    def generate(self, query: Query) -> GenerationResult:
+        """Answer one question with IRCoT.
+
+        Returns:
+            The answer; ``chunk_ids`` are the collected paragraph ids in collection
+            order; ``metadata`` holds steps, cot_sentences, chunk_ids, queries,
+            stop_reason ("answer" | "empty" | "max_steps"), reader_generation, the
+            demonstrations kept per step, and for IIRC the generated and mapped titles.
+
+        Raises:
+            LLMError: if a prompt does not fit in the model's context even without
+                demonstrations.
+        """
+        config = self.config
+        scope = self._scope(query)                                                     # (i)
+        titles = scope.titles if scope is not None and scope.titles else None
+        collection = ParagraphCollection(config.paragraph_budget, config.max_paragraph_words,
+                                         config.near_duplicate_threshold)
+        queries: list[str] = []
+        self._retrieve(next_query(query.text, ()), query, collection, titles, queries)  # (a)
+        prefix = _StablePrefix(self.llm, self.fitter, config.generation_max_tokens)
+        if self.few_shot:
+            prefix.fit(self._largest_instance(query, collection))
+        sentences: list[str] = []
+        demonstrations_per_step: list[int] = []
+        stop_reason = "max_steps"
+        steps = 0
+        for step in range(1, config.max_steps + 1):
+            steps = step
+            prompt = self._reasoning_prompt(prefix, query, collection.paragraphs, sentences)  # (b)
+            demonstrations_per_step.append(prefix.count())
+            completion = self.llm.complete(prompt, stop=REASONING_STOP,
+                                           max_tokens=config.generation_max_tokens, temperature=0.0)
+            found = self.splitter.split(completion.text.strip())
+            if not found:                                                               # (c)
+                stop_reason = "empty"
+                break
+            sentences.append(found[0])
+            if config.stop_sequence.lower() in found[0].lower():
+                stop_reason = "answer"
+                break
+            if step == config.max_steps:
+                break
+            self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
+        answer, reader_generation = self._read(query, collection.paragraphs, sentences)      # (e)
+        metadata: dict[str, object] = {
+            "steps": steps,
+            "cot_sentences": sentences,
+            "chunk_ids": list(collection.ids),
+            "queries": queries,
+            "stop_reason": stop_reason,
+            "reader_generation": reader_generation,
+            "retrieved_titles": [p.title for p in collection.paragraphs],
+            "demonstrations": demonstrations_per_step,
+        }
+        if scope is not None:
+            metadata["iirc_generated_titles"] = list(scope.generated)
+            metadata["iirc_titles"] = list(scope.titles)
+        return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=metadata)
+
+    def _scope(self, query: Query) -> TitleScope | None:
+        """IIRC (Appendix B): the pages later retrieval is restricted to."""
+        if query.main_passage is None or self.title_scoper is None:
+            return None
+        scope = self.title_scoper.scope(query.text, query.main_passage)
+        if not scope.titles:
+            logger.warning("question %s: no generated title matched a corpus title (%r); retrieving "
+                           "from the whole corpus", query.id, scope.generation)
+        return scope
+
+    def _retrieve(self, text: str, query: Query, collection: ParagraphCollection,
+                  titles: tuple[str, ...] | None, queries: list[str]) -> None:
+        """Retrieve K paragraphs for ``text`` into ``collection`` (nothing for an empty
+        query, nor once the budget is full, when nothing could be added)."""
+        if not text or collection.is_full:
+            return
+        queries.append(text)
+        exclude = set(collection.ids) if self.config.exclude_collected else set()
+        if query.main_passage is not None:
+            exclude.add(query.main_passage.id)
+        hits = self.retriever.retrieve(text, self.config.k_per_step, exclude=exclude, titles=titles)
+        collection.extend(hit.paragraph for hit in hits)
+
+    def _instance(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> str:
+        """The test instance of the few-shot layout: paragraphs, question, CoT so far."""
+        question = f"{self.config.question_prefix}{query.text.strip()}"
+        return test_block(with_main_passage(query, paragraphs), question, " ".join(sentences))
+
+    def _largest_instance(self, query: Query, collection: ParagraphCollection) -> str:
+        """The instance with the budget filled by copies of the longest paragraph so far."""
+        known = list(collection.paragraphs)
+        filler = max(known, key=lambda p: len(render_paragraph(p)), default=_PLACEHOLDER)
+        padded = known + [filler] * (self.config.paragraph_budget - len(known))
+        return self._instance(query, padded, ())
+
+    def _reasoning_prompt(self, prefix: _StablePrefix, query: Query, paragraphs: Sequence[Paragraph],
+                          sentences: Sequence[str]) -> str:
+        if self.few_shot:
+            return prefix.prompt(self._instance(query, paragraphs, sentences))
+        template = self.config.reasoning_prompt_template or DEFAULT_REASONING_TEMPLATE
+        return render_template(template, query=query.text.strip(), paragraphs=with_main_passage(query, paragraphs),
+                               word_limit=PARAGRAPH_WORD_LIMIT, cot_history=sentences)
+
+    def _read(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> tuple[str, str | None]:
+        """(e) The answer and the reader's raw generation (None without a reader)."""
+        if self.config.reader == "none":
+            return extract_answer(" ".join(sentences)), None
+        shown = with_main_passage(query, paragraphs)
+        if not self.template_reader:
+            output = self.reader.read(f"{self.config.reader_question_prefix}{query.text.strip()}", shown)
+            return output.answer, output.generation
+        default = DEFAULT_COT_QA_TEMPLATE if self.config.reader == "cot" else DEFAULT_QA_TEMPLATE
+        prompt = render_template(self.config.qa_prompt_template or default, query=query.text.strip(),
+                                 paragraphs=shown, word_limit=PARAGRAPH_WORD_LIMIT)
+        completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.reader_max_tokens,
+                                       temperature=0.0)
+        if self.config.reader == "cot":
+            return extract_answer(" ".join(completion.text.split())), completion.text
+        return clean_direct_answer(completion.text), completion.text
