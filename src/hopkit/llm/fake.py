@@ -20,6 +20,7 @@ class ScriptedLLM:
     """
 
     model_id = "scripted"
+    supports_concurrency = False  # a scripted list is answered in call order
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192) -> None:
         self.script = script

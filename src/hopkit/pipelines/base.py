@@ -37,20 +37,21 @@ class GenerationPipeline(ABC):
         retrieval_pipeline: where paragraphs come from (None for NoR).
         dataset: the stored dataset to run on; None = the retrieval pipeline's, or the
             only dataset in the store.
-        workers: questions answered at once.
+        batch_size: questions in flight at once when the LLM backend serves concurrent
+            calls (a server); a local llama.cpp model answers one question at a time.
     """
 
     method_name: ClassVar[str]
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline | None = None, dataset: str | None = None,
-                 workers: int = 1) -> None:
+                 batch_size: int = 10) -> None:
         self.session_factory = session_factory
         self.name = name
         self.llm = llm
         self.retrieval_pipeline = retrieval_pipeline
         self.dataset = dataset
-        self.workers = workers
+        self.batch_size = batch_size
         self._metered_llm: MeteredLLM | None = None
 
     @abstractmethod
@@ -102,7 +103,9 @@ class GenerationPipeline(ABC):
         spec = self.run_spec(top_k)
         method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
         queries = store.queries(spec.dataset, limit=limit)
-        outcome = run_method(method, queries, store, spec, workers=self.workers, progress=progress)
+        concurrent = getattr(self._llm().inner, "supports_concurrency", True)
+        workers = self.batch_size if concurrent else 1
+        outcome = run_method(method, queries, store, spec, workers=workers, progress=progress)
         return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed}
 

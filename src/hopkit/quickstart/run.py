@@ -13,6 +13,7 @@ from hopkit.data.registry import load_dataset
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
+from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
 from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipeline
 from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
@@ -43,6 +44,9 @@ def quickstart_pipelines(session_factory: sessionmaker[Session], llm: Any) -> li
     pipelines: list[GenerationPipeline] = [
         NoRGenerationPipeline(session_factory, "quickstart-nor", llm, reader=direct, dataset=DATASET),
         OneRGenerationPipeline(session_factory, "quickstart-oner", llm, bm25, k=5, reader=direct, dataset=DATASET),
+        IRCoTGenerationPipeline(session_factory, "quickstart-ircot", llm, bm25, k_per_step=2, max_steps=4,
+                                paragraph_budget=8, dataset=DATASET, reader="direct", reader_max_tokens=32,
+                                generation_max_tokens=64),
     ]
     return pipelines
 

@@ -67,14 +67,14 @@ class GenerationPipelineConfig:
         llm: name of a config in ``configs/llm/``.
         retrieval_pipeline_name: name of a config in ``configs/retrieval/`` (None: no retrieval).
         dataset: the stored dataset to run on (None: the only one in the store).
-        workers: questions answered at once.
+        batch_size: questions in flight at once (with backends that serve concurrent calls).
     """
 
     name: str
     llm: str = "smollm2"
     retrieval_pipeline_name: str | None = "bm25"
     dataset: str | None = None
-    workers: int = 1
+    batch_size: int = 10
 
     def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
         if self.retrieval_pipeline_name is None:

@@ -87,9 +87,9 @@ class IRCoTGenerationPipeline(GenerationPipeline):
                  paragraph_budget: int = 15, stop_sequence: str = "answer is:",
                  reasoning_prompt_template: str | None = None, qa_prompt_template: str | None = None,
                  top_k: int | None = None, demonstrations: DemonstrationSpec | None = None,
-                 title_matching: bool | None = None, dataset: str | None = None, workers: int = 1,
+                 title_matching: bool | None = None, dataset: str | None = None, batch_size: int = 10,
                  **options: Any) -> None:
-        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, workers)
+        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size)
         self.config = ircot_config({
             "k_per_step": k_per_step if top_k is None else top_k, "max_steps": max_steps,
             "paragraph_budget": paragraph_budget, "stop_sequence": stop_sequence,
@@ -164,5 +164,5 @@ class IRCoTGenerationPipelineConfig(GenerationPipelineConfig):
             paragraph_budget=self.paragraph_budget, stop_sequence=self.stop_sequence,
             reasoning_prompt_template=self.reasoning_prompt_template, qa_prompt_template=self.qa_prompt_template,
             top_k=self.top_k, demonstrations=demonstration_spec(self.demonstrations),
-            title_matching=self.title_matching, dataset=self.dataset, workers=self.workers, **dict(self.options),
+            title_matching=self.title_matching, dataset=self.dataset, batch_size=self.batch_size, **dict(self.options),
         )

@@ -25,8 +25,8 @@ class NoRGenerationPipeline(GenerationPipeline):
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any, *,
                  reader: ReaderConfig = ReaderConfig(), demonstrations: DemonstrationSpec | None = None,
-                 dataset: str | None = None, workers: int = 1) -> None:
-        super().__init__(session_factory, name, llm, None, dataset, workers)
+                 dataset: str | None = None, batch_size: int = 10) -> None:
+        super().__init__(session_factory, name, llm, None, dataset, batch_size)
         self.config = NoRConfig(reader=reader)
         self.demonstrations = demonstrations
 
@@ -50,5 +50,5 @@ class NoRPipelineConfig(GenerationPipelineConfig):
     def build(self, session_factory: sessionmaker[Session]) -> NoRGenerationPipeline:
         return NoRGenerationPipeline(
             session_factory, self.name, self.llm, reader=reader_config(self.reader),
-            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, workers=self.workers,
+            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, batch_size=self.batch_size,
         )

@@ -28,8 +28,8 @@ class OneRGenerationPipeline(GenerationPipeline):
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline, *, k: int = 5, reader: ReaderConfig = ReaderConfig(),
                  demonstrations: DemonstrationSpec | None = None, dataset: str | None = None,
-                 workers: int = 1) -> None:
-        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, workers)
+                 batch_size: int = 10) -> None:
+        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size)
         self.config = OneRConfig(k=k, reader=reader)
         self.demonstrations = demonstrations
 
@@ -61,5 +61,5 @@ class OneRPipelineConfig(GenerationPipelineConfig):
             raise ConfigError(f"OneR config {self.name!r}: option 'retrieval_pipeline_name' is required")
         return OneRGenerationPipeline(
             session_factory, self.name, self.llm, retrieval, k=self.k, reader=reader_config(self.reader),
-            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, workers=self.workers,
+            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, batch_size=self.batch_size,
         )
