@@ -131,3 +131,9 @@ def test_a_killed_run_resumes_without_losing_or_redoing_finished_questions(tmp_p
     assert not set(resumed.calls) & finished_before
     assert outcome.already_done == len(finished_before)
     assert store.finished_query_ids(run_id) == {q.id for q in QUERIES}
+
+
+def test_local_llama_models_answer_one_question_at_a_time() -> None:
+    from hopkit.llm.llama_cpp import LlamaCppLLM
+
+    assert LlamaCppLLM.supports_concurrency is False

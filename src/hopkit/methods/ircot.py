@@ -83,8 +83,8 @@ class IRCoTConfig:
             demonstrations) are given, else the documentation page's default.
         max_paragraph_words: retrieved paragraphs longer than this are skipped (600).
         generation_max_tokens: budget of each reasoning call (the authors' ~300).
-        reader: "cot" (the paper's choice for GPT3), "direct" (better for Flan-T5,
-            Appendix E), or "none" (Appendix F's "w/o reader": the answer is extracted
+        reader: "direct" (the default: the documentation page's QA template; better for
+            Flan-T5, Appendix E), "cot" (the paper's choice for GPT3), or "none" (Appendix F's "w/o reader": the answer is extracted
             from the retrieval CoT with the reader's extraction).
         reader_max_tokens: budget of the reader call.
         question_prefix: put before the question in reasoning prompts; Flan-T5 files use
@@ -108,7 +108,7 @@ class IRCoTConfig:
     qa_prompt_template: str | None = None
     max_paragraph_words: int = 600
     generation_max_tokens: int = 300
-    reader: ReaderChoice = "cot"
+    reader: ReaderChoice = "direct"
     reader_max_tokens: int = 200
     question_prefix: str = ""
     reader_question_prefix: str = ""

@@ -1,0 +1,184 @@
+"""llama.cpp backend speed, and the time KV prefix reuse saves on an IRCoT prompt.
+
+For each GGUF file in ``$HOPKIT_MODEL_DIR`` (default ``~/.cache/local-models``):
+
+* prompt evaluation (tokens/s): a cold call on the IRCoT prompt with ``max_tokens=1``;
+* generation (tokens/s): new tokens per second of a call whose prompt is already cached;
+* prefix reuse: IRCoT's second reasoning step (the same demonstrations and first
+  paragraphs, two more paragraphs, the question and the first CoT sentence) run
+  right after the first step, reusing the cached prefix, versus the same prompt cold.
+
+The prompt is the IRCoT authors' HotpotQA CoT file
+(``$HOPKIT_DATA_DIR/ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt``),
+with as many demonstrations as fit ~3000 tokens, and the first question of
+``$HOPKIT_DATA_DIR/hotpotqa/hotpot_dev_distractor_sample.json``.
+
+Run: ``HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python -m benchmarks.llm_bench``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from hopkit.llm.llama_cpp import LlamaCppLLM
+
+try:
+    from benchmarks._report import write_section
+except ImportError:  # pysbd installs a top-level "benchmarks" package that can shadow this folder
+    from _report import write_section  # type: ignore[no-redef,unused-ignore]  # the script's own folder is on sys.path
+
+logger = logging.getLogger("llm_bench")
+
+PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
+QUESTIONS_FILE = "hotpotqa/hotpot_dev_distractor_sample.json"
+COMMAND = "HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python -m benchmarks.llm_bench"
+
+
+@dataclass(frozen=True)
+class Row:
+    model: str
+    load_seconds: float
+    prompt_tokens_per_second: float
+    generation_tokens_per_second: float
+    step2_prompt_tokens: int
+    step2_cached_tokens: int
+    cold_seconds: float
+    warm_seconds: float
+    same_text: bool
+
+
+def demonstrations(data_dir: Path) -> list[str]:
+    """The IRCoT demonstrations of the prompt file, without their ``# METADATA`` lines."""
+    text = (data_dir / PROMPT_FILE).read_text(encoding="utf-8")
+    demos = []
+    for block in text.split("\n\n\n"):
+        lines = [line for line in block.strip("\n").splitlines() if not line.startswith("# METADATA")]
+        if lines:
+            demos.append("\n".join(lines))
+    return demos
+
+
+def question(data_dir: Path) -> tuple[str, list[str]]:
+    """The first HotpotQA question and its paragraphs as IRCoT blocks, gold ones first."""
+    item = json.loads((data_dir / QUESTIONS_FILE).read_text(encoding="utf-8"))[0]
+    gold = {title for title, _ in item["supporting_facts"]}
+    ordered = sorted(item["context"], key=lambda pair: pair[0] not in gold)
+    blocks = [f"Wikipedia Title: {title}\n{''.join(sentences).strip()}" for title, sentences in ordered]
+    return item["question"], blocks
+
+
+def ircot_prompt(demos: str, paragraphs: list[str], query: str, cot: str) -> str:
+    return demos + "\n\n\n" + "\n\n".join(paragraphs) + f"\n\nQ: {query}\nA:" + (f" {cot}" if cot else "")
+
+
+def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -> Row:
+    """Load one model and time the IRCoT steps (see the module docstring)."""
+    started = time.perf_counter()
+    llm = LlamaCppLLM.load(path, n_ctx=n_ctx, n_threads=threads)
+    load_seconds = time.perf_counter() - started
+    query, paragraphs = question(data_dir)
+    tail_tokens = llm.count_tokens(ircot_prompt("", paragraphs[:4], query, "x" * 200))
+    kept: list[str] = []
+    for demo in demonstrations(data_dir):
+        if llm.count_tokens("\n\n\n".join(kept + [demo])) + tail_tokens > budget:
+            break
+        kept.append(demo)
+    demos = "\n\n\n".join(kept)
+    logger.info("%s: %d demonstrations kept", path.name, len(kept))
+
+    step1 = ircot_prompt(demos, paragraphs[:2], query, "")
+    llm.reset()
+    cold1 = llm.complete(step1, max_tokens=1)  # prompt evaluation from scratch
+    logger.info("%s: step 1 cold, %d tokens in %.1fs", path.name, cold1.prompt_tokens, cold1.seconds)
+    # Everything but the last prompt token is cached now: this call is nearly pure generation.
+    generated = llm.complete(step1, max_tokens=48, stop=["\n"])
+    sentence = generated.text.strip() or "The answer is unknown."
+    logger.info("%s: step 1 sentence %r (%d tokens, %.1fs)", path.name, sentence, generated.completion_tokens,
+                generated.seconds)
+    step2 = ircot_prompt(demos, paragraphs[:4], query, sentence)
+    warm = llm.complete(step2, max_tokens=48, stop=["\n"])
+    llm.reset()
+    cold = llm.complete(step2, max_tokens=48, stop=["\n"])
+    logger.info("%s: step 2 warm %.2fs (%d/%d cached), cold %.2fs", path.name, warm.seconds,
+                warm.cached_prompt_tokens, warm.prompt_tokens, cold.seconds)
+    llm.close()
+    return Row(model=path.stem, load_seconds=load_seconds,
+               prompt_tokens_per_second=cold1.prompt_tokens / cold1.seconds,
+               generation_tokens_per_second=generated.completion_tokens / generated.seconds,
+               step2_prompt_tokens=warm.prompt_tokens, step2_cached_tokens=warm.cached_prompt_tokens,
+               cold_seconds=cold.seconds, warm_seconds=warm.seconds, same_text=warm.text == cold.text)
+
+
+def render(rows: list[Row], *, budget: int, n_ctx: int, threads: int,
+           load_average: tuple[float, float]) -> str:
+    lines = [
+        "## LLM backend (llama.cpp)",
+        "",
+        f"Command: `{COMMAND}`  ",
+        f"Machine: {platform.processor() or platform.machine()}, nproc={os.cpu_count()}, "
+        f"n_threads={threads}, n_ctx={n_ctx}, llama-cpp-python {version('llama-cpp-python')}"
+        f". 1-minute load average at start/end: {load_average[0]:.2f}/{load_average[1]:.2f}; above "
+        f"nproc means other jobs shared the cores, so absolute speeds are pessimistic and the cold/warm "
+        f"ratio is the robust number.",
+        "",
+        f"IRCoT prompt: HotpotQA CoT demonstrations (`{PROMPT_FILE}`) cut to fit ~{budget} tokens, "
+        "then the first question of the HotpotQA sample. Step 1 holds 2 paragraphs; step 2 appends 2 more "
+        "paragraphs and the first CoT sentence, as IRCoT does. *Warm* runs step 2 right after step 1 "
+        "(the demonstrations and the first 2 paragraphs are reused from the KV cache); *cold* runs it "
+        "after a reset. Both greedy, at most 48 new tokens, stop at newline. Prompt eval: step 1 cold "
+        "with one new token. Generation: step 1's CoT sentence, its prompt already cached (so at "
+        "~2.7k tokens of context).",
+        "",
+        "| model | load s | prompt eval tok/s | generation tok/s | step-2 prompt tokens | cached share "
+        "| cold s | warm s | saved | same text |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        share = row.step2_cached_tokens / row.step2_prompt_tokens
+        saved = 1 - row.warm_seconds / row.cold_seconds
+        lines.append(f"| {row.model} | {row.load_seconds:.1f} | {row.prompt_tokens_per_second:.0f} "
+                     f"| {row.generation_tokens_per_second:.1f} | {row.step2_prompt_tokens} | {share:.0%} "
+                     f"| {row.cold_seconds:.2f} | {row.warm_seconds:.2f} | {saved:.0%} "
+                     f"| {'yes' if row.same_text else 'no'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=3000, help="tokens of the step-2 prompt (about)")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--no-write", action="store_true", help="print the section, do not write docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+
+    data_dir = os.environ.get("HOPKIT_DATA_DIR")
+    if not data_dir or not (Path(data_dir) / PROMPT_FILE).is_file():
+        logger.error("set HOPKIT_DATA_DIR to the folder holding %s (e.g. ../shared/data)", PROMPT_FILE)
+        return 2
+    model_dir = Path(os.environ.get("HOPKIT_MODEL_DIR", "~/.cache/local-models")).expanduser()
+    models = sorted(model_dir.glob("*.gguf"), key=lambda p: p.stat().st_size)
+    if not models:
+        logger.error("no .gguf files in %s; set HOPKIT_MODEL_DIR", model_dir)
+        return 2
+    load_at_start = os.getloadavg()[0]
+    rows = [measure(path, Path(data_dir), args.budget, args.n_ctx, args.threads) for path in models]
+    section = render(rows, budget=args.budget, n_ctx=args.n_ctx, threads=args.threads,
+                     load_average=(load_at_start, os.getloadavg()[0]))
+    sys.stdout.write(section + "\n")
+    if not args.no_write:
+        write_section("llm", section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

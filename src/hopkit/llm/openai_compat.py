@@ -1,0 +1,211 @@
+"""Any OpenAI-compatible HTTP server (OpenAI, vLLM, Ollama, llama.cpp server) as an LLM."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any, Literal, Sequence
+
+import httpx
+
+from hopkit.errors import LLMError
+from hopkit.llm.protocol import Completion
+from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
+from hopkit.llm.text import cut_at_stop, estimate_tokens
+
+logger = logging.getLogger(__name__)
+
+Endpoint = Literal["completions", "chat"]
+_PATHS: dict[str, str] = {"completions": "/completions", "chat": "/chat/completions"}
+_HINTS: dict[int, str] = {
+    400: " (is the prompt longer than the model's context, or an option unsupported?)",
+    401: " (set api_key= or the environment variable OPENAI_API_KEY)",
+    403: " (the API key may lack access to this model)",
+    404: " (check base_url, the model name and whether the server offers this endpoint)",
+}
+
+
+def endpoint_url(base_url: str, endpoint: str) -> str:
+    """The full URL of ``endpoint`` under ``base_url``, which may or may not end with ``/v1``.
+
+    Args:
+        base_url: e.g. ``http://localhost:8000`` or ``https://api.openai.com/v1/``.
+        endpoint: ``"completions"`` or ``"chat"``.
+
+    Returns:
+        e.g. ``http://localhost:8000/v1/completions``.
+    """
+    base = base_url.rstrip("/")
+    if not base.endswith("/v1"):
+        base += "/v1"
+    return base + _PATHS[endpoint]
+
+
+def _server_message(response: httpx.Response) -> str:
+    """The error message a server put in its response body, shortened."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:500] or response.reason_phrase
+    if isinstance(data, dict):
+        error = data.get("error", data.get("detail", data.get("message")))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error is not None:
+            return str(error)[:500]
+    return str(data)[:500]
+
+
+class OpenAICompatibleLLM:
+    """A model behind an OpenAI-compatible ``/v1/completions`` or ``/v1/chat/completions`` API.
+
+    Rate limits (429), server errors (5xx), time-outs and connection failures are
+    retried ``max_retries`` times with exponential backoff (honouring
+    ``Retry-After``); other 4xx answers fail at once. Nothing is sent and no
+    environment variable is read until the first call.
+
+    Args:
+        base_url: the server, with or without the trailing ``/v1``.
+        model: the model name the server knows.
+        api_key: bearer token; ``None`` reads ``OPENAI_API_KEY`` at call time (local servers need none).
+        endpoint: ``"completions"`` (raw text continuation) or ``"chat"`` (the prompt as one user message).
+        context_length: the model's context window in tokens (the server does not report it).
+        timeout: seconds per HTTP request.
+        max_retries: retries after the first attempt.
+        backoff: seconds before the first retry, doubled for each further one.
+
+    Raises:
+        LLMError: an invalid option.
+    """
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
+                 endpoint: Endpoint = "completions", context_length: int = 8192, timeout: float = 60,
+                 max_retries: int = 4, backoff: float = 1.0) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise LLMError(f"base_url must start with http:// or https://, got {base_url!r}")
+        if not model:
+            raise LLMError(f"OpenAICompatibleLLM for {base_url} needs a model name")
+        if endpoint not in _PATHS:
+            raise LLMError(f"endpoint must be 'completions' or 'chat', got {endpoint!r}")
+        if context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0:
+            raise LLMError(f"invalid options for {base_url}: context_length={context_length} (>= 1), "
+                           f"timeout={timeout} (> 0), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0)")
+        self.base_url = base_url
+        self.model = model
+        self.api_key = api_key
+        self.endpoint: Endpoint = endpoint
+        self.context_length = context_length
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.url = endpoint_url(base_url, endpoint)
+        self.model_id = model if endpoint == "completions" else f"{model}@chat"
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
+
+    def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                 temperature: float = 0.0) -> Completion:
+        """Send one completion request (retrying transient failures).
+
+        Args:
+            prompt: the text to continue (chat endpoint: the user message).
+            stop: generation stops before the first of these; they are not in the text.
+            max_tokens: at most this many new tokens.
+            temperature: 0 for (near-)greedy decoding.
+
+        Returns:
+            The completion, with token counts from the response's ``usage`` (estimated if absent).
+
+        Raises:
+            LLMServerError: the server kept failing (429, 5xx, time-out, unreachable) past the retries.
+            LLMError: the server refused the request (other 4xx) or answered something unreadable.
+        """
+        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature}
+        if self.endpoint == "chat":
+            body["messages"] = [{"role": "user", "content": prompt}]
+        else:
+            body["prompt"] = prompt
+        stops = [s for s in stop if s]
+        if stops:
+            body["stop"] = stops
+        started = time.perf_counter()
+        data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
+                          backoff=self.backoff)
+        seconds = time.perf_counter() - started
+        text = cut_at_stop(self._text_of(data), stops)
+        usage = data.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens") or estimate_tokens(prompt)),
+            completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)),
+            seconds=seconds,
+            cached_prompt_tokens=int(details.get("cached_tokens") or 0),
+        )
+
+    def count_tokens(self, text: str) -> int:
+        """Estimate of the token count (the server's tokenizer is remote); see ``estimate_tokens``."""
+        return estimate_tokens(text)
+
+    def close(self) -> None:
+        """Close the HTTP connections (a later call opens new ones)."""
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    def __enter__(self) -> OpenAICompatibleLLM:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleLLM(url={self.url!r}, model={self.model!r})"
+
+    def _http(self) -> httpx.Client:
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout)
+            return self._client
+
+    def _headers(self) -> dict[str, str]:
+        key = self.api_key if self.api_key is not None else os.environ.get("OPENAI_API_KEY")
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One attempt; raises TransientError for what is worth retrying."""
+        try:
+            response = self._http().post(self.url, json=body, headers=self._headers())
+        except httpx.TimeoutException as exc:
+            raise TransientError(f"no answer within timeout={self.timeout}s ({type(exc).__name__})") from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise LLMError(f"{self.url}: {exc}") from exc
+        except httpx.TransportError as exc:
+            raise TransientError(f"connection failed ({type(exc).__name__}: {exc})") from exc
+        status = response.status_code
+        if status == 429 or status >= 500:
+            raise TransientError(f"HTTP {status}: {_server_message(response)}",
+                                 retry_after=parse_retry_after(response.headers.get("retry-after")))
+        if status >= 400:
+            raise LLMError(f"{self.url} refused the request with HTTP {status}: "
+                           f"{_server_message(response)}{_HINTS.get(status, '')}")
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise LLMError(f"{self.url} answered HTTP {status} with a body that is not JSON: "
+                           f"{response.text[:200]!r}") from exc
+        if not isinstance(data, dict):
+            raise LLMError(f"{self.url} answered with JSON that is not an object: {str(data)[:200]}")
+        return data
+
+    def _text_of(self, data: dict[str, Any]) -> str:
+        try:
+            choice = data["choices"][0]
+            text = choice["message"]["content"] if self.endpoint == "chat" else choice["text"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.url} answered without the expected choices[0]."
+                           f"{'message.content' if self.endpoint == 'chat' else 'text'}: {str(data)[:300]}") from exc
+        return text if isinstance(text, str) else ""

@@ -1,0 +1,83 @@
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from hopkit.errors import LLMError
+from hopkit.llm.cache import CachedLLM
+from hopkit.llm.fake import ScriptedLLM
+from hopkit.llm.meter import MeteredLLM
+from hopkit.llm.protocol import LLM, Completion
+from hopkit.usage import Usage, track_usage
+
+pytestmark = pytest.mark.unit
+
+
+class FixedLLM:
+    model_id = "fixed"
+    context_length = 100
+
+    def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                 temperature: float = 0.0) -> Completion:
+        if prompt == "fail":
+            raise LLMError("scripted failure")
+        return Completion(text="ok", prompt_tokens=10, completion_tokens=2, seconds=0.0, cached_prompt_tokens=4)
+
+    def count_tokens(self, text: str) -> int:
+        return 1
+
+
+def test_calls_inside_a_block_are_added_to_it_and_to_the_total() -> None:
+    llm = MeteredLLM(FixedLLM())
+    assert isinstance(llm, LLM) and llm.model_id == "fixed" and llm.context_length == 100
+    llm.complete("outside any block")
+    with track_usage() as usage:
+        completion = llm.complete("a")
+        llm.complete("b", stop=["\n"], max_tokens=3)
+    assert completion.text == "ok"
+    assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens, usage.cached_prompt_tokens) == (2, 20, 4, 8)
+    assert usage.llm_seconds > 0
+    total = llm.total
+    assert (total.llm_calls, total.prompt_tokens, total.completion_tokens) == (3, 30, 6)
+
+
+def test_total_is_a_snapshot() -> None:
+    llm = MeteredLLM(FixedLLM())
+    before = llm.total
+    llm.complete("a")
+    assert before.llm_calls == 0 and llm.total.llm_calls == 1
+
+
+def test_failed_calls_are_not_counted() -> None:
+    llm = MeteredLLM(FixedLLM())
+    with track_usage() as usage, pytest.raises(LLMError):
+        llm.complete("fail")
+    assert usage.llm_calls == 0 and llm.total.llm_calls == 0
+
+
+def test_concurrent_questions_keep_their_own_numbers() -> None:
+    llm = MeteredLLM(FixedLLM())
+    results: dict[int, Usage] = {}
+
+    def question(number: int) -> None:
+        with track_usage() as usage:
+            for _ in range(number * 10):
+                llm.complete("q")
+        results[number] = usage
+
+    threads = [threading.Thread(target=question, args=(n,)) for n in (1, 2, 3, 4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {n: u.llm_calls for n, u in results.items()} == {1: 10, 2: 20, 3: 30, 4: 40}
+    assert llm.total.llm_calls == 100 and llm.total.prompt_tokens == 1000
+
+
+def test_meter_outside_a_cache_counts_hits_with_their_tokens(tmp_path: Path) -> None:
+    llm = MeteredLLM(CachedLLM(ScriptedLLM(["one two"]), tmp_path / "cache.sqlite"))
+    with track_usage() as usage:
+        llm.complete("x y z")
+        llm.complete("x y z")  # a hit: the scripted LLM would raise if called again
+    assert usage.llm_calls == 2 and usage.prompt_tokens == 6 and usage.completion_tokens == 4
