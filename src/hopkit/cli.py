@@ -59,10 +59,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hopkit`` command."""
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    if not args.verbose:
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
+    level = logging.DEBUG if args.verbose else logging.WARNING
+    handler = logging.StreamHandler()
+    handler.setLevel(level)  # filter here too: bm25s sets its own logger to DEBUG on import
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     from hopkit import cli_commands as commands
 
     try:

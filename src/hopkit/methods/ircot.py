@@ -248,9 +248,7 @@ class IRCoT:
             steps = step
             prompt = self._reasoning_prompt(prefix, query, collection.paragraphs, sentences)  # (b)
             demonstrations_per_step.append(prefix.count())
-            completion = self.llm.complete(prompt, stop=REASONING_STOP,
-                                           max_tokens=config.generation_max_tokens, temperature=0.0)
-            found = self.splitter.split(completion.text.strip())
+            found = self.splitter.split(self._continue_cot(prompt))
             if not found:                                                               # (c)
                 stop_reason = "empty"
                 break
@@ -276,6 +274,20 @@ class IRCoT:
             metadata["iirc_generated_titles"] = list(scope.generated)
             metadata["iirc_titles"] = list(scope.titles)
         return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=metadata)
+
+    def _continue_cot(self, prompt: str) -> str:
+        """The model's continuation of the CoT up to the end of its line (greedy).
+
+        A model that opens with a line break (small instruct models do, after a
+        zero-shot template) is asked once more for the line after it; one that writes
+        nothing at all ends the loop.
+        """
+        completion = self.llm.complete(prompt, stop=REASONING_STOP,
+                                       max_tokens=self.config.generation_max_tokens, temperature=0.0)
+        if not completion.text.strip() and completion.completion_tokens > 0:
+            completion = self.llm.complete(prompt + "\n", stop=REASONING_STOP,
+                                           max_tokens=self.config.generation_max_tokens, temperature=0.0)
+        return completion.text.strip()
 
     def _scope(self, query: Query) -> TitleScope | None:
         """IIRC (Appendix B): the pages later retrieval is restricted to."""

@@ -44,8 +44,8 @@ def quickstart_pipelines(session_factory: sessionmaker[Session], llm: Any) -> li
     pipelines: list[GenerationPipeline] = [
         NoRGenerationPipeline(session_factory, "quickstart-nor", llm, reader=direct, dataset=DATASET),
         OneRGenerationPipeline(session_factory, "quickstart-oner", llm, bm25, k=5, reader=direct, dataset=DATASET),
-        IRCoTGenerationPipeline(session_factory, "quickstart-ircot", llm, bm25, k_per_step=2, max_steps=4,
-                                paragraph_budget=8, dataset=DATASET, reader="direct", reader_max_tokens=32,
+        IRCoTGenerationPipeline(session_factory, "quickstart-ircot", llm, bm25, k_per_step=4, max_steps=4,
+                                paragraph_budget=15, dataset=DATASET, reader="direct", reader_max_tokens=32,
                                 generation_max_tokens=64),
     ]
     return pipelines

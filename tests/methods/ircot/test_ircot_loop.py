@@ -248,3 +248,38 @@ def test_main_passage_is_shown_without_a_title_matcher_and_never_retrieved(kit, 
     for prompt in llm.prompts:
         assert prompt.split("\n\n\n")[-1].startswith("Wikipedia Title: Walibi\nLost Gravity opened")
     assert kit.MACK_RIDES.id in result.chunk_ids
+
+
+def test_a_leading_line_break_is_skipped_but_an_empty_generation_stops() -> None:
+    from hopkit.llm.protocol import Completion
+    from hopkit.methods.ircot import IRCoT, IRCoTConfig
+    from hopkit.records import Paragraph, Query
+    from hopkit.retrieval.memory import InMemoryRetriever
+
+    class Model:
+        """Reasoning prompts: a line break first (cut by the stop), then a sentence on the next line."""
+
+        model_id = "newline"
+        context_length = 4096
+
+        def __init__(self, writes_nothing: bool) -> None:
+            self.writes_nothing = writes_nothing
+
+        def complete(self, prompt, *, stop=(), max_tokens=256, temperature=0.0):
+            if "Answer concisely" in prompt:
+                return Completion("Tarsk", 1, 1, 0.0)
+            if self.writes_nothing:
+                return Completion("", 1, 0, 0.0)
+            if prompt.endswith("when ready.\n"):
+                return Completion("", 1, 1, 0.0)
+            return Completion("Ada Quill was born in Tarsk.", 1, 7, 0.0)
+
+        def count_tokens(self, text):
+            return len(text.split())
+
+    corpus = [Paragraph(0, "Ada Quill", "Ada Quill was born in Tarsk.")]
+    query = Query(id="q", text="Where was Ada Quill born?")
+    skipped = IRCoT(Model(False), InMemoryRetriever(corpus), IRCoTConfig(max_steps=1)).generate(query)
+    assert skipped.metadata["cot_sentences"] == ["Ada Quill was born in Tarsk."]
+    empty = IRCoT(Model(True), InMemoryRetriever(corpus), IRCoTConfig(max_steps=3)).generate(query)
+    assert empty.metadata["stop_reason"] == "empty" and empty.metadata["cot_sentences"] == []
