@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 from tqdm import tqdm
 
+from hopkit.errors import LLMServerError
 from hopkit.methods.protocol import Method
 from hopkit.records import Query
 from hopkit.store.records import QueryResult, RunSpec
@@ -24,6 +25,10 @@ from hopkit.store.store import Store
 from hopkit.usage import track_usage
 
 log = logging.getLogger(__name__)
+
+# A server that failed this many questions in a row (after its own retries) is down:
+# stop instead of failing every remaining question slowly.
+MAX_CONSECUTIVE_SERVER_FAILURES = 3
 
 
 @dataclass(frozen=True)
@@ -37,10 +42,11 @@ class RunOutcome:
     failed: int
 
 
-def answer_one(method: Method, query: Query) -> QueryResult:
-    """Answer one question; a failure is recorded with the question, never raised."""
+def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | None]:
+    """Answer one question; a failure is recorded with the question and returned, not raised."""
     started = time.perf_counter()
     error: str | None = None
+    failure: Exception | None = None
     with track_usage() as usage:
         try:
             result = method.generate(query)
@@ -48,14 +54,14 @@ def answer_one(method: Method, query: Query) -> QueryResult:
         except Exception as exc:  # one question's failure must not stop the run
             log.warning("question %s failed: %s: %s", query.id, type(exc).__name__, exc)
             prediction, chunk_ids, trace = "", (), {}
-            error = f"{type(exc).__name__}: {exc}"
+            error, failure = f"{type(exc).__name__}: {exc}", exc
     return QueryResult(
         query_id=query.id, prediction=prediction, chunk_ids=chunk_ids, trace=trace,
         llm_calls=usage.llm_calls, prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens, cached_prompt_tokens=usage.cached_prompt_tokens,
         llm_seconds=usage.llm_seconds, retrieval_seconds=usage.retrieval_seconds,
         total_seconds=time.perf_counter() - started, error=error,
-    )
+    ), failure
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
@@ -76,17 +82,23 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
     finished = failed = 0
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
-    results: Iterable[QueryResult]
+    server_failures_in_a_row = 0
+    results: Iterable[tuple[QueryResult, Exception | None]]
     with bar, ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         if workers > 1:
             results = pool.map(lambda q: answer_one(method, q), todo)
         else:
             results = (answer_one(method, q) for q in todo)
-        for result in results:
+        for result, failure in results:
             store.record_result(run.run_id, result)
-            failed += result.error is not None
-            finished += result.error is None
+            failed += failure is not None
+            finished += failure is None
             bar.update(1)
             bar.set_postfix(failed=failed)
+            server_failures_in_a_row = server_failures_in_a_row + 1 if isinstance(failure, LLMServerError) else 0
+            if server_failures_in_a_row >= MAX_CONSECUTIVE_SERVER_FAILURES:
+                raise LLMServerError(f"stopping run {spec.name}: {server_failures_in_a_row} questions in a row "
+                                     f"failed on the model server ({failure}); finished questions are stored, "
+                                     "rerun to resume once the server is back")
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
                       finished=finished, failed=failed)

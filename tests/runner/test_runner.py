@@ -137,3 +137,18 @@ def test_local_llama_models_answer_one_question_at_a_time() -> None:
     from hopkit.llm.llama_cpp import LlamaCppLLM
 
     assert LlamaCppLLM.supports_concurrency is False
+
+
+def test_a_server_that_keeps_failing_stops_the_run_and_keeps_what_was_stored(tmp_path: Path) -> None:
+    from hopkit.errors import LLMServerError
+
+    class DownAfterTwo(EchoMethod):
+        def generate(self, query: Query) -> GenerationResult:
+            if int(query.id[1:]) >= 2:
+                raise LLMServerError("http://127.0.0.1:1/v1/completions: connection refused after 4 retries")
+            return super().generate(query)
+
+    store = make_store(tmp_path / "db.sqlite")
+    with pytest.raises(LLMServerError, match=r"3 questions in a row .*127\.0\.0\.1:1"):
+        run_method(DownAfterTwo(), QUERIES, store, SPEC, progress=False)
+    assert store.finished_query_ids(SPEC.run_id) == {"q0", "q1"}

@@ -1,0 +1,128 @@
+"""QA benchmark: NoR, OneR and IRCoT on the 100-question samples, answer and retrieval quality and cost.
+
+Runs each method on the pooled corpus of each sample (BM25), stores every question as
+it finishes (rerun the same command to resume), then writes the comparison table,
+the time split and two plots to docs/benchmarks.md and docs/img/.
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench \\
+        --datasets hotpotqa 2wikimultihopqa musique --methods nor oner --limit 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hopkit.config import load_named
+from hopkit.data.corpus import pool_corpus
+from hopkit.data.registry import load_dataset, sample_path
+from hopkit.methods.reader import ReaderConfig
+from hopkit.pipelines.base import GenerationPipeline
+from hopkit.pipelines.generation.config import DemonstrationSpec
+from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
+from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipeline
+from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
+from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.report.plot import plot_comparison, plot_time_split
+from hopkit.report.table import comparison_table, to_markdown
+from hopkit.scoring_runs import score_runs
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+
+ROOT = Path(__file__).resolve().parent.parent
+METHODS = ("nor", "oner", "ircot", "ircot-zeroshot")
+
+
+def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> GenerationPipeline:
+    """The benchmark's pipelines: the authors' demonstrations of the dataset (M=2), BM25."""
+    bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=dataset)
+    direct = ReaderConfig(mode="direct", max_tokens=32)
+    demos = DemonstrationSpec(dataset=dataset, distractors=2, family="codex")
+    if method == "nor":
+        return NoRGenerationPipeline(session_factory, f"nor-{dataset}", llm, reader=direct,
+                                     demonstrations=demos, dataset=dataset)
+    if method == "oner":
+        return OneRGenerationPipeline(session_factory, f"oner-{dataset}", llm, bm25, k=5, reader=direct,
+                                      demonstrations=demos, dataset=dataset)
+    if method == "ircot":
+        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
+                                       demonstrations=demos, dataset=dataset, reader="direct",
+                                       reader_max_tokens=32, generation_max_tokens=100)
+    if method == "ircot-zeroshot":
+        return IRCoTGenerationPipeline(session_factory, f"ircot-zeroshot-{dataset}", llm, bm25, k_per_step=4,
+                                       dataset=dataset, reader="direct", reader_max_tokens=32,
+                                       generation_max_tokens=100)
+    raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+
+
+def ingest(store: Store, dataset: str) -> None:
+    if dataset not in store.datasets():
+        store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
+
+
+def time_split_table(summaries: list[Any]) -> str:
+    lines = ["| run | s/question | LLM s | retrieval s | other s | other % | cached prompt share |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for s in summaries:
+        share = 100 * s.other_seconds_per_q / s.seconds_per_q if s.seconds_per_q else 0.0
+        lines.append(f"| {s.name} | {s.seconds_per_q:.2f} | {s.llm_seconds_per_q:.2f} | "
+                     f"{s.retrieval_seconds_per_q:.4f} | {s.other_seconds_per_q:.4f} | {share:.2f} | "
+                     f"{100 * s.cached_prompt_share:.0f}% |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
+    parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--db", default=None, help="default: sqlite file in $HOPKIT_HOME (.hopkit-bench)")
+    parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
+    parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
+    args = parser.parse_args()
+    os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    store = Store(session_factory)
+    llm = None if args.report_only else load_named("llm", args.llm)
+    run_ids: list[str] = []
+    started = time.time()
+    for dataset in args.datasets:
+        ingest(store, dataset)
+        for method in args.methods:
+            pipeline = pipeline_for(method, dataset, session_factory, llm if llm is not None else args.llm)
+            if args.report_only:
+                run_ids.append(pipeline.run_spec().run_id)
+            else:
+                run_ids.append(pipeline.run(limit=args.limit)["run_id"])
+    runs = [run for run_id in run_ids for run in store.find_runs(run_id)]
+    summaries = score_runs(store, runs)
+    stem = args.section
+    plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
+    plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
+    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench "
+               f"--datasets {' '.join(args.datasets)} --methods {' '.join(args.methods)} "
+               f"--limit {args.limit} --llm {args.llm} --section {args.section}")
+    write_section(stem, "\n\n".join([
+        f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora)",
+        f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
+        f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are resumed, "
+        "not redone). Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
+        "(M=2 distractors, codex files); OneR K=5; IRCoT K=4, at most 8 steps, budget 15.",
+        to_markdown(comparison_table(summaries)),
+        "Seconds per question, split:",
+        time_split_table(summaries),
+        f"![comparison](img/{stem}_comparison.png)\n![time split](img/{stem}_time_split.png)",
+    ]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

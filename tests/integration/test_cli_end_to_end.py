@@ -1,0 +1,103 @@
+"""The command line end to end: real SmolLM2, real BM25 index, real SQLite and PostgreSQL."""
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from hopkit.cli import main
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
+PIPELINES = ROOT / "src" / "hopkit" / "configs" / "pipelines"
+
+
+def hopkit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture()
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("HOPKIT_DB_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def postgres_url() -> str:
+    url = os.environ.get("HOPKIT_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("HOPKIT_REQUIRE_POSTGRES") == "1":
+            pytest.fail("HOPKIT_REQUIRE_POSTGRES=1 but HOPKIT_TEST_POSTGRES_URL is not set")
+        pytest.skip("HOPKIT_TEST_POSTGRES_URL is not set (scripts/test.sh starts a server)")
+    return url
+
+
+def run_everything(capsys: pytest.CaptureFixture[str], db: str, name: str, out: Path) -> None:
+    code, text, err = hopkit(capsys, "--db", db, "ingest", "jsonl", str(SAMPLE), "--name", name, "--limit", "3")
+    assert code == 0, err
+    assert f"ingested {name}: 3 questions" in text
+    for config in ("nor.yaml", "oner.yaml", "ircot.yaml"):
+        code, text, err = hopkit(capsys, "--db", db, "run", str(PIPELINES / config), "--dataset", name,
+                                 "--limit", "2", "--quiet")
+        assert code == 0, err
+        assert "2 questions, 0 already done, 2 answered now, 0 failed" in text
+    code, text, err = hopkit(capsys, "--db", db, "run", str(PIPELINES / "oner.yaml"), "--dataset", name, "--quiet")
+    assert code == 0 and "3 questions, 2 already done, 1 answered now" in text, err
+    code, text, err = hopkit(capsys, "--db", db, "evaluate", "--dataset", name)
+    assert code == 0, err
+    for method in ("nor", "oner", "ircot"):
+        assert f" {method} " in text
+    code, text, err = hopkit(capsys, "--db", db, "report", "--dataset", name, "--out", str(out))
+    assert code == 0, err
+    assert (out / "comparison.md").read_text().count(f"| {name} |") == 3
+    assert (out / "comparison.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "time_split.png").stat().st_size > 1000
+
+
+def test_ingest_run_resume_evaluate_report_on_sqlite(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_everything(capsys, f"sqlite:///{workdir / 'e2e.db'}", "qs", workdir / "report")
+
+
+@pytest.mark.postgres
+def test_ingest_run_resume_evaluate_report_on_postgres(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_everything(capsys, postgres_url(), f"qs_{uuid.uuid4().hex[:8]}", workdir / "report")
+
+
+def test_unknown_dataset_name(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = hopkit(capsys, "ingest", "hotpotqa-typo", str(SAMPLE))
+    assert code == 2 and "unknown dataset 'hotpotqa-typo'" in err and "hotpotqa" in err
+
+
+def test_malformed_file_names_file_and_line_and_keeps_what_is_stored(workdir: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert hopkit(capsys, "ingest", "jsonl", str(SAMPLE), "--name", "good", "--limit", "2")[0] == 0
+    broken = workdir / "broken.jsonl"
+    lines = SAMPLE.read_text().splitlines()[:3]
+    broken.write_text("\n".join([lines[0], lines[1][:-20], lines[2]]) + "\n")
+    code, _, err = hopkit(capsys, "ingest", "jsonl", str(broken), "--name", "bad")
+    assert code == 2 and f"{broken}:2" in err
+    code, text, _ = hopkit(capsys, "datasets")
+    assert code == 0 and "good: 2 questions" in text and "bad" not in text
+
+
+def test_unreachable_database_names_the_url_without_its_password(workdir: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = hopkit(capsys, "--db", "postgresql+psycopg://me:s3cret@127.0.0.1:1/nowhere", "datasets")
+    assert code == 2 and "127.0.0.1:1" in err and "s3cret" not in err
+
+
+def test_unreachable_llm_server_stops_the_run_naming_the_url(workdir: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "configs" / "llm").mkdir(parents=True)
+    (workdir / "configs" / "llm" / "down.yaml").write_text(
+        "_target_: hopkit.llm.openai_compat.OpenAICompatibleLLM\nbase_url: http://127.0.0.1:1/v1\n"
+        "model: m\napi_key: k\nmax_retries: 1\nbackoff: 0.01\ntimeout: 2\n")
+    assert hopkit(capsys, "ingest", "jsonl", str(SAMPLE), "--name", "qs", "--limit", "4")[0] == 0
+    code, _, err = hopkit(capsys, "run", str(PIPELINES / "nor.yaml"), "--llm", "down", "--quiet")
+    assert code == 2 and "127.0.0.1:1" in err and "questions in a row" in err
