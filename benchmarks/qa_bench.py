@@ -53,8 +53,8 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
                                       demonstrations=demos, dataset=dataset)
     if method == "ircot":
         return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
-                                       demonstrations=demos, dataset=dataset, reader="direct",
-                                       reader_max_tokens=32, generation_max_tokens=100)
+                                       demonstrations=demos, dataset=dataset, reader="cot",
+                                       reader_max_tokens=120, generation_max_tokens=100)
     if method == "ircot-zeroshot":
         return IRCoTGenerationPipeline(session_factory, f"ircot-zeroshot-{dataset}", llm, bm25, k_per_step=4,
                                        dataset=dataset, reader="direct", reader_max_tokens=32,
@@ -115,7 +115,8 @@ def main() -> int:
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
         f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are resumed, "
         "not redone). Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
-        "(M=2 distractors, codex files); OneR K=5; IRCoT K=4, at most 8 steps, budget 15.",
+        "(M=2 distractors, codex files); NoR and OneR read directly, OneR with K=5; IRCoT (K=4, at most 8 "
+        "steps, budget 15) reads with CoT from its reasoning prompt's cached prefix.",
         to_markdown(comparison_table(summaries)),
         "Seconds per question, split:",
         time_split_table(summaries),

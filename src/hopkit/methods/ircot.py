@@ -214,6 +214,10 @@ class IRCoT:
                                                max_tokens=config.reader_max_tokens), reader_demonstrations)
         self.template_reader = config.qa_prompt_template is not None or not (
             self.reader.fitter.demonstrations or self.few_shot)
+        # A CoT reader with the reasoning demonstrations reads from the last step's prompt
+        # without the CoT, so the model's cached prompt prefix serves all but its question.
+        self.reader_shares_prefix = (self.few_shot and config.reader == "cot" and not self.template_reader
+                                     and self.reader.fitter.demonstrations == self.fitter.demonstrations)
         self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
                              if title_matcher is not None else None)
 
@@ -259,7 +263,7 @@ class IRCoT:
             if step == config.max_steps:
                 break
             self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
-        answer, reader_generation = self._read(query, collection.paragraphs, sentences)      # (e)
+        answer, reader_generation = self._read(query, collection.paragraphs, sentences, prefix)  # (e)
         metadata: dict[str, object] = {
             "steps": steps,
             "cot_sentences": sentences,
@@ -332,11 +336,17 @@ class IRCoT:
         return render_template(template, query=query.text.strip(), paragraphs=with_main_passage(query, paragraphs),
                                word_limit=PARAGRAPH_WORD_LIMIT, cot_history=sentences)
 
-    def _read(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> tuple[str, str | None]:
+    def _read(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str],
+              prefix: _StablePrefix) -> tuple[str, str | None]:
         """(e) The answer and the reader's raw generation (None without a reader)."""
         if self.config.reader == "none":
             return extract_answer(" ".join(sentences)), None
         shown = with_main_passage(query, paragraphs)
+        if self.reader_shares_prefix:
+            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}")
+            completion = self.llm.complete(prefix.prompt(instance), stop=READER_STOP,
+                                           max_tokens=self.config.reader_max_tokens, temperature=0.0)
+            return extract_answer(" ".join(completion.text.split())), completion.text
         if not self.template_reader:
             output = self.reader.read(f"{self.config.reader_question_prefix}{query.text.strip()}", shown)
             return output.answer, output.generation

@@ -174,3 +174,18 @@ def test_defaults_follow_the_paper_and_the_documentation_page() -> None:
     assert config.stop_sequence == "answer is:"
     assert config.max_paragraph_words == 600
     assert config.generation_max_tokens == 300
+
+
+def test_cot_reader_with_the_reasoning_demonstrations_reads_from_the_cached_prefix(kit) -> None:
+    demos = [kit.DEMO_1, kit.DEMO_2]
+    # a context where the question's prefix (fitted for a full budget) keeps one demonstration
+    # while a reader fitting on its own would keep both
+    llm = ScriptedLLM(STEPS, context_length=980)
+    result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS), IRCoTConfig(k_per_step=1, reader="cot"),
+                   demos, demos).generate(kit.QUESTION)
+    *reasoning, reader = llm.prompts
+    last = reasoning[-1]
+    assert result.metadata["demonstrations"][-1] == 1
+    # the reader's prompt is the last step's prompt without the CoT so far
+    assert reader == last[: question_tail_start(last)] + "\n\nQ: In what country was Lost Gravity manufactured?\nA:"
+    assert result.metadata["reader_generation"] is not None
