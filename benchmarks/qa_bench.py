@@ -83,7 +83,7 @@ def main() -> int:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
     parser.add_argument("--limit", type=int, default=100)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
     parser.add_argument("--db", default=None, help="default: sqlite file in $HOPKIT_HOME (.hopkit-bench)")
     parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
