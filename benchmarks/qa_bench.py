@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hopkit.config import load_named
+from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.methods.reader import ReaderConfig
@@ -91,7 +91,7 @@ def main() -> int:
     os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
-    llm = None if args.report_only else load_named("llm", args.llm)
+    llm = None if args.report_only else load_llm(args.llm)
     run_ids: list[str] = []
     started = time.time()
     for dataset in args.datasets:

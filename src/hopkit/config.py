@@ -123,3 +123,22 @@ def load_named(kind: str, name: str, **injected: Any) -> Any:
 def named_spec(kind: str, name: str) -> dict[str, Any]:
     """The options of a named config, for run hashes."""
     return load_yaml(named_config_path(kind, name))
+
+
+def load_llm(name: str) -> Any:
+    """The LLM of the named config ``configs/llm/<name>.yaml``.
+
+    Besides the backend's own options, the config may say ``cache: true`` to keep every
+    completion in an on-disk cache (``$HOPKIT_HOME/llm-cache.sqlite``) keyed by model,
+    prompt and parameters, so a rerun with the same prompts costs no model call.
+    """
+    from hopkit.llm.cache import CachedLLM
+    from hopkit.paths import llm_cache_path
+
+    path = named_config_path("llm", name)
+    spec = load_yaml(path)
+    cache = spec.pop("cache", False)
+    if not isinstance(cache, bool):
+        raise ConfigError(f"{path}: field 'cache' must be true or false, got {cache!r}")
+    llm = instantiate(spec, str(path))
+    return CachedLLM(llm, llm_cache_path()) if cache else llm

@@ -74,3 +74,23 @@ def test_reader_option_forms() -> None:
         reader_config("verbose")
     with pytest.raises(ConfigError, match="unknown field"):
         reader_config({"mood": "cot"})
+
+
+def test_an_llm_config_can_turn_on_the_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopkit.config import load_llm
+    from hopkit.llm.cache import CachedLLM
+    from hopkit.pipelines.base import supports_concurrency
+
+    (tmp_path / "configs" / "llm").mkdir(parents=True)
+    (tmp_path / "configs" / "llm" / "mine.yaml").write_text(
+        "_target_: hopkit.llm.fake.ScriptedLLM\nscript: ['hello']\ncache: true\n")
+    (tmp_path / "configs" / "llm" / "bad.yaml").write_text(
+        "_target_: hopkit.llm.fake.ScriptedLLM\nscript: ['x']\ncache: 'often'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
+    llm = load_llm("mine")
+    assert isinstance(llm, CachedLLM)
+    assert llm.complete("x").text == "hello" and llm.complete("x").from_cache
+    assert supports_concurrency(llm) is False  # the scripted model under the cache answers in order
+    with pytest.raises(ConfigError, match="bad.yaml: field 'cache'"):
+        load_llm("bad")

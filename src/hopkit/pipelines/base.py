@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.config import load_named, named_spec
+from hopkit.config import load_llm, named_spec
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import LLM
@@ -24,6 +24,15 @@ from hopkit.retrieval.protocol import Retriever
 from hopkit.runner import run_method
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
+
+
+def supports_concurrency(llm: Any) -> bool:
+    """Whether ``llm`` (or any backend it wraps, via ``.inner``) can serve concurrent calls."""
+    while llm is not None:
+        if getattr(llm, "supports_concurrency", True) is False:
+            return False
+        llm = getattr(llm, "inner", None)
+    return True
 
 
 class GenerationPipeline(ABC):
@@ -64,7 +73,7 @@ class GenerationPipeline(ABC):
 
     def _llm(self) -> MeteredLLM:
         if self._metered_llm is None:
-            inner = load_named("llm", self.llm) if isinstance(self.llm, str) else as_llm(self.llm)
+            inner = load_llm(self.llm) if isinstance(self.llm, str) else as_llm(self.llm)
             self._metered_llm = MeteredLLM(inner)
         return self._metered_llm
 
@@ -103,8 +112,7 @@ class GenerationPipeline(ABC):
         spec = self.run_spec(top_k)
         method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
         queries = store.queries(spec.dataset, limit=limit)
-        concurrent = getattr(self._llm().inner, "supports_concurrency", True)
-        workers = self.batch_size if concurrent else 1
+        workers = self.batch_size if supports_concurrency(self._llm()) else 1
         outcome = run_method(method, queries, store, spec, workers=workers, progress=progress)
         return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed}

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.config import load_named
+from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
 from hopkit.evaluation.aggregate import RunSummary
@@ -56,6 +56,6 @@ def run_quickstart(session_factory: sessionmaker[Session], *, llm: str = "smollm
     """Ingest the sample, run every quickstart pipeline (resuming finished ones), score them."""
     store = Store(session_factory)
     ingest_sample(store)
-    model = load_named("llm", llm)
+    model = load_llm(llm)
     run_ids = [pipeline.run(limit=limit)["run_id"] for pipeline in quickstart_pipelines(session_factory, model)]
     return score_runs(store, [store.find_runs(run_id)[0] for run_id in run_ids])
