@@ -80,7 +80,8 @@ class GenerationPipeline(ABC):
     def _llm_spec(self) -> Mapping[str, Any]:
         if isinstance(self.llm, str):
             return {"config": self.llm, **named_spec("llm", self.llm)}
-        return {"model_id": self._llm().model_id}
+        llm = self._llm()
+        return {"model_id": llm.model_id, "context_length": llm.context_length}
 
     def _dataset(self, store: Store) -> str:
         fallback = self.retrieval_pipeline.dataset if self.retrieval_pipeline is not None else None
