@@ -59,7 +59,7 @@ def test_stop_sequences_cut_the_text_before_them(llm: LlamaCppLLM) -> None:
     assert stop not in stopped.text
 
 
-def test_prefix_reuse_reports_cached_tokens_and_is_faster_than_cold(llm: LlamaCppLLM) -> None:
+def test_prefix_reuse_reports_cached_tokens_and_keeps_the_output(llm: LlamaCppLLM) -> None:
     first = PARAGRAPHS + "\n\nQ: When was Town 3 founded?\nA:"
     second = PARAGRAPHS + "\n\nQ: What does the market of Town 5 sell?\nA:"
     llm.reset()
@@ -71,8 +71,7 @@ def test_prefix_reuse_reports_cached_tokens_and_is_faster_than_cold(llm: LlamaCp
     assert prefix_tokens > 500
     assert cold.cached_prompt_tokens == 0
     assert prefix_tokens - 2 <= warm.cached_prompt_tokens < warm.prompt_tokens
-    assert warm.text == cold.text
-    assert warm.seconds < cold.seconds / 2
+    assert warm.text == cold.text  # the speed-up itself is measured in benchmarks/llm_bench.py
 
 
 def test_concurrent_calls_are_serialised(llm: LlamaCppLLM) -> None:
