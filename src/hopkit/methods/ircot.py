@@ -322,9 +322,18 @@ class IRCoT:
         return test_block(with_main_passage(query, paragraphs), question, " ".join(sentences))
 
     def _largest_instance(self, query: Query, collection: ParagraphCollection) -> str:
-        """The instance with the budget filled by copies of the longest paragraph so far."""
+        """The instance with the budget filled by paragraphs as long as the mean of those so far.
+
+        The mean, not the longest: one long paragraph in the first retrieval would
+        otherwise leave no room for demonstrations in a small context. A step that does
+        overflow drops more demonstrations then (see :class:`_StablePrefix`).
+        """
         known = list(collection.paragraphs)
-        filler = max(known, key=lambda p: len(render_paragraph(p)), default=_PLACEHOLDER)
+        if not known:
+            filler = _PLACEHOLDER
+        else:
+            mean_words = sum(len(render_paragraph(p).split()) for p in known) // len(known)
+            filler = Paragraph(id=-1, title="", text=" ".join(["word"] * max(1, mean_words - 2)))
         padded = known + [filler] * (self.config.paragraph_budget - len(known))
         return self._instance(query, padded, ())
 

@@ -189,3 +189,18 @@ def test_cot_reader_with_the_reasoning_demonstrations_reads_from_the_cached_pref
     # the reader's prompt is the last step's prompt without the CoT so far
     assert reader == last[: question_tail_start(last)] + "\n\nQ: In what country was Lost Gravity manufactured?\nA:"
     assert result.metadata["reader_generation"] is not None
+
+
+def test_the_estimate_uses_the_mean_paragraph_so_one_long_hit_does_not_evict_every_demonstration(kit) -> None:
+    long = type(kit.GERMANY)(12, "Lost Gravity history", "Lost Gravity country " + " ".join(["filler"] * 200))
+    config = IRCoTConfig(k_per_step=2, paragraph_budget=4, reader="direct", generation_max_tokens=10,
+                         reader_max_tokens=10)
+    short_block = len(render_paragraph(kit.LOST_GRAVITY).split())
+    long_block = len(render_paragraph(long).split())
+    mean_budget = 4 * ((short_block + long_block) // 2)
+    context = mean_budget + 2 * 10 + len(kit.DEMO_1.split()) + 20   # the mean leaves room for one demo
+    assert 4 * long_block > context                                 # copies of the longest would not
+    llm = ScriptedLLM(["So the answer is: Germany.", "Germany"], context_length=context)
+    result = IRCoT(llm, kit.RecordingRetriever([kit.LOST_GRAVITY, long]), config, [kit.DEMO_1],
+                   [kit.READER_DEMO]).generate(kit.QUESTION)
+    assert result.metadata["demonstrations"] == [1]
