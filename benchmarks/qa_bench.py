@@ -102,8 +102,10 @@ def main() -> int:
                 run_ids.append(pipeline.run_spec().run_id)
             else:
                 run_ids.append(pipeline.run(limit=args.limit)["run_id"])
-    runs = [run for run_id in run_ids for run in store.find_runs(run_id)]
-    summaries = score_runs(store, runs)
+    known = {run.run_id for run in store.runs()}
+    runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]
+    compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
+    summaries = score_runs(store, runs, compared)
     stem = args.section
     plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
     plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
@@ -111,7 +113,8 @@ def main() -> int:
                f"--datasets {' '.join(args.datasets)} --methods {' '.join(args.methods)} "
                f"--limit {args.limit} --llm {args.llm} --section {args.section}")
     write_section(stem, "\n\n".join([
-        f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora)",
+        f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
+        f"first {args.limit} questions of each sample)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
         f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are resumed, "
         "not redone). Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
