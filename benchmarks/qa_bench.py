@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -91,13 +92,13 @@ def main() -> int:
     os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
-    llm = None if args.report_only else load_llm(args.llm)
+    llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
     run_ids: list[str] = []
     started = time.time()
     for dataset in args.datasets:
         ingest(store, dataset)
         for method in args.methods:
-            pipeline = pipeline_for(method, dataset, session_factory, llm if llm is not None else args.llm)
+            pipeline = pipeline_for(method, dataset, session_factory, llm)
             if args.report_only:
                 run_ids.append(pipeline.run_spec().run_id)
             else:
@@ -105,7 +106,8 @@ def main() -> int:
     known = {run.run_id for run in store.runs()}
     runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]
     compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
-    summaries = score_runs(store, runs, compared)
+    # one colour per method across datasets (the dataset is the plot's x axis)
+    summaries = [replace(s, name=s.method) for s in score_runs(store, runs, compared)]
     stem = args.section
     plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
     plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
@@ -116,8 +118,11 @@ def main() -> int:
         f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
         f"first {args.limit} questions of each sample)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
-        f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are resumed, "
-        "not redone). Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
+        + ("Table rebuilt from the stored results (`--report-only`); s/q is what the runs took. "
+           if args.report_only else
+           f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
+           "resumed, not redone). ")
+        + "Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
         "(M=2 distractors, codex files); NoR and OneR read directly, OneR with K=5; IRCoT (K=4, at most 8 "
         "steps, budget 15) reads with CoT from its reasoning prompt's cached prefix.",
         to_markdown(comparison_table(summaries)),
