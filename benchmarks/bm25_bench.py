@@ -20,7 +20,6 @@ It writes the ``bm25`` section of docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
 import os
 import platform
@@ -44,18 +43,12 @@ from hopkit.retrieval.dense import DenseRetriever, WordLlamaEmbedder
 from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.tokenize import STOPWORDS_EN, split_words, tokenize, tokenize_corpus
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+
 log = logging.getLogger("bm25_bench")
 
 
-def write_section(name: str, markdown: str) -> None:
-    """benchmarks._report.write_section, loaded by path: pysbd installs a top-level
-    ``benchmarks`` package that shadows this folder, so ``import benchmarks._report`` fails."""
-    spec = importlib.util.spec_from_file_location("hopkit_bench_report", Path(__file__).with_name("_report.py"))
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {Path(__file__).with_name('_report.py')}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.write_section(name, markdown)
 K1, B = 1.2, 0.75
 RECALL_AT = (2, 4, 8, 15)
 T = TypeVar("T")

@@ -31,10 +31,8 @@ from pathlib import Path
 
 from hopkit.llm.llama_cpp import LlamaCppLLM
 
-try:
-    from benchmarks._report import write_section
-except ImportError:  # pysbd installs a top-level "benchmarks" package that can shadow this folder
-    from _report import write_section  # type: ignore[no-redef,unused-ignore]  # the script's own folder is on sys.path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 logger = logging.getLogger("llm_bench")
 

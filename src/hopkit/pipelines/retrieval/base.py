@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from hopkit.errors import StoreError
 from hopkit.paths import index_dir
 from hopkit.retrieval.index_store import load_or_build
 from hopkit.retrieval.meter import MeteredRetriever
@@ -20,8 +21,6 @@ def resolve_dataset(store: Store, dataset: str | None) -> str:
     Raises:
         StoreError: the store holds no dataset, or several and none was named.
     """
-    from hopkit.errors import StoreError
-
     known = store.datasets()
     if dataset is not None:
         if dataset not in known:
