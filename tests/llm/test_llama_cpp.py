@@ -74,6 +74,37 @@ def test_prefix_reuse_reports_cached_tokens_and_keeps_the_output(llm: LlamaCppLL
     assert warm.text == cold.text  # the speed-up itself is measured in benchmarks/llm_bench.py
 
 
+OTHER_PARAGRAPHS = "\n\n".join(
+    f"Wikipedia Title: Lake {i}\nLake {i} lies {i + 2} kilometres north of the pass. Its water is cold all "
+    f"year, and the {i % 4 + 2} ferries that cross it carry timber and slate to the railway at Orm."
+    for i in range(12)
+)
+
+
+def test_alternating_prompts_keep_both_prefixes_and_the_output(llm: LlamaCppLLM) -> None:
+    towns = PARAGRAPHS + "\n\nQ: When was Town 3 founded?\nA:"
+    lakes = OTHER_PARAGRAPHS + "\n\nQ: What do the ferries of Lake 2 carry?\nA:"
+    towns_again = PARAGRAPHS + "\n\nQ: What does the market of Town 5 sell?\nA:"
+    llm.reset()
+    cold = llm.complete(towns_again, max_tokens=6, stop=["\n"])
+    llm.reset()
+    llm.complete(towns, max_tokens=4, stop=["\n"])
+    llm.complete(lakes, max_tokens=4, stop=["\n"])  # the live context now holds the lakes prompt
+    restored = llm.complete(towns_again, max_tokens=6, stop=["\n"])
+    assert restored.cached_prompt_tokens >= llm.count_tokens(PARAGRAPHS) - 2
+    assert restored.text == cold.text
+
+    without_states = LlamaCppLLM.load(n_ctx=2048, n_threads=1, kv_states=0)
+    try:
+        without_states.complete(towns, max_tokens=4, stop=["\n"])
+        without_states.complete(lakes, max_tokens=4, stop=["\n"])
+        again = without_states.complete(towns_again, max_tokens=6, stop=["\n"])
+        assert again.cached_prompt_tokens < 10
+        assert again.text == cold.text
+    finally:
+        without_states.close()
+
+
 def test_concurrent_calls_are_serialised(llm: LlamaCppLLM) -> None:
     reference = llm.complete(PROMPT, max_tokens=8).text
     texts: list[str] = []

