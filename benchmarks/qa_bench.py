@@ -21,6 +21,7 @@ from typing import Any
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
+from hopkit.evaluation.metrics import paragraph_recall
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import DemonstrationSpec
@@ -30,7 +31,7 @@ from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.report.plot import plot_comparison, plot_time_split
 from hopkit.report.table import comparison_table, to_markdown
-from hopkit.scoring_runs import score_runs
+from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("nor", "oner", "ircot", "ircot-zeroshot")
+METHODS = ("nor", "oner", "ircot", "ircot-cot", "ircot-zeroshot")
 
 
 def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> GenerationPipeline:
@@ -52,7 +53,11 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
     if method == "oner":
         return OneRGenerationPipeline(session_factory, f"oner-{dataset}", llm, bm25, k=5, reader=direct,
                                       demonstrations=demos, dataset=dataset)
-    if method == "ircot":
+    if method == "ircot":  # direct reader: App. E's choice for the smaller (Flan-T5) models
+        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
+                                       demonstrations=demos, dataset=dataset, reader="direct",
+                                       reader_max_tokens=32, generation_max_tokens=100)
+    if method == "ircot-cot":  # CoT reader: App. E's choice for GPT3
         return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
                                        demonstrations=demos, dataset=dataset, reader="cot",
                                        reader_max_tokens=120, generation_max_tokens=100)
@@ -66,6 +71,32 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
 def ingest(store: Store, dataset: str) -> None:
     if dataset not in store.datasets():
         store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
+
+
+def recall_table(session_factory: Any, store: Store, summaries: list[Any], compared: set[str]) -> str:
+    """Each retrieving run's gold-paragraph recall beside one-step BM25 with the question as query,
+    given as many paragraphs as the run collected for that question, and given 15 (no LLM)."""
+    lines = ["| run | dataset | paragraphs collected | run's recall | one-step BM25, same count | "
+             "one-step BM25, K=15 |", "|---|---|---:|---:|---:|---:|"]
+    for summary in summaries:
+        if "paragraph_recall" not in summary.metrics:
+            continue
+        retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=summary.dataset).retriever()
+        queries = {q.id: q for q in store.queries(summary.dataset)}
+        rows = []
+        for result in store.results(summary.run_id):
+            query = queries[result.query_id]
+            if result.query_id not in compared or result.error is not None or not query.gold_paragraph_ids:
+                continue
+            count = min(len(result.chunk_ids), RETRIEVAL_BUDGET)
+            ranked = [p.id for p in retriever.retrieve(query.text, RETRIEVAL_BUDGET)]
+            rows.append((count, paragraph_recall(result.chunk_ids, query.gold_paragraph_ids, RETRIEVAL_BUDGET),
+                         paragraph_recall(ranked[:count], query.gold_paragraph_ids, RETRIEVAL_BUDGET),
+                         paragraph_recall(ranked, query.gold_paragraph_ids, RETRIEVAL_BUDGET)))
+        means = [sum(column) / len(rows) for column in zip(*rows)]
+        lines.append(f"| {summary.name} | {summary.dataset} | {means[0]:.1f} | "
+                     + " | ".join(f"{100 * m:.1f}" for m in means[1:]) + " |")
+    return "\n".join(lines)
 
 
 def time_split_table(summaries: list[Any]) -> str:
@@ -94,6 +125,7 @@ def main() -> int:
     store = Store(session_factory)
     llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
     run_ids: list[str] = []
+    labels: dict[str, str] = {}  # run id -> benchmark method name (two IRCoT readers share method "ircot")
     started = time.time()
     for dataset in args.datasets:
         ingest(store, dataset)
@@ -103,11 +135,13 @@ def main() -> int:
                 run_ids.append(pipeline.run_spec().run_id)
             else:
                 run_ids.append(pipeline.run(limit=args.limit)["run_id"])
+            labels[run_ids[-1]] = method
     known = {run.run_id for run in store.runs()}
     runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]
     compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
+    runs = [run for run in runs if any(r.query_id in compared for r in store.results(run.run_id))]
     # one colour per method across datasets (the dataset is the plot's x axis)
-    summaries = [replace(s, name=s.method) for s in score_runs(store, runs, compared)]
+    summaries = [replace(s, name=labels[s.run_id]) for s in score_runs(store, runs, compared)]
     stem = args.section
     plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
     plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
@@ -126,6 +160,9 @@ def main() -> int:
         "(M=2 distractors, codex files); NoR and OneR read directly, OneR with K=5; IRCoT (K=4, at most 8 "
         "steps, budget 15) reads with CoT from its reasoning prompt's cached prefix.",
         to_markdown(comparison_table(summaries)),
+        "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
+        "retrieval with the question alone, given the same number of paragraphs per question, and given 15:",
+        recall_table(session_factory, store, summaries, compared),
         "Seconds per question, split:",
         time_split_table(summaries),
         f"![comparison](img/{stem}_comparison.png)\n![time split](img/{stem}_time_split.png)",
