@@ -1,4 +1,4 @@
-"""Reader check: re-read IRCoT's collected paragraphs with OneR's direct reader.
+"""Reader check: re-read the paragraphs of IRCoT with the CoT reader (qa_bench's ircot-cot) with OneR's direct reader.
 
 IRCoT's retrieval does not depend on its reader, so reading the stored paragraphs of
 an IRCoT run with another reader isolates the reader's share of the QA score.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from tqdm import tqdm
@@ -21,6 +22,9 @@ from hopkit.pipelines.generation.config import DemonstrationSpec, load_demonstra
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from qa_bench import pipeline_for  # noqa: E402  (pysbd ships a package named "benchmarks")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,12 +35,15 @@ def main() -> int:
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
     args = parser.parse_args()
     os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
-    store = Store(DBConnection.from_config().get_session_factory())
-    run = next(r for r in store.runs(args.dataset) if r.method == "ircot")
+    session_factory = DBConnection.from_config().get_session_factory()
+    store = Store(session_factory)
+    llm = load_llm(args.llm)
+    run_id = pipeline_for("ircot-cot", args.dataset, session_factory, llm).run_spec().run_id
+    run = next(r for r in store.runs(args.dataset) if r.run_id == run_id)
     queries = {q.id: q for q in store.queries(args.dataset, limit=args.limit)}
     results = [r for r in store.results(run.run_id) if r.query_id in queries and r.error is None]
     demos = load_demonstrations(DemonstrationSpec(args.dataset, 2, "codex"), "direct", with_context=True)
-    reader = Reader(load_llm(args.llm), ReaderConfig(mode="direct", max_tokens=32), demos)
+    reader = Reader(llm, ReaderConfig(mode="direct", max_tokens=32), demos)
     stored_em = stored_f1 = direct_em = direct_f1 = 0.0
     for result in tqdm(results, desc="re-reading"):
         query = queries[result.query_id]

@@ -6,7 +6,10 @@ For each GGUF file in ``$HOPKIT_MODEL_DIR`` (default ``~/.cache/local-models``):
 * generation (tokens/s): new tokens per second of a call whose prompt is already cached;
 * prefix reuse: IRCoT's second reasoning step (the same demonstrations and first
   paragraphs, two more paragraphs, the question and the first CoT sentence) run
-  right after the first step, reusing the cached prefix, versus the same prompt cold.
+  right after the first step, reusing the cached prefix, versus the same prompt cold;
+* saved KV states: question 1's reasoning step and its reader call (the direct-QA
+  demonstrations), then the same two calls for question 2, with the backend's saved
+  states (``kv_states=4``) and without (``kv_states=0``); question 2's two calls are timed.
 
 The prompt is the IRCoT authors' HotpotQA CoT file
 (``$HOPKIT_DATA_DIR/ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt``),
@@ -37,6 +40,7 @@ from _report import write_section  # noqa: E402  (pysbd ships a package named "b
 logger = logging.getLogger("llm_bench")
 
 PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
+READER_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_direct_qa_codex.txt"
 QUESTIONS_FILE = "hotpotqa/hotpot_dev_distractor_sample.json"
 COMMAND = "HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python -m benchmarks.llm_bench"
 
@@ -54,9 +58,19 @@ class Row:
     same_text: bool
 
 
-def demonstrations(data_dir: Path) -> list[str]:
-    """The IRCoT demonstrations of the prompt file, without their ``# METADATA`` lines."""
-    text = (data_dir / PROMPT_FILE).read_text(encoding="utf-8")
+@dataclass(frozen=True)
+class Alternation:
+    model: str
+    kv_states: int
+    prompt_tokens: int
+    cached_tokens: int
+    seconds: float
+    texts: tuple[str, ...]
+
+
+def demonstrations(data_dir: Path, prompt_file: str = PROMPT_FILE) -> list[str]:
+    """The IRCoT demonstrations of a prompt file, without their ``# METADATA`` lines."""
+    text = (data_dir / prompt_file).read_text(encoding="utf-8")
     demos = []
     for block in text.split("\n\n\n"):
         lines = [line for line in block.strip("\n").splitlines() if not line.startswith("# METADATA")]
@@ -65,9 +79,9 @@ def demonstrations(data_dir: Path) -> list[str]:
     return demos
 
 
-def question(data_dir: Path) -> tuple[str, list[str]]:
-    """The first HotpotQA question and its paragraphs as IRCoT blocks, gold ones first."""
-    item = json.loads((data_dir / QUESTIONS_FILE).read_text(encoding="utf-8"))[0]
+def question(data_dir: Path, index: int = 0) -> tuple[str, list[str]]:
+    """A HotpotQA question of the sample and its paragraphs as IRCoT blocks, gold ones first."""
+    item = json.loads((data_dir / QUESTIONS_FILE).read_text(encoding="utf-8"))[index]
     gold = {title for title, _ in item["supporting_facts"]}
     ordered = sorted(item["context"], key=lambda pair: pair[0] not in gold)
     blocks = [f"Wikipedia Title: {title}\n{''.join(sentences).strip()}" for title, sentences in ordered]
@@ -78,6 +92,18 @@ def ircot_prompt(demos: str, paragraphs: list[str], query: str, cot: str) -> str
     return demos + "\n\n\n" + "\n\n".join(paragraphs) + f"\n\nQ: {query}\nA:" + (f" {cot}" if cot else "")
 
 
+def fitted_demonstrations(llm: LlamaCppLLM, data_dir: Path, prompt_file: str, budget: int,
+                          tail_tokens: int) -> str:
+    """As many of the file's demonstrations as fit ``budget`` tokens with ``tail_tokens`` after them."""
+    kept: list[str] = []
+    for demo in demonstrations(data_dir, prompt_file):
+        if llm.count_tokens("\n\n\n".join(kept + [demo])) + tail_tokens > budget:
+            break
+        kept.append(demo)
+    logger.info("%s: %d demonstrations kept", prompt_file, len(kept))
+    return "\n\n\n".join(kept)
+
+
 def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -> Row:
     """Load one model and time the IRCoT steps (see the module docstring)."""
     started = time.perf_counter()
@@ -85,13 +111,7 @@ def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -
     load_seconds = time.perf_counter() - started
     query, paragraphs = question(data_dir)
     tail_tokens = llm.count_tokens(ircot_prompt("", paragraphs[:4], query, "x" * 200))
-    kept: list[str] = []
-    for demo in demonstrations(data_dir):
-        if llm.count_tokens("\n\n\n".join(kept + [demo])) + tail_tokens > budget:
-            break
-        kept.append(demo)
-    demos = "\n\n\n".join(kept)
-    logger.info("%s: %d demonstrations kept", path.name, len(kept))
+    demos = fitted_demonstrations(llm, data_dir, PROMPT_FILE, budget, tail_tokens)
 
     step1 = ircot_prompt(demos, paragraphs[:2], query, "")
     llm.reset()
@@ -114,6 +134,44 @@ def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -
                generation_tokens_per_second=generated.completion_tokens / generated.seconds,
                step2_prompt_tokens=warm.prompt_tokens, step2_cached_tokens=warm.cached_prompt_tokens,
                cold_seconds=cold.seconds, warm_seconds=warm.seconds, same_text=warm.text == cold.text)
+
+
+def measure_alternation(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int,
+                        kv_states: int) -> Alternation:
+    """Reasoning then reading for two questions; question 2's two calls timed (see the module docstring)."""
+    llm = LlamaCppLLM.load(path, n_ctx=n_ctx, n_threads=threads, kv_states=kv_states)
+    questions = [question(data_dir, index) for index in (0, 1)]
+    tail_tokens = max(llm.count_tokens(ircot_prompt("", paragraphs[:4], query, "x" * 200))
+                      for query, paragraphs in questions)
+    reasoning_demos = fitted_demonstrations(llm, data_dir, PROMPT_FILE, budget, tail_tokens)
+    reader_demos = fitted_demonstrations(llm, data_dir, READER_FILE, budget, tail_tokens)
+    timed = []
+    for query, paragraphs in questions:
+        timed = [llm.complete(ircot_prompt(reasoning_demos, paragraphs[:4], query, ""), max_tokens=24, stop=["\n"]),
+                 llm.complete(ircot_prompt(reader_demos, paragraphs[:4], query, ""), max_tokens=12, stop=["\n"])]
+    llm.close()
+    return Alternation(model=path.stem, kv_states=kv_states, prompt_tokens=sum(c.prompt_tokens for c in timed),
+                       cached_tokens=sum(c.cached_prompt_tokens for c in timed),
+                       seconds=sum(c.seconds for c in timed), texts=tuple(c.text for c in timed))
+
+
+def render_alternation(rows: list[Alternation]) -> str:
+    lines = [
+        "Saved KV states: question 1's first reasoning step, then its reader call (the direct-QA "
+        f"demonstrations of `{READER_FILE}`), then the same two calls for question 2 (4 paragraphs each). "
+        "Question 2's two calls are timed. Without saved states (`kv_states=0`) each switch between the "
+        "two prompts evaluates its demonstrations again; with them (`kv_states=4`, the default) they are "
+        "restored.",
+        "",
+        "| model | kv_states | prompt tokens | cached share | seconds | same text as kv_states=0 |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    baseline = {row.model: row.texts for row in rows if row.kv_states == 0}
+    for row in rows:
+        same = "yes" if baseline.get(row.model) == row.texts else "no"
+        lines.append(f"| {row.model} | {row.kv_states} | {row.prompt_tokens} | "
+                     f"{row.cached_tokens / row.prompt_tokens:.0%} | {row.seconds:.2f} | {same} |")
+    return "\n".join(lines)
 
 
 def render(rows: list[Row], *, budget: int, n_ctx: int, threads: int,
@@ -170,8 +228,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     load_at_start = os.getloadavg()[0]
     rows = [measure(path, Path(data_dir), args.budget, args.n_ctx, args.threads) for path in models]
+    alternations = [measure_alternation(path, Path(data_dir), args.budget, args.n_ctx, args.threads, kv)
+                    for path in models for kv in (0, 4)]
     section = render(rows, budget=args.budget, n_ctx=args.n_ctx, threads=args.threads,
                      load_average=(load_at_start, os.getloadavg()[0]))
+    section += "\n\n" + render_alternation(alternations)
     sys.stdout.write(section + "\n")
     if not args.no_write:
         write_section("llm", section)
