@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("nor", "oner", "ircot", "ircot-cot", "ircot-zeroshot")
+METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-zeroshot")
 
 
 def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> GenerationPipeline:
@@ -52,6 +52,9 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
                                      demonstrations=demos, dataset=dataset)
     if method == "oner":
         return OneRGenerationPipeline(session_factory, f"oner-{dataset}", llm, bm25, k=5, reader=direct,
+                                      demonstrations=demos, dataset=dataset)
+    if method == "oner-k15":  # IRCoT's paragraph budget
+        return OneRGenerationPipeline(session_factory, f"oner-k15-{dataset}", llm, bm25, k=15, reader=direct,
                                       demonstrations=demos, dataset=dataset)
     if method == "ircot":  # direct reader: App. E's choice for the smaller (Flan-T5) models
         return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
