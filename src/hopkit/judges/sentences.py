@@ -64,3 +64,13 @@ class SyntokSplitter:
         """The first sentence of ``text``, or ``""`` when it is blank."""
         sentences = self.split(text)
         return sentences[0] if sentences else ""
+
+
+def first_sentence_settled(splitter: SentenceSplitter, text: str, lookahead_words: int = 2) -> bool:
+    """Whether more text can no longer change the first sentence of ``text``.
+
+    True once a second sentence has begun with ``lookahead_words`` words, so that an
+    abbreviation or an initial ("F.W. Murnau") is never mistaken for the end.
+    """
+    sentences = splitter.split(text)
+    return len(sentences) > 2 or (len(sentences) == 2 and len(sentences[1].split()) >= lookahead_words)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from hopkit.errors import LLMError
+from hopkit.llm.early_stop import Done
 from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
 from hopkit.llm.protocol import Completion
 from hopkit.llm.text import cut_at_stop
@@ -149,6 +150,18 @@ class LlamaCppLLM:
         Raises:
             LLMError: bad arguments, a prompt that does not fit the context, or a llama.cpp failure.
         """
+        return self._call(prompt, None, stop, max_tokens, temperature)
+
+    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                       temperature: float = 0.0) -> Completion:
+        """:meth:`complete`, streamed, ending as soon as ``done(text so far)`` holds.
+
+        ``completion_tokens`` then counts the tokens of the returned text.
+        """
+        return self._call(prompt, done, stop, max_tokens, temperature)
+
+    def _call(self, prompt: str, done: Done | None, stop: Sequence[str], max_tokens: int,
+              temperature: float) -> Completion:
         if max_tokens < 1 or temperature < 0:
             raise LLMError(f"{self.model_id}: need max_tokens >= 1 and temperature >= 0, "
                            f"got max_tokens={max_tokens}, temperature={temperature}")
@@ -169,20 +182,36 @@ class LlamaCppLLM:
                 held = saved_length
             cached = min(held, len(tokens) - 1)
             started = time.perf_counter()
+            options = dict(max_tokens=budget, temperature=temperature, top_k=40, top_p=0.95, min_p=0.05,
+                           repeat_penalty=1.0, stop=[s for s in stop if s], seed=self.seed)
             try:
-                response = self._model.create_completion(
-                    tokens, max_tokens=budget, temperature=temperature, top_k=40, top_p=0.95, min_p=0.05,
-                    repeat_penalty=1.0, stop=[s for s in stop if s], seed=self.seed)
+                if done is None:
+                    response = self._model.create_completion(tokens, **options)
+                    raw, generated = response["choices"][0]["text"], int(response["usage"]["completion_tokens"])
+                else:
+                    raw = self._stream_until(tokens, done, options)
+                    generated = self.count_tokens(raw)
             except (ValueError, RuntimeError) as exc:
                 self._model.reset()  # the KV cache may be half-written: start cold next time
                 raise LLMError(f"{self.model_id}: llama.cpp failed on a {len(tokens)}-token prompt: {exc}") from exc
             if self._saved_states.capacity:
                 self._saved_states.remember(self._snapshot())
             seconds = time.perf_counter() - started
-        text = cut_at_stop(response["choices"][0]["text"], stop)
-        return Completion(text=text, prompt_tokens=len(tokens),
-                          completion_tokens=int(response["usage"]["completion_tokens"]),
+        return Completion(text=cut_at_stop(raw, stop), prompt_tokens=len(tokens), completion_tokens=generated,
                           seconds=seconds, cached_prompt_tokens=max(cached, 0))
+
+    def _stream_until(self, tokens: list[int], done: Done, options: dict[str, Any]) -> str:
+        """The generation's text, token by token, up to where ``done`` first holds."""
+        text = ""
+        stream = self._model.create_completion(tokens, stream=True, **options)
+        try:
+            for chunk in stream:
+                text += chunk["choices"][0]["text"]
+                if done(text):
+                    break
+        finally:
+            stream.close()
+        return text
 
     def _snapshot(self) -> KVState:
         """The context's current state: the tokens it evaluated and its serialised KV cache."""

@@ -7,6 +7,7 @@ import threading
 import time
 from typing import Sequence
 
+from hopkit.llm.early_stop import Done, complete_until
 from hopkit.llm.protocol import LLM, Completion
 from hopkit.usage import Usage, current_usage
 
@@ -63,7 +64,17 @@ class MeteredLLM:
         """
         started = time.perf_counter()
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
-        seconds = time.perf_counter() - started
+        return self._record(completion, time.perf_counter() - started)
+
+    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                       temperature: float = 0.0) -> Completion:
+        """:func:`~hopkit.llm.early_stop.complete_until` on the wrapped LLM, recorded like :meth:`complete`."""
+        started = time.perf_counter()
+        completion = complete_until(self.inner, prompt, done, stop=stop, max_tokens=max_tokens,
+                                    temperature=temperature)
+        return self._record(completion, time.perf_counter() - started)
+
+    def _record(self, completion: Completion, seconds: float) -> Completion:
         question = current_usage()
         with self._lock:
             for usage in (self._total, question):

@@ -37,11 +37,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal, Sequence
 
 from hopkit.errors import ConfigError, LLMError
-from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import LLM
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
+from hopkit.llm.early_stop import complete_until
+from hopkit.llm.protocol import LLM, Completion
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot_query import next_query
@@ -286,12 +288,15 @@ class IRCoT:
         zero-shot template) is asked once more for the line after it; one that writes
         nothing at all ends the loop.
         """
-        completion = self.llm.complete(prompt, stop=REASONING_STOP,
-                                       max_tokens=self.config.generation_max_tokens, temperature=0.0)
+        completion = self._generate_first_sentence(prompt)
         if not completion.text.strip() and completion.completion_tokens > 0:
-            completion = self.llm.complete(prompt + "\n", stop=REASONING_STOP,
-                                           max_tokens=self.config.generation_max_tokens, temperature=0.0)
+            completion = self._generate_first_sentence(prompt + "\n")
         return completion.text.strip()
+
+    def _generate_first_sentence(self, prompt: str) -> Completion:
+        """Generate to the end of the line, or less where the backend can stop once the first sentence is settled."""
+        return complete_until(self.llm, prompt, partial(first_sentence_settled, self.splitter), stop=REASONING_STOP,
+                              max_tokens=self.config.generation_max_tokens, temperature=0.0)
 
     def _scope(self, query: Query) -> TitleScope | None:
         """IIRC (Appendix B): the pages later retrieval is restricted to."""
