@@ -71,7 +71,7 @@ def stored_results(store: Store, run_id: str, queries: dict[str, Query]) -> dict
 def analyse(store: Store, retriever: Any, dataset: str, variant: str, queries: dict[str, Query],
             ircot: dict[str, QueryResult], oner: dict[str, QueryResult]) -> Analysis | None:
     ids = [qid for qid in queries if qid in ircot and qid in oner]
-    if not ids:
+    if len(ids) < len(queries):  # a partial run: left out, as in qa_bench
         return None
     rows: list[dict[str, float]] = []
     stops: Counter[str] = Counter()
@@ -111,8 +111,8 @@ def analyse(store: Store, retriever: Any, dataset: str, variant: str, queries: d
 def render(analyses: list[Analysis], command: str) -> str:
     lines = [
         "## IRCoT against OneR, question by question (`benchmarks/ircot_analysis.py`)",
-        f"Command: `{command}`. Read from the runs stored by the QA benchmark; no LLM calls. Only the "
-        "questions both IRCoT and OneR (K=5) answered. *One-step, same count*: BM25 with the question "
+        f"Command: `{command}`. Read from the runs stored by the QA benchmark; no LLM calls. Runs that "
+        "have not answered every compared question are left out. *One-step, same count*: BM25 with the question "
         "alone, given as many paragraphs as IRCoT collected for that question. *w/o reader*: the answer "
         "taken from IRCoT's own chain of thought (Appendix F).",
         "",

@@ -76,6 +76,16 @@ def ingest(store: Store, dataset: str) -> None:
         store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
 
 
+def answered_all(store: Store, run: Any, compared: set[str]) -> bool:
+    """Whether ``run`` has a result for every compared question of its dataset (partial runs are left out)."""
+    wanted = {q.id for q in store.queries(run.dataset) if q.id in compared}
+    done = {r.query_id for r in store.results(run.run_id)}
+    if wanted <= done:
+        return True
+    print(f"left out: run {run.run_id} ({run.name}) answered {len(wanted & done)} of {len(wanted)} questions")
+    return False
+
+
 def recall_table(session_factory: Any, store: Store, summaries: list[Any], compared: set[str]) -> str:
     """Each retrieving run's gold-paragraph recall beside one-step BM25 with the question as query,
     given as many paragraphs as the run collected for that question, and given 15 (no LLM)."""
@@ -142,7 +152,7 @@ def main() -> int:
     known = {run.run_id for run in store.runs()}
     runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]
     compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
-    runs = [run for run in runs if any(r.query_id in compared for r in store.results(run.run_id))]
+    runs = [run for run in runs if answered_all(store, run, compared)]
     # one colour per method across datasets (the dataset is the plot's x axis)
     summaries = [replace(s, name=labels[s.run_id]) for s in score_runs(store, runs, compared)]
     stem = args.section
