@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal, Sequence
 
-from hopkit.errors import ConfigError, LLMError
+from hopkit.errors import ConfigError
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
 from hopkit.llm.early_stop import complete_until
 from hopkit.llm.protocol import LLM, Completion
@@ -48,8 +48,8 @@ from hopkit.methods.context import with_main_passage
 from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot_query import next_query
 from hopkit.methods.paragraph_collection import ParagraphCollection
-from hopkit.methods.prompting import (DEMONSTRATION_SEPARATOR, PARAGRAPH_WORD_LIMIT, DemonstrationFitter,
-                                      render_paragraph, test_block)
+from hopkit.methods.prompting import (PARAGRAPH_WORD_LIMIT, DemonstrationFitter, check_fits, render_paragraph,
+                                      test_block)
 from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig, clean_direct_answer, extract_answer
 from hopkit.prompts.ircot_templates import (DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE,
                                             DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
@@ -139,43 +139,44 @@ class IRCoTConfig:
 
 
 class _StablePrefix:
-    """The demonstrations of one question's reasoning prompts, kept fixed across its steps."""
+    """The demonstrations of one question's reasoning prompts, kept fixed across its steps.
+
+    Sizes are in the model's tokens. The count is fitted once against the largest prompt
+    the question can reach; a step that still overflows refits once against what its
+    prompt can still grow to, so a question drops demonstrations at most rarely (each
+    drop makes the model evaluate every token after the dropped one again).
+    """
 
     def __init__(self, llm: LLM, fitter: DemonstrationFitter, generation_tokens: int) -> None:
         self.llm = llm
         self.fitter = fitter
         self.generation_tokens = generation_tokens
-        self.prefix = ""
+        self.kept = 0
 
-    def fit(self, largest_instance: str) -> None:
-        """Keep as many demonstrations as fit before ``largest_instance``, with room for a
-        CoT so far and a new generation (each ``generation_tokens`` long)."""
-        try:
-            prompt = self.fitter.prompt(largest_instance, reserve=2 * self.generation_tokens)
-        except LLMError:
-            prompt = largest_instance  # not even the instance fits that estimate: start with none
-        self.prefix = prompt[: len(prompt) - len(largest_instance)]
+    def fit(self, largest_instance_tokens: int) -> None:
+        """Keep as many demonstrations as fit before an instance of ``largest_instance_tokens``,
+        with room for a CoT so far and a new generation (each ``generation_tokens`` long)."""
+        self.kept = self.fitter.count_fitting(largest_instance_tokens, reserve=2 * self.generation_tokens)
 
-    def prompt(self, instance: str) -> str:
-        """The kept demonstrations then ``instance``; more are dropped only if it overflows.
+    def prompt(self, instance: str, growth_tokens: int) -> str:
+        """The kept demonstrations then ``instance``; more are dropped only if it overflows,
+        then leaving room for ``growth_tokens`` more paragraph tokens in later steps.
 
         Raises:
             LLMError: if ``instance`` alone does not fit in the model's context.
         """
-        prompt = self.prefix + instance
-        if self.llm.count_tokens(prompt) + self.generation_tokens > self.llm.context_length:
-            prompt = self.fitter.prompt(instance, reserve=self.generation_tokens)
-            self.prefix = prompt[: len(prompt) - len(instance)]
-            logger.info("IRCoT prompt overflowed its estimate; now %d demonstrations", self.count())
-        return prompt
-
-    def count(self) -> int:
-        """How many demonstrations the prefix holds."""
-        demonstrations = self.fitter.demonstrations
-        for n in range(len(demonstrations), 0, -1):
-            if self.prefix == DEMONSTRATION_SEPARATOR.join(demonstrations[:n]) + DEMONSTRATION_SEPARATOR:
-                return n
-        return 0
+        prompt = self.fitter.join(self.kept, instance)
+        if self.llm.count_tokens(prompt) + self.generation_tokens <= self.llm.context_length:
+            return prompt
+        instance_tokens = self.llm.count_tokens(instance)
+        check_fits(self.llm, instance_tokens, self.generation_tokens)
+        refit = self.fitter.count_fitting(instance_tokens + growth_tokens, reserve=2 * self.generation_tokens)
+        self.kept = min(self.kept - 1, refit)
+        while self.kept > 0 and (self.llm.count_tokens(self.fitter.join(self.kept, instance))
+                                 + self.generation_tokens > self.llm.context_length):
+            self.kept -= 1
+        logger.info("IRCoT prompt overflowed its estimate; now %d demonstrations", self.kept)
+        return self.fitter.join(self.kept, instance)
 
 
 class IRCoT:
@@ -245,15 +246,15 @@ class IRCoT:
         self._retrieve(next_query(query.text, ()), query, collection, titles, queries)  # (a)
         prefix = _StablePrefix(self.llm, self.fitter, config.generation_max_tokens)
         if self.few_shot:
-            prefix.fit(self._largest_instance(query, collection))
+            prefix.fit(self._largest_instance_tokens(query, collection))
         sentences: list[str] = []
         demonstrations_per_step: list[int] = []
         stop_reason = "max_steps"
         steps = 0
         for step in range(1, config.max_steps + 1):
             steps = step
-            prompt = self._reasoning_prompt(prefix, query, collection.paragraphs, sentences)  # (b)
-            demonstrations_per_step.append(prefix.count())
+            prompt = self._reasoning_prompt(prefix, query, collection, sentences)           # (b)
+            demonstrations_per_step.append(prefix.kept)
             found = self.splitter.split(self._continue_cot(prompt))
             if not found:                                                               # (c)
                 stop_reason = "empty"
@@ -326,28 +327,35 @@ class IRCoT:
         question = f"{self.config.question_prefix}{query.text.strip()}"
         return test_block(with_main_passage(query, paragraphs), question, " ".join(sentences))
 
-    def _largest_instance(self, query: Query, collection: ParagraphCollection) -> str:
-        """The instance with the budget filled by paragraphs as long as the mean of those so far.
+    def _block_tokens(self, paragraphs: Sequence[Paragraph]) -> int:
+        """The mean size in tokens of a paragraph block of ``paragraphs`` (a paragraph as long
+        as a prompt shows at most when there are none yet)."""
+        blocks = paragraphs or [_PLACEHOLDER]
+        return sum(self.llm.count_tokens(render_paragraph(p) + "\n\n") for p in blocks) // len(blocks)
+
+    def _growth_tokens(self, collection: ParagraphCollection) -> int:
+        """What the paragraphs may still add to the prompt: the rest of the budget, each as
+        long as the mean of those collected.
 
         The mean, not the longest: one long paragraph in the first retrieval would
-        otherwise leave no room for demonstrations in a small context. A step that does
-        overflow drops more demonstrations then (see :class:`_StablePrefix`).
+        otherwise leave no room for demonstrations in a small context.
         """
-        known = list(collection.paragraphs)
-        if not known:
-            filler = _PLACEHOLDER
-        else:
-            mean_words = sum(len(render_paragraph(p).split()) for p in known) // len(known)
-            filler = Paragraph(id=-1, title="", text=" ".join(["word"] * max(1, mean_words - 2)))
-        padded = known + [filler] * (self.config.paragraph_budget - len(known))
-        return self._instance(query, padded, ())
+        remaining = self.config.paragraph_budget - len(collection.paragraphs)
+        return remaining * self._block_tokens(collection.paragraphs)
 
-    def _reasoning_prompt(self, prefix: _StablePrefix, query: Query, paragraphs: Sequence[Paragraph],
+    def _largest_instance_tokens(self, query: Query, collection: ParagraphCollection) -> int:
+        """The size of the instance once the budget is filled (see :meth:`_growth_tokens`)."""
+        return (self.llm.count_tokens(self._instance(query, collection.paragraphs, ()))
+                + self._growth_tokens(collection))
+
+    def _reasoning_prompt(self, prefix: _StablePrefix, query: Query, collection: ParagraphCollection,
                           sentences: Sequence[str]) -> str:
         if self.few_shot:
-            return prefix.prompt(self._instance(query, paragraphs, sentences))
+            return prefix.prompt(self._instance(query, collection.paragraphs, sentences),
+                                 self._growth_tokens(collection))
         template = self.config.reasoning_prompt_template or DEFAULT_REASONING_TEMPLATE
-        return render_template(template, query=query.text.strip(), paragraphs=with_main_passage(query, paragraphs),
+        return render_template(template, query=query.text.strip(),
+                               paragraphs=with_main_passage(query, collection.paragraphs),
                                word_limit=PARAGRAPH_WORD_LIMIT, cot_history=sentences)
 
     def _read(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str],
@@ -358,7 +366,7 @@ class IRCoT:
         shown = with_main_passage(query, paragraphs)
         if self.reader_shares_prefix:
             instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}")
-            completion = self.llm.complete(prefix.prompt(instance), stop=READER_STOP,
+            completion = self.llm.complete(prefix.prompt(instance, 0), stop=READER_STOP,
                                            max_tokens=self.config.reader_max_tokens, temperature=0.0)
             return extract_answer(" ".join(completion.text.split())), completion.text
         if not self.template_reader:

@@ -77,26 +77,46 @@ class DemonstrationFitter:
             self._sizes = [self.llm.count_tokens(d) + separator for d in self.demonstrations]
         return self._sizes
 
+    def count_fitting(self, instance_tokens: int, reserve: int) -> int:
+        """How many demonstrations (from the first) fit beside a test instance of
+        ``instance_tokens`` tokens with ``reserve`` tokens left for generation; 0 when
+        even the instance does not fit."""
+        budget = self.llm.context_length - reserve - instance_tokens
+        kept = 0
+        for size in self._demo_sizes():
+            if size > budget:
+                break
+            kept += 1
+            budget -= size
+        return kept
+
+    def join(self, count: int, test_instance: str) -> str:
+        """The first ``count`` demonstrations, then ``test_instance``."""
+        return DEMONSTRATION_SEPARATOR.join([*self.demonstrations[:count], test_instance])
+
     def prompt(self, test_instance: str, reserve: int) -> str:
         """Demonstrations that fit, then ``test_instance``.
 
         Raises:
             LLMError: if the test instance alone does not fit in the context.
         """
-        budget = self.llm.context_length - reserve - self.llm.count_tokens(test_instance)
-        if budget < 0:
-            raise LLMError(
-                f"the prompt needs {self.llm.context_length - budget} tokens with {reserve} reserved "
-                f"for generation, more than the context of {self.llm.context_length} tokens of "
-                f"{self.llm.model_id}; lower the paragraph budget or use a longer context"
-            )
-        kept: list[str] = []
-        for demonstration, size in zip(self.demonstrations, self._demo_sizes()):
-            if size > budget:
-                break
-            kept.append(demonstration)
-            budget -= size
-        return DEMONSTRATION_SEPARATOR.join([*kept, test_instance])
+        instance_tokens = self.llm.count_tokens(test_instance)
+        check_fits(self.llm, instance_tokens, reserve)
+        return self.join(self.count_fitting(instance_tokens, reserve), test_instance)
+
+
+def check_fits(llm: LLM, prompt_tokens: int, reserve: int) -> None:
+    """Raise unless a prompt of ``prompt_tokens`` leaves ``reserve`` tokens of the context.
+
+    Raises:
+        LLMError: naming the sizes, the model and what to change.
+    """
+    if prompt_tokens + reserve > llm.context_length:
+        raise LLMError(
+            f"the prompt needs {prompt_tokens + reserve} tokens with {reserve} reserved "
+            f"for generation, more than the context of {llm.context_length} tokens of "
+            f"{llm.model_id}; lower the paragraph budget or use a longer context"
+        )
 
 
 test_block.__test__ = False  # type: ignore[attr-defined]  # a prompt builder, not a pytest test

@@ -204,3 +204,34 @@ def test_the_estimate_uses_the_mean_paragraph_so_one_long_hit_does_not_evict_eve
     result = IRCoT(llm, kit.RecordingRetriever([kit.LOST_GRAVITY, long]), config, [kit.DEMO_1],
                    [kit.READER_DEMO]).generate(kit.QUESTION)
     assert result.metadata["demonstrations"] == [1]
+
+
+class _BytePairLikeLLM(ScriptedLLM):
+    """Counts a token per 4 characters of each word, as BPE tokenizers roughly do: a short
+    common word is one token, a long rare one several."""
+
+    def count_tokens(self, text: str) -> int:
+        return sum(-(-len(word) // 4) for word in text.split())
+
+
+def test_the_estimate_is_in_tokens_so_uniform_paragraphs_never_force_a_drop(kit) -> None:
+    # Four paragraphs of equal size, one per step: the largest prompt is known from the
+    # first. An estimate in words (padded with a one-token word) would fall short of the
+    # truth, keep too many demonstrations and overflow at a later step; counted in
+    # tokens it keeps the right number from the start.
+    corpus = [type(kit.GERMANY)(20 + i, f"Lost Gravity {name}",
+                                "Lost Gravity " + " ".join(f"{name}{j:02d}" for j in range(30)))
+              for i, name in enumerate(["alpha", "bravo", "charl", "delta"])]
+    config = IRCoTConfig(k_per_step=1, paragraph_budget=4, reader="direct", generation_max_tokens=20,
+                         reader_max_tokens=10)
+    demos = [kit.DEMO_1, kit.DEMO_2, kit.DEMO_3]
+    llm = _BytePairLikeLLM(["Lost Gravity is a ride.", "Lost Gravity is steel.", "Lost Gravity is fast.",
+                            "So the answer is: Germany.", "Germany"])
+    block = llm.count_tokens(render_paragraph(corpus[0]) + "\n\n")
+    question_tail = llm.count_tokens("Q: In what country was Lost Gravity manufactured?\nA:")
+    demo_size = llm.count_tokens(kit.DEMO_1 + "\n\n\n")
+    llm.context_length = 4 * block + question_tail + 2 * 20 + demo_size + 12  # one demo at full budget
+    assert block + question_tail + 3 * demo_size + 20 < llm.context_length   # but three fit step 1
+    result = IRCoT(llm, kit.RecordingRetriever(corpus), config, demos, [kit.READER_DEMO]).generate(kit.QUESTION)
+    assert len(result.chunk_ids) == 4
+    assert result.metadata["demonstrations"] == [1, 1, 1, 1]
