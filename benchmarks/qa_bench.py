@@ -40,6 +40,16 @@ from _report import write_section  # noqa: E402  (pysbd ships a package named "b
 
 ROOT = Path(__file__).resolve().parent.parent
 METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-zeroshot")
+DESCRIPTIONS = {
+    "nor": "NoR: the question alone, few-shot direct reader (the authors' no-context demonstrations)",
+    "oner": "OneR: BM25 with the question, K=5, few-shot direct reader",
+    "oner-k15": "OneR-K15: the same with K=15, IRCoT's paragraph budget",
+    "ircot": "IRCoT few-shot: the authors' CoT demonstrations, K=4, at most 8 steps, budget 15, then the "
+             "few-shot direct reader (Appendix E's choice for small models)",
+    "ircot-cot": "IRCoT few-shot with the CoT reader (Appendix E's choice for GPT3), which reads from the "
+                 "reasoning prompt's cached prefix",
+    "ircot-zeroshot": "IRCoT zero-shot: the documentation page's default templates, same K, steps and budget",
+}
 
 
 def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> GenerationPipeline:
@@ -169,9 +179,8 @@ def main() -> int:
            if args.report_only else
            f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
            "resumed, not redone). ")
-        + "Readers: direct, few-shot with the IRCoT authors' demonstrations of the dataset "
-        "(M=2 distractors, codex files); NoR and OneR read directly, OneR with K=5; IRCoT (K=4, at most 8 "
-        "steps, budget 15) reads with CoT from its reasoning prompt's cached prefix.",
+        + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
+        + "\n".join(f"- {DESCRIPTIONS[method]}" for method in args.methods),
         to_markdown(comparison_table(summaries)),
         "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
         "retrieval with the question alone, given the same number of paragraphs per question, and given 15:",

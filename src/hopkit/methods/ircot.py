@@ -96,9 +96,10 @@ class IRCoTConfig:
             question.\\n" for Flan-T5 direct files).
         near_duplicate_threshold: rapidfuzz ratio (0-100) from which a paragraph whose
             title and text both match a collected one is a near duplicate (90).
-        exclude_collected: ask the retriever to leave out collected paragraphs, so each
-            step can bring K new ones; False re-fetches K and lets the collection drop
-            the duplicates, as the authors' code does.
+        exclude_collected: False (the authors' code, and the paper's footnote 7: a step
+            may "not even obtain all K paragraphs"): each step fetches the top K and the
+            collection drops those already held. True asks the retriever to leave the
+            collected paragraphs out, so each step brings K new ones.
         iirc: options of IIRC's title step.
     """
 
@@ -115,7 +116,7 @@ class IRCoTConfig:
     question_prefix: str = ""
     reader_question_prefix: str = ""
     near_duplicate_threshold: float = 90.0
-    exclude_collected: bool = True
+    exclude_collected: bool = False
     iirc: IIRCConfig = field(default_factory=IIRCConfig)
 
     def __post_init__(self) -> None:

@@ -139,24 +139,29 @@ def test_k_per_step_reaches_the_retriever(kit, build) -> None:
     assert {c.k for c in retriever.calls} == {3}
 
 
-def test_collected_ids_are_excluded_from_later_retrievals(kit, build) -> None:
-    method, _, retriever = build(THREE_STEPS)
+def test_by_default_each_step_fetches_the_top_k_and_the_collection_drops_what_it_holds(kit, build) -> None:
+    # the authors' code: no exclusion, so a step can add fewer than K (the paper's footnote 7)
+    config = IRCoTConfig(k_per_step=2, reader="direct")
+    method, _, retriever = build(["Lost Gravity was manufactured by Mack Rides.", "So the answer is: Germany.",
+                                  "Germany"], config)
+    result = method.generate(kit.QUESTION)
+    assert all(call.exclude == frozenset() for call in retriever.calls)
+    second = [hit.id for hit in retriever.inner.retrieve(retriever.calls[1].query, 2)]
+    assert set(result.chunk_ids[:2]) & set(second)             # the second step re-fetched a held paragraph
+    assert len(result.chunk_ids) < 2 * 2                       # so it added fewer than K
+    assert len(result.chunk_ids) == len(set(result.chunk_ids))
+
+
+def test_collected_ids_are_excluded_from_later_retrievals_when_asked(kit, build) -> None:
+    method, _, retriever = build(THREE_STEPS, IRCoTConfig(k_per_step=2, reader="direct", exclude_collected=True))
     result = method.generate(kit.QUESTION)
     assert retriever.calls[0].exclude == frozenset()
     assert retriever.calls[1].exclude == frozenset(result.chunk_ids[:2])
     assert retriever.calls[2].exclude == frozenset(result.chunk_ids[:4])
 
 
-def test_without_exclusion_duplicates_are_dropped_by_the_collection(kit, build) -> None:
-    config = IRCoTConfig(k_per_step=2, reader="direct", exclude_collected=False)
-    method, _, retriever = build(["Lost Gravity was manufactured.", "So the answer is: Germany.", "Germany"], config)
-    result = method.generate(kit.QUESTION)
-    assert all(c.exclude == frozenset() for c in retriever.calls)
-    assert len(result.chunk_ids) == len(set(result.chunk_ids))
-
-
 def test_chunk_ids_in_collection_order_and_in_metadata(kit, build) -> None:
-    method, _, _ = build(THREE_STEPS)
+    method, _, _ = build(THREE_STEPS, IRCoTConfig(k_per_step=2, reader="direct", exclude_collected=True))
     result = method.generate(kit.QUESTION)
     assert result.chunk_ids == (1, 4, 5, 2, 6)
     assert result.metadata["chunk_ids"] == [1, 4, 5, 2, 6]

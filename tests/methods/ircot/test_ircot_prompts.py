@@ -83,7 +83,7 @@ def test_demonstrations_are_dropped_further_only_on_overflow(kit) -> None:
     long = type(kit.GERMANY)(11, "Mack Rides history", "Mack Rides " + " ".join(["filler"] * 60))
     llm = ScriptedLLM(["Mack Rides made it.", "So the answer is: Germany.", "Germany"], context_length=125)
     config = IRCoTConfig(k_per_step=1, paragraph_budget=2, reader="direct", generation_max_tokens=10,
-                         reader_max_tokens=10)
+                         reader_max_tokens=10, exclude_collected=True)
     result = IRCoT(llm, kit.RecordingRetriever([kit.LOST_GRAVITY, long]), config, [kit.DEMO_1],
                    [kit.READER_DEMO]).generate(kit.QUESTION)
     assert result.chunk_ids == (1, 11)
@@ -102,8 +102,8 @@ def test_flan_question_prefix_keeps_its_newline(kit) -> None:
 
 def test_zero_shot_default_templates(kit) -> None:
     llm = ScriptedLLM(STEPS)
-    result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS), IRCoTConfig(k_per_step=1, reader="direct")
-                   ).generate(kit.QUESTION)
+    result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS),
+                   IRCoTConfig(k_per_step=1, reader="direct", exclude_collected=True)).generate(kit.QUESTION)
     assert llm.prompts[0].startswith("Question: In what country was Lost Gravity manufactured?\nContext:\n"
                                      f"[1] Wikipedia Title: {kit.LOST_GRAVITY.title}\n")
     assert llm.prompts[0].endswith('Previous reasoning:\n\nThink step-by-step. Write "The answer is: X" when ready.\n')
@@ -223,7 +223,7 @@ def test_the_estimate_is_in_tokens_so_uniform_paragraphs_never_force_a_drop(kit)
                                 "Lost Gravity " + " ".join(f"{name}{j:02d}" for j in range(30)))
               for i, name in enumerate(["alpha", "bravo", "charl", "delta"])]
     config = IRCoTConfig(k_per_step=1, paragraph_budget=4, reader="direct", generation_max_tokens=20,
-                         reader_max_tokens=10)
+                         reader_max_tokens=10, exclude_collected=True)
     demos = [kit.DEMO_1, kit.DEMO_2, kit.DEMO_3]
     llm = _BytePairLikeLLM(["Lost Gravity is a ride.", "Lost Gravity is steel.", "Lost Gravity is fast.",
                             "So the answer is: Germany.", "Germany"])
