@@ -29,7 +29,7 @@ from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
 from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipeline
 from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
-from hopkit.report.plot import plot_comparison, plot_time_split
+from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
 from hopkit.report.table import comparison_table, to_markdown
 from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
 from hopkit.store.connection import DBConnection
@@ -96,29 +96,57 @@ def answered_all(store: Store, run: Any, compared: set[str]) -> bool:
     return False
 
 
-def recall_table(session_factory: Any, store: Store, summaries: list[Any], compared: set[str]) -> str:
-    """Each retrieving run's gold-paragraph recall beside one-step BM25 with the question as query,
-    given as many paragraphs as the run collected for that question, and given 15 (no LLM)."""
+def one_step_rankings(session_factory: Any, store: Store, dataset: str, compared: set[str]) -> dict[str, list[int]]:
+    """BM25 with the question alone, top 15, for each compared question with gold paragraphs (no LLM)."""
+    retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=dataset).retriever()
+    return {q.id: [p.id for p in retriever.retrieve(q.text, RETRIEVAL_BUDGET)]
+            for q in store.queries(dataset) if q.id in compared and q.gold_paragraph_ids}
+
+
+def recall_rows(store: Store, summary: Any, rankings: dict[str, list[int]]) -> list[tuple[int, float, float, float]]:
+    """Per question of a retrieving run: paragraphs collected, the run's recall, one-step recall at
+    the same count, one-step recall at 15."""
+    gold = {q.id: q.gold_paragraph_ids for q in store.queries(summary.dataset)}
+    rows = []
+    for result in store.results(summary.run_id):
+        if result.query_id not in rankings or result.error is not None:
+            continue
+        count = min(len(result.chunk_ids), RETRIEVAL_BUDGET)
+        ranked, wanted = rankings[result.query_id], gold[result.query_id]
+        rows.append((count, paragraph_recall(result.chunk_ids, wanted, RETRIEVAL_BUDGET),
+                     paragraph_recall(ranked[:count], wanted, RETRIEVAL_BUDGET),
+                     paragraph_recall(ranked, wanted, RETRIEVAL_BUDGET)))
+    return rows
+
+
+def recall_section(session_factory: Any, store: Store, summaries: list[Any], compared: set[str],
+                   plot_path: Path) -> str:
+    """Each retrieving run's gold-paragraph recall beside one-step BM25 with the question alone
+    (same count, and K=15) as a table, and the one-step recall curve with the IRCoT runs as a plot."""
     lines = ["| run | dataset | paragraphs collected | run's recall | one-step BM25, same count | "
              "one-step BM25, K=15 |", "|---|---|---:|---:|---:|---:|"]
+    rankings: dict[str, dict[str, list[int]]] = {}
+    one_step: dict[str, list[float]] = {}
+    points: dict[str, list[tuple[str, float, float]]] = {}
     for summary in summaries:
         if "paragraph_recall" not in summary.metrics:
             continue
-        retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=summary.dataset).retriever()
-        queries = {q.id: q for q in store.queries(summary.dataset)}
-        rows = []
-        for result in store.results(summary.run_id):
-            query = queries[result.query_id]
-            if result.query_id not in compared or result.error is not None or not query.gold_paragraph_ids:
-                continue
-            count = min(len(result.chunk_ids), RETRIEVAL_BUDGET)
-            ranked = [p.id for p in retriever.retrieve(query.text, RETRIEVAL_BUDGET)]
-            rows.append((count, paragraph_recall(result.chunk_ids, query.gold_paragraph_ids, RETRIEVAL_BUDGET),
-                         paragraph_recall(ranked[:count], query.gold_paragraph_ids, RETRIEVAL_BUDGET),
-                         paragraph_recall(ranked, query.gold_paragraph_ids, RETRIEVAL_BUDGET)))
+        if summary.dataset not in rankings:
+            rankings[summary.dataset] = one_step_rankings(session_factory, store, summary.dataset, compared)
+            gold = {q.id: q.gold_paragraph_ids for q in store.queries(summary.dataset)}
+            ranked = rankings[summary.dataset]
+            one_step[summary.dataset] = [
+                sum(paragraph_recall(r[:k], gold[qid], RETRIEVAL_BUDGET) for qid, r in ranked.items()) / len(ranked)
+                for k in range(1, RETRIEVAL_BUDGET + 1)]
+        rows = recall_rows(store, summary, rankings[summary.dataset])
         means = [sum(column) / len(rows) for column in zip(*rows)]
         lines.append(f"| {summary.name} | {summary.dataset} | {means[0]:.1f} | "
                      + " | ".join(f"{100 * m:.1f}" for m in means[1:]) + " |")
+        if summary.name.startswith("ircot"):
+            points.setdefault(summary.dataset, []).append((summary.name, means[0], means[1]))
+    if one_step:
+        plot_recall_curves([RecallCurve(dataset, curve, points.get(dataset, []))
+                            for dataset, curve in one_step.items()], plot_path)
     return "\n".join(lines)
 
 
@@ -183,8 +211,10 @@ def main() -> int:
         + "\n".join(f"- {DESCRIPTIONS[method]}" for method in args.methods),
         to_markdown(comparison_table(summaries)),
         "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
-        "retrieval with the question alone, given the same number of paragraphs per question, and given 15:",
-        recall_table(session_factory, store, summaries, compared),
+        "retrieval with the question alone, given the same number of paragraphs per question, and given 15. "
+        "In the plot, an IRCoT run above the curve recalls more than one retrieval given as many paragraphs:",
+        recall_section(session_factory, store, summaries, compared, ROOT / "docs" / "img" / f"{stem}_recall.png"),
+        f"![recall at equal budgets](img/{stem}_recall.png)",
         "Seconds per question, split:",
         time_split_table(summaries),
         f"![comparison](img/{stem}_comparison.png)\n![time split](img/{stem}_time_split.png)",

@@ -9,7 +9,7 @@ import pytest
 
 from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
-from hopkit.report.plot import plot_comparison, plot_time_split
+from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
 
 pytestmark = pytest.mark.unit
 
@@ -73,3 +73,19 @@ def test_plot_time_split_writes_png(tmp_path: Path) -> None:
     assert width > height
     with pytest.raises(ValueError):
         plot_time_split([], tmp_path / "empty.png")
+
+
+def test_plot_recall_curves_draws_one_panel_per_dataset(tmp_path: Path) -> None:
+    curves = [RecallCurve("hotpotqa", [0.3, 0.5, 0.7, 0.8], [("IRCoT", 3.5, 0.85), ("IRCoT zero-shot", 2.0, 0.6)]),
+              RecallCurve("musique", [0.2, 0.3, 0.4, 0.45], [("IRCoT", 4.0, 0.5)])]
+    path = plot_recall_curves(curves, tmp_path / "recall.png")
+    assert path.stat().st_size > 10_000
+    width, height = _png_size(path)
+    assert width > 1.5 * height  # two panels side by side
+
+
+def test_plot_recall_curves_rejects_empty_input(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no datasets"):
+        plot_recall_curves([], tmp_path / "none.png")
+    with pytest.raises(ValueError, match="musique"):
+        plot_recall_curves([RecallCurve("musique", [], [])], tmp_path / "empty.png")

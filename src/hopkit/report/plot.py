@@ -8,6 +8,7 @@ a display, and works the same in threads, on servers and in CI.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -20,7 +21,7 @@ from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.evaluation.scoring import METRIC_NAMES
 
-__all__ = ["METRIC_LABELS", "plot_comparison", "plot_time_split"]
+__all__ = ["DATASET_LABELS", "METRIC_LABELS", "RecallCurve", "plot_comparison", "plot_recall_curves", "plot_time_split"]
 
 #: Display names of the metrics, for axis titles.
 METRIC_LABELS: dict[str, str] = {
@@ -30,6 +31,15 @@ METRIC_LABELS: dict[str, str] = {
     "paragraph_recall": "Gold paragraph recall",
     "title_recall": "Gold title recall",
     "answer_recall": "Answer recall",
+}
+
+#: Short display names of the benchmarks, so grouped axis labels do not run together.
+DATASET_LABELS: dict[str, str] = {
+    "hotpotqa": "HotpotQA",
+    "2wikimultihopqa": "2Wiki",
+    "musique": "MuSiQue",
+    "iirc": "IIRC",
+    "strategyqa": "StrategyQA",
 }
 
 # Colour-blind-safe palette (Okabe and Ito), cycled when there are more runs.
@@ -90,7 +100,7 @@ def _draw_metric(ax: Axes, metric: str, datasets: list[str], names: list[str],
         ax.text(0.5, 0.5, "no run has this metric", transform=ax.transAxes, ha="center",
                 va="center", fontsize=9, color="#666666")
     ax.set_title(METRIC_LABELS[metric], fontsize=10)
-    ax.set_xticks(range(len(datasets)), datasets, fontsize=9)
+    ax.set_xticks(range(len(datasets)), [DATASET_LABELS.get(d, d) for d in datasets], fontsize=9)
     ax.set_xlim(-0.5, len(datasets) - 0.5)
     ax.set_ylim(0, 110)
     ax.set_yticks(range(0, 101, 20))
@@ -202,4 +212,68 @@ def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
         ax.spines[side].set_visible(False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
     fig.tight_layout()
+    return _save(fig, path)
+
+
+@dataclass(frozen=True)
+class RecallCurve:
+    """One dataset's one-step recall at each budget, and the iterative runs to set beside it.
+
+    Attributes:
+        dataset: the dataset's name.
+        one_step: recall (0-1) of one retrieval with the question, at K = 1, 2, ...
+        runs: (label, mean paragraphs collected, mean recall 0-1) of each iterative run.
+    """
+
+    dataset: str
+    one_step: Sequence[float]
+    runs: Sequence[tuple[str, float, float]]
+
+
+def plot_recall_curves(curves: Sequence[RecallCurve], path: Path, budget_label: str = "one-step BM25") -> Path:
+    """One panel per dataset: the one-step recall curve over K, and each run as a point.
+
+    A run above the curve recalls more gold paragraphs than one retrieval given as many
+    paragraphs (the IRCoT paper's fixed-budget comparison).
+
+    Args:
+        curves: one per dataset.
+        path: where to write the PNG; parent folders are created.
+        budget_label: the legend's name for the curve.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        ValueError: no curves, or a curve without points.
+    """
+    if not curves:
+        raise ValueError("plot_recall_curves: no datasets to plot")
+    fig = Figure(figsize=(3.6 * len(curves), 3.6))
+    axes = fig.subplots(1, len(curves), squeeze=False)[0]
+    labels = _unique([label for curve in curves for label, _, _ in curve.runs])
+    for ax, curve in zip(axes, curves):
+        if not curve.one_step:
+            raise ValueError(f"plot_recall_curves: no one-step recall for {curve.dataset!r}")
+        ks = range(1, len(curve.one_step) + 1)
+        ax.plot(ks, [100 * r for r in curve.one_step], color="#555555", marker=".", label=budget_label)
+        for label, count, recall in curve.runs:
+            colour = _PALETTE[labels.index(label) % len(_PALETTE)]
+            ax.scatter([count], [100 * recall], s=60, color=colour, zorder=3, label=label)
+        ax.set_title(DATASET_LABELS.get(curve.dataset, curve.dataset), fontsize=10)
+        ax.set_xlabel("paragraphs retrieved", fontsize=9)
+        ax.set_xlim(0, len(curve.one_step) + 1)
+        ax.set_ylim(0, 105)
+        ax.grid(True, linewidth=0.5, alpha=0.5)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    axes[0].set_ylabel("gold paragraph recall (%)")
+    handles, names = axes[0].get_legend_handles_labels()
+    for ax in axes[1:]:
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            if name not in names:
+                handles.append(handle)
+                names.append(name)
+    fig.legend(handles, names, loc="lower center", ncols=min(len(names), 4), frameon=False, fontsize=9)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.3, top=0.9, wspace=0.25)
     return _save(fig, path)
