@@ -5,7 +5,8 @@ The issue names four suspects; each check reads the few-shot IRCoT run of qa_ben
 
 1. Sentence cutting: of the CoT sentences IRCoT kept, how many a naive ``". "`` cut
    would have broken (initials, abbreviations, decimals), and how many copy a sentence
-   of a collected paragraph word for word.
+   of a collected paragraph word for word; and how many questions the model answered
+   within two steps (one fact, then "answer is"), leaving IRCoT two retrievals.
 2. Query cleaning: the retrieval replayed from the stored CoT sentences, with the
    queries IRCoT made (this must give back the stored paragraphs), with reasoning
    sentences not skipped, with wh-words kept, and with the raw last sentence.
@@ -109,6 +110,7 @@ class Diagnosis:
     dataset: str
     n: int
     sentences: int
+    answered_early: int
     naive_breaks: int
     copies: int
     recall: dict[str, float]
@@ -141,13 +143,14 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
     paragraphs = {p.id: p for p in store.paragraphs(dataset)}
     fitter = DemonstrationFitter(llm, load_demonstrations(ircot_pipeline.demonstrations, "direct", with_context=True))
     reserve = config.reader_max_tokens
-    sentences = naive = copies = reproduced = dropped = 0
+    sentences = naive = copies = reproduced = dropped = early = 0
     recall = {name: 0.0 for name in QUERY_MAKERS}
     first, fewest, demos_ircot, demos_oner = [], [], [], []
     complete: list[tuple[float, float]] = []
     for qid in ids:
         query, result = queries[qid], ircot[qid]
         collected = [paragraphs[i] for i in result.chunk_ids]
+        early += result.trace.get("stop_reason") == "answer" and int(result.trace.get("steps", 0)) <= 2
         for sentence in result.trace.get("cot_sentences", []):
             sentences += 1
             naive += naive_first_sentence(sentence) != sentence
@@ -175,7 +178,7 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
         return sum(values) / len(values) if values else float("nan")
 
     return Diagnosis(
-        dataset=dataset, n=n, sentences=sentences, naive_breaks=naive, copies=copies,
+        dataset=dataset, n=n, sentences=sentences, answered_early=early, naive_breaks=naive, copies=copies,
         recall={name: 100 * total / n for name, total in recall.items()}, reproduced=reproduced,
         first_demos=mean(first), fewest_demos=mean(fewest), dropped=dropped,
         reader_demos_ircot=mean(demos_ircot), reader_demos_oner=mean(demos_oner), both_complete=len(complete),
@@ -192,12 +195,13 @@ def render(diagnoses: list[Diagnosis], command: str) -> str:
         "**Sentence cutting and query cleaning.** Recall of gold paragraphs (at most 15) with the retrieval "
         "replayed from IRCoT's stored CoT sentences, each query rule in turn:",
         "",
-        "| dataset | n | CoT sentences | a naive `. ` cut breaks | copy a paragraph sentence | "
+        "| dataset | n | answered within 2 steps | CoT sentences | a naive `. ` cut breaks | "
+        "copy a paragraph sentence | "
         + " | ".join(f"recall: {name}" for name in names) + " | replay gives the stored paragraphs |",
-        "|---|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|",
+        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|",
     ]
     for d in diagnoses:
-        lines.append(f"| {d.dataset} | {d.n} | {d.sentences} | {d.naive_breaks} | {d.copies} | "
+        lines.append(f"| {d.dataset} | {d.n} | {d.answered_early} | {d.sentences} | {d.naive_breaks} | {d.copies} | "
                      + " | ".join(f"{d.recall[name]:.1f}" for name in names) + f" | {d.reproduced} of {d.n} |")
     lines += [
         "",
