@@ -38,6 +38,23 @@ def test_over_capacity_the_older_of_the_closest_pair_goes() -> None:
     assert cache.best([2, 2, 2, 7]) == (3, reader_q1)  # the reader's prefix survived
 
 
+def test_states_of_prompts_that_never_return_age_out() -> None:
+    # Every prompt opens with the BOS token (0). A finished zero-shot run left states that
+    # share only "Question:" (0, 7, 7); IRCoT's reasoning and reader prompts share the
+    # paragraphs of the first demonstration (5, 5, 5, 5) and then differ. The stale states
+    # must not keep the slots those two prompt families need.
+    cache = KVStateCache(4)
+    for question in (41, 42, 43, 44):
+        cache.remember(state(0, 7, 7, *[question] * 20))
+    reasoning_demos, reader_demos = (0, 5, 5, 5, 5, *[1] * 10), (0, 5, 5, 5, 5, *[2] * 10)
+    for question in range(3):
+        for step in range(3):
+            cache.remember(state(*reasoning_demos, question, step))
+        cache.remember(state(*reader_demos, question))
+    assert cache.best([*reasoning_demos, 9])[0] == len(reasoning_demos)  # the next question's reasoning
+    assert cache.best([*reader_demos, 9])[0] == len(reader_demos)  # and its reader find their demos
+
+
 def test_the_same_tokens_are_kept_once_and_capacity_zero_keeps_nothing() -> None:
     cache = KVStateCache(3)
     cache.remember(state(1, 2))

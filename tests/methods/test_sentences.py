@@ -31,6 +31,11 @@ def test_is_a_sentence_splitter(splitter: SyntokSplitter) -> None:
      "Edward L. Cahn died on August 25, 1963."),
     ('The debut album of "The Operation M.D." was "We Have an Emergency". So the answer is: The Operation M.D..',
      'The debut album of "The Operation M.D." was "We Have an Emergency".'),
+    # a 2WikiMultihopQA film title that opens with an ellipsis
+    ('The film "...And God Created Them" was released in 1979. So the answer is: 1979.',
+     'The film "...And God Created Them" was released in 1979.'),
+    ("The film ...And God Created Them was released in 1979. It is Spanish.",
+     "The film ...And God Created Them was released in 1979."),
 ])
 def test_first_sentence(splitter: SyntokSplitter, text: str, first: str) -> None:
     assert splitter.split(text)[0] == first
@@ -61,6 +66,7 @@ def test_blank_text_has_no_sentence(splitter: SyntokSplitter, blank: str) -> Non
     ("The film was directed by F.W. Murnau and", False),
     ("He moved to the U.S. Army base. So the", True),
     ("One. Two. Three", True),
+    ('The film "...And God Created', False),  # the ellipsis opens a title, not a new sentence
     ("", False),
 ])
 def test_first_sentence_settled(splitter: SyntokSplitter, text: str, settled: bool) -> None:

@@ -47,7 +47,7 @@ class SyntokSplitter:
 
     @staticmethod
     def _split_line(text: str) -> list[str]:
-        sentences: list[str] = []
+        spans: list[tuple[int, int]] = []
         for paragraph in segmenter.analyze(text):
             for sentence in paragraph:
                 tokens = list(sentence)
@@ -55,10 +55,13 @@ class SyntokSplitter:
                     continue
                 start = tokens[0].offset
                 end = tokens[-1].offset + len(tokens[-1].value)
-                piece = text[start:end].strip()
-                if piece:
-                    sentences.append(piece)
-        return sentences
+                # Sentences are separated by whitespace: pieces that touch were cut inside a
+                # word, as syntok cuts after an ellipsis that opens a title ("...And God").
+                if spans and spans[-1][1] == start:
+                    spans[-1] = (spans[-1][0], end)
+                else:
+                    spans.append((start, end))
+        return [piece for start, end in spans if (piece := text[start:end].strip())]
 
     def first(self, text: str) -> str:
         """The first sentence of ``text``, or ``""`` when it is blank."""

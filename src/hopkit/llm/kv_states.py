@@ -32,12 +32,14 @@ class KVState:
 
 
 class KVStateCache:
-    """At most ``capacity`` states; when one more comes, the most redundant one goes.
+    """At most ``capacity`` states; when one more comes, a redundant one goes, else the stalest.
 
-    Of the two states sharing the longest prefix, the less recently used is dropped:
-    consecutive steps of one question's prompt are near-copies of each other, while
-    the latest reasoning prompt and the latest reader prompt are what the next
-    question needs, and they share little.
+    Two states are redundant when they share at least half of the shorter one's tokens:
+    consecutive steps of one question's prompt are near-copies of each other, while the
+    latest reasoning prompt and the latest reader prompt are what the next question
+    needs, and they share little. Of the most redundant pair the less recently used is
+    dropped; when no pair is redundant the least recently used state goes, so states
+    of prompts that never come back (a finished run's) age out instead of holding slots.
     """
 
     def __init__(self, capacity: int) -> None:
@@ -69,11 +71,12 @@ class KVStateCache:
             self._states.pop(self._most_redundant())
 
     def _most_redundant(self) -> int:
-        """Index of the older state of the pair sharing the longest prefix (the oldest if none share)."""
-        best_index, best_length = 0, -1
+        """Index of the older state of the redundant pair sharing the longest prefix; with no
+        redundant pair, of the least recently used state."""
+        best_index, best_length = 0, 0
         for i, older in enumerate(self._states):
             for newer in self._states[i + 1:]:
                 length = shared_prefix_length(older.tokens, newer.tokens)
-                if length > best_length:
+                if 2 * length >= min(len(older.tokens), len(newer.tokens)) and length > best_length:
                     best_index, best_length = i, length
         return best_index
