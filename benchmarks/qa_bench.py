@@ -151,11 +151,11 @@ def recall_section(session_factory: Any, store: Store, summaries: list[Any], com
 
 
 def time_split_table(summaries: list[Any]) -> str:
-    lines = ["| run | s/question | LLM s | retrieval s | other s | other % | cached prompt share |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| run | dataset | s/question | LLM s | retrieval s | other s | other % | cached prompt share |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for s in summaries:
         share = 100 * s.other_seconds_per_q / s.seconds_per_q if s.seconds_per_q else 0.0
-        lines.append(f"| {s.name} | {s.seconds_per_q:.2f} | {s.llm_seconds_per_q:.2f} | "
+        lines.append(f"| {s.name} | {s.dataset} | {s.seconds_per_q:.2f} | {s.llm_seconds_per_q:.2f} | "
                      f"{s.retrieval_seconds_per_q:.4f} | {s.other_seconds_per_q:.4f} | {share:.2f} | "
                      f"{100 * s.cached_prompt_share:.0f}% |")
     return "\n".join(lines)
