@@ -14,9 +14,9 @@ import argparse
 import os
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
@@ -96,26 +96,39 @@ def answered_all(store: Store, run: Any, compared: set[str]) -> bool:
     return False
 
 
-def one_step_rankings(session_factory: Any, store: Store, dataset: str, compared: set[str]) -> dict[str, list[int]]:
-    """BM25 with the question alone, top 15, for each compared question with gold paragraphs (no LLM)."""
-    retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=dataset).retriever()
-    return {q.id: [p.id for p in retriever.retrieve(q.text, RETRIEVAL_BUDGET)]
-            for q in store.queries(dataset) if q.id in compared and q.gold_paragraph_ids}
+@dataclass(frozen=True)
+class OneStep:
+    """BM25 with the question alone, top 15, for a dataset's compared questions with gold paragraphs."""
+
+    rankings: dict[str, list[int]]
+    gold: dict[str, Sequence[int]]
+
+    @classmethod
+    def retrieve(cls, session_factory: Any, store: Store, dataset: str, compared: set[str]) -> OneStep:
+        retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=dataset).retriever()
+        queries = [q for q in store.queries(dataset) if q.id in compared and q.gold_paragraph_ids]
+        return cls({q.id: [p.id for p in retriever.retrieve(q.text, RETRIEVAL_BUDGET)] for q in queries},
+                   {q.id: q.gold_paragraph_ids for q in queries})
+
+    def recall(self, query_id: str, count: int = RETRIEVAL_BUDGET) -> float:
+        return paragraph_recall(self.rankings[query_id][:count], self.gold[query_id], RETRIEVAL_BUDGET)
+
+    def curve(self) -> list[float]:
+        """Mean recall at K = 1 .. 15."""
+        return [sum(self.recall(qid, k) for qid in self.rankings) / len(self.rankings)
+                for k in range(1, RETRIEVAL_BUDGET + 1)]
 
 
-def recall_rows(store: Store, summary: Any, rankings: dict[str, list[int]]) -> list[tuple[int, float, float, float]]:
+def recall_rows(store: Store, summary: Any, one_step: OneStep) -> list[tuple[int, float, float, float]]:
     """Per question of a retrieving run: paragraphs collected, the run's recall, one-step recall at
     the same count, one-step recall at 15."""
-    gold = {q.id: q.gold_paragraph_ids for q in store.queries(summary.dataset)}
     rows = []
     for result in store.results(summary.run_id):
-        if result.query_id not in rankings or result.error is not None:
+        if result.query_id not in one_step.rankings or result.error is not None:
             continue
         count = min(len(result.chunk_ids), RETRIEVAL_BUDGET)
-        ranked, wanted = rankings[result.query_id], gold[result.query_id]
-        rows.append((count, paragraph_recall(result.chunk_ids, wanted, RETRIEVAL_BUDGET),
-                     paragraph_recall(ranked[:count], wanted, RETRIEVAL_BUDGET),
-                     paragraph_recall(ranked, wanted, RETRIEVAL_BUDGET)))
+        rows.append((count, paragraph_recall(result.chunk_ids, one_step.gold[result.query_id], RETRIEVAL_BUDGET),
+                     one_step.recall(result.query_id, count), one_step.recall(result.query_id)))
     return rows
 
 
@@ -125,28 +138,22 @@ def recall_section(session_factory: Any, store: Store, summaries: list[Any], com
     (same count, and K=15) as a table, and the one-step recall curve with the IRCoT runs as a plot."""
     lines = ["| run | dataset | paragraphs collected | run's recall | one-step BM25, same count | "
              "one-step BM25, K=15 |", "|---|---|---:|---:|---:|---:|"]
-    rankings: dict[str, dict[str, list[int]]] = {}
-    one_step: dict[str, list[float]] = {}
+    one_step: dict[str, OneStep] = {}
     points: dict[str, list[tuple[str, float, float]]] = {}
     for summary in summaries:
         if "paragraph_recall" not in summary.metrics:
             continue
-        if summary.dataset not in rankings:
-            rankings[summary.dataset] = one_step_rankings(session_factory, store, summary.dataset, compared)
-            gold = {q.id: q.gold_paragraph_ids for q in store.queries(summary.dataset)}
-            ranked = rankings[summary.dataset]
-            one_step[summary.dataset] = [
-                sum(paragraph_recall(r[:k], gold[qid], RETRIEVAL_BUDGET) for qid, r in ranked.items()) / len(ranked)
-                for k in range(1, RETRIEVAL_BUDGET + 1)]
-        rows = recall_rows(store, summary, rankings[summary.dataset])
+        if summary.dataset not in one_step:
+            one_step[summary.dataset] = OneStep.retrieve(session_factory, store, summary.dataset, compared)
+        rows = recall_rows(store, summary, one_step[summary.dataset])
         means = [sum(column) / len(rows) for column in zip(*rows)]
         lines.append(f"| {summary.name} | {summary.dataset} | {means[0]:.1f} | "
                      + " | ".join(f"{100 * m:.1f}" for m in means[1:]) + " |")
         if summary.name.startswith("ircot"):
             points.setdefault(summary.dataset, []).append((summary.name, means[0], means[1]))
     if one_step:
-        plot_recall_curves([RecallCurve(dataset, curve, points.get(dataset, []))
-                            for dataset, curve in one_step.items()], plot_path)
+        plot_recall_curves([RecallCurve(dataset, retrieved.curve(), points.get(dataset, []))
+                            for dataset, retrieved in one_step.items()], plot_path)
     return "\n".join(lines)
 
 

@@ -63,6 +63,20 @@ def _index_runs(summaries: Sequence[RunSummary]) -> dict[tuple[str, str], RunSum
     return runs
 
 
+def _hide_top_right(ax: Axes) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _legend_handles(axes: Sequence[Axes]) -> dict[str, Artist]:
+    """Each label drawn on any of ``axes`` with its first handle, in drawing order."""
+    handles: dict[str, Artist] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    return handles
+
+
 def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
@@ -106,8 +120,7 @@ def _draw_metric(ax: Axes, metric: str, datasets: list[str], names: list[str],
     ax.set_yticks(range(0, 101, 20))
     ax.yaxis.grid(True, linewidth=0.5, alpha=0.5)
     ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    _hide_top_right(ax)
 
 
 def plot_comparison(summaries: Sequence[RunSummary], path: Path,
@@ -148,10 +161,7 @@ def plot_comparison(summaries: Sequence[RunSummary], path: Path,
     for ax, metric in zip(axes, metrics):
         _draw_metric(ax, metric, datasets, names, runs, annotate)
     axes[0].set_ylabel("% (mean, 95% bootstrap CI)" if _all_95(summaries) else "% (mean, bootstrap CI)")
-    handles: dict[str, Artist] = {}
-    for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, handle)
+    handles = _legend_handles(axes)
     legend_cols = min(len(names), max(1, math.floor(panel_width * len(metrics) / 1.8)))
     ordered = [name for name in names if name in handles]
     fig.legend([handles[n] for n in ordered], ordered, loc="lower center", ncols=legend_cols,
@@ -208,8 +218,7 @@ def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
     ax.set_xlabel("seconds per question")
     ax.xaxis.grid(True, linewidth=0.5, alpha=0.5)
     ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    _hide_top_right(ax)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
     fig.tight_layout()
     return _save(fig, path)
@@ -230,7 +239,7 @@ class RecallCurve:
     runs: Sequence[tuple[str, float, float]]
 
 
-def plot_recall_curves(curves: Sequence[RecallCurve], path: Path, budget_label: str = "one-step BM25") -> Path:
+def plot_recall_curves(curves: Sequence[RecallCurve], path: Path) -> Path:
     """One panel per dataset: the one-step recall curve over K, and each run as a point.
 
     A run above the curve recalls more gold paragraphs than one retrieval given as many
@@ -239,7 +248,6 @@ def plot_recall_curves(curves: Sequence[RecallCurve], path: Path, budget_label: 
     Args:
         curves: one per dataset.
         path: where to write the PNG; parent folders are created.
-        budget_label: the legend's name for the curve.
 
     Returns:
         ``path``.
@@ -256,7 +264,7 @@ def plot_recall_curves(curves: Sequence[RecallCurve], path: Path, budget_label: 
         if not curve.one_step:
             raise ValueError(f"plot_recall_curves: no one-step recall for {curve.dataset!r}")
         ks = range(1, len(curve.one_step) + 1)
-        ax.plot(ks, [100 * r for r in curve.one_step], color="#555555", marker=".", label=budget_label)
+        ax.plot(ks, [100 * r for r in curve.one_step], color="#555555", marker=".", label="one-step BM25")
         for label, count, recall in curve.runs:
             colour = _PALETTE[labels.index(label) % len(_PALETTE)]
             ax.scatter([count], [100 * recall], s=60, color=colour, zorder=3, label=label)
@@ -265,15 +273,10 @@ def plot_recall_curves(curves: Sequence[RecallCurve], path: Path, budget_label: 
         ax.set_xlim(0, len(curve.one_step) + 1)
         ax.set_ylim(0, 105)
         ax.grid(True, linewidth=0.5, alpha=0.5)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
+        _hide_top_right(ax)
     axes[0].set_ylabel("gold paragraph recall (%)")
-    handles, names = axes[0].get_legend_handles_labels()
-    for ax in axes[1:]:
-        for handle, name in zip(*ax.get_legend_handles_labels()):
-            if name not in names:
-                handles.append(handle)
-                names.append(name)
-    fig.legend(handles, names, loc="lower center", ncols=min(len(names), 4), frameon=False, fontsize=9)
+    handles = _legend_handles(axes)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncols=min(len(handles), 4),
+               frameon=False, fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.3, top=0.9, wspace=0.25)
     return _save(fig, path)
