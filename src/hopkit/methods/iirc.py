@@ -26,6 +26,7 @@ from rapidfuzz import fuzz, process, utils
 from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.prompting import DemonstrationFitter, test_block
+from hopkit.options import PositiveInt, check_fields
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
 
@@ -120,15 +121,12 @@ class IIRCConfig:
             "Answer the following question.\\n"); must end with a space or newline.
     """
 
-    title_count: int = 3
-    max_tokens: int = 100
+    title_count: PositiveInt = 3
+    max_tokens: PositiveInt = 100
     question_prefix: str = ""
 
     def __post_init__(self) -> None:
-        if self.title_count < 1:
-            raise ConfigError(f"IIRC option 'title_count' must be at least 1, got {self.title_count}")
-        if self.max_tokens < 1:
-            raise ConfigError(f"IIRC option 'max_tokens' must be at least 1, got {self.max_tokens}")
+        check_fields(self, "IIRC option")
         if self.question_prefix and not self.question_prefix[-1].isspace():
             raise ConfigError("IIRC option 'question_prefix' must end with a space or a newline, got "
                               f"{self.question_prefix!r}")

@@ -38,7 +38,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal, Sequence
+from typing import Annotated, Literal, Sequence
+
+from annotated_types import Interval
 
 from hopkit.errors import ConfigError
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
@@ -51,6 +53,7 @@ from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import (PARAGRAPH_WORD_LIMIT, DemonstrationFitter, check_fits, render_paragraph,
                                       test_block)
 from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig, clean_direct_answer, extract_answer
+from hopkit.options import PositiveInt, check_fields
 from hopkit.prompts.ircot_templates import (DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE,
                                             DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
                                             check_template, render_template)
@@ -103,32 +106,26 @@ class IRCoTConfig:
         iirc: options of IIRC's title step.
     """
 
-    k_per_step: int = 4
-    max_steps: int = 8
-    paragraph_budget: int = 15
+    k_per_step: PositiveInt = 4
+    max_steps: PositiveInt = 8
+    paragraph_budget: PositiveInt = 15
     stop_sequence: str = "answer is:"
     reasoning_prompt_template: str | None = None
     qa_prompt_template: str | None = None
-    max_paragraph_words: int = 600
-    generation_max_tokens: int = 300
+    max_paragraph_words: PositiveInt = 600
+    generation_max_tokens: PositiveInt = 300
     reader: ReaderChoice = "direct"
-    reader_max_tokens: int = 200
+    reader_max_tokens: PositiveInt = 200
     question_prefix: str = ""
     reader_question_prefix: str = ""
-    near_duplicate_threshold: float = 90.0
+    near_duplicate_threshold: Annotated[float, Interval(ge=0, le=100)] = 90.0
     exclude_collected: bool = False
     iirc: IIRCConfig = field(default_factory=IIRCConfig)
 
     def __post_init__(self) -> None:
-        for option in ("k_per_step", "max_steps", "paragraph_budget", "max_paragraph_words",
-                       "generation_max_tokens", "reader_max_tokens"):
-            if getattr(self, option) < 1:
-                raise ConfigError(f"IRCoT option {option!r} must be at least 1, got {getattr(self, option)}")
+        check_fields(self, "IRCoT option")  # types and ranges, as annotated above
         if not self.stop_sequence.strip():
             raise ConfigError("IRCoT option 'stop_sequence' must not be empty")
-        if self.reader not in READER_CHOICES:
-            raise ConfigError(f"IRCoT option 'reader' must be one of {', '.join(READER_CHOICES)}, "
-                              f"got {self.reader!r}")
         for option in ("question_prefix", "reader_question_prefix"):
             prefix = getattr(self, option)
             if prefix and not prefix[-1].isspace():

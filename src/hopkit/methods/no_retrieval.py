@@ -8,6 +8,7 @@ from typing import Sequence
 from hopkit.llm.protocol import LLM
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
+from hopkit.options import check_fields
 from hopkit.records import GenerationResult, Query
 
 
@@ -16,6 +17,9 @@ class NoRConfig:
     """Options of NoR: only the reader's."""
 
     reader: ReaderConfig = field(default_factory=ReaderConfig)
+
+    def __post_init__(self) -> None:
+        check_fields(self, "NoR option")
 
 
 class NoR:

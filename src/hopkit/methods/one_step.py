@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
+from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 
@@ -22,12 +22,11 @@ class OneRConfig:
         reader: the reader's options.
     """
 
-    k: int = 5
+    k: PositiveInt = 5
     reader: ReaderConfig = field(default_factory=ReaderConfig)
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ConfigError(f"OneR option 'k' must be at least 1, got {self.k}")
+        check_fields(self, "OneR option")
 
 
 class OneR:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from hopkit.llm.protocol import LLM
+from hopkit.options import PositiveInt, check_fields
 from hopkit.methods.prompting import DemonstrationFitter, test_block
 from hopkit.records import Paragraph
 
@@ -60,9 +61,12 @@ class ReaderConfig:
     """
 
     mode: ReaderMode = "direct"
-    max_tokens: int = 200
+    max_tokens: PositiveInt = 200
     question_prefix: str = ""
     instruction: str | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self, "reader option")
 
 
 @dataclass(frozen=True)

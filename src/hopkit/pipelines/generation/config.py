@@ -1,17 +1,24 @@
 """The YAML-facing config shared by every generation pipeline.
 
 ``hopkit run CONFIG.yaml`` instantiates the config class named by ``_target_`` with
-the file's options, then calls ``build(session_factory)`` to get the facade.
+the file's options, then calls ``build(session_factory)`` to get the facade. Every
+field is checked when the config is constructed (types and ranges from the
+annotations, see :mod:`hopkit.options`; the nested ``reader``, ``demonstrations``
+and IRCoT ``options`` through the configs they become), so a wrong value is
+reported with the file's name before anything is loaded.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Mapping
+
+from annotated_types import Interval
 
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
 from hopkit.methods.reader import ReaderConfig
+from hopkit.options import NonEmptyStr, PositiveInt, check_fields, shown
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 
 READER_FIELDS = {"mode", "max_tokens", "question_prefix", "instruction"}
@@ -23,12 +30,19 @@ def reader_config(value: str | Mapping[str, Any] | ReaderConfig, option: str = "
         return value
     if isinstance(value, str):
         value = {"mode": value}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"option {option!r}: expected 'direct', 'cot' or a mapping of "
+                          f"{', '.join(sorted(READER_FIELDS))}, got {shown(value)}")
     unknown = set(value) - READER_FIELDS
     if unknown:
-        raise ConfigError(f"option {option!r}: unknown field(s) {sorted(unknown)}; known: {sorted(READER_FIELDS)}")
+        raise ConfigError(f"option {option!r}: unknown field(s) {sorted(map(str, unknown))}; "
+                          f"known: {sorted(READER_FIELDS)}")
     if value.get("mode", "direct") not in {"direct", "cot"}:
-        raise ConfigError(f"option {option!r}: mode must be 'direct' or 'cot', got {value.get('mode')!r}")
-    return ReaderConfig(**value)
+        raise ConfigError(f"option {option!r}: mode must be 'direct' or 'cot', got {shown(value.get('mode'))}")
+    try:
+        return ReaderConfig(**value)
+    except ConfigError as exc:
+        raise ConfigError(f"option {option!r}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -43,8 +57,16 @@ class DemonstrationSpec:
     """
 
     dataset: str
-    distractors: int = 2
-    family: str = "codex"
+    distractors: Annotated[int, Interval(ge=0, le=3)] = 2
+    family: Literal["codex", "flan_t5"] = "codex"
+
+    def __post_init__(self) -> None:
+        from hopkit.prompts.ircot_files import DATASETS
+
+        check_fields(self, "demonstrations option")
+        if self.dataset not in DATASETS:
+            raise ConfigError(f"demonstrations option 'dataset': expected one of {', '.join(DATASETS)}, "
+                              f"got {shown(self.dataset)}")
 
 
 def demonstration_spec(value: Mapping[str, Any] | DemonstrationSpec | None,
@@ -52,9 +74,14 @@ def demonstration_spec(value: Mapping[str, Any] | DemonstrationSpec | None,
     """The authors' demonstration set to use, or None for zero-shot prompts."""
     if value is None or isinstance(value, DemonstrationSpec):
         return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"option {option!r}: expected a mapping of dataset, distractors and family "
+                          f"(or null), got {shown(value)}")
     try:
         return DemonstrationSpec(**value)
     except TypeError as exc:
+        raise ConfigError(f"option {option!r}: {exc}") from None
+    except ConfigError as exc:
         raise ConfigError(f"option {option!r}: {exc}") from None
 
 
@@ -70,11 +97,14 @@ class GenerationPipelineConfig:
         batch_size: questions in flight at once (with backends that serve concurrent calls).
     """
 
-    name: str
-    llm: str = "smollm2"
+    name: NonEmptyStr
+    llm: NonEmptyStr = "smollm2"
     retrieval_pipeline_name: str | None = "bm25"
     dataset: str | None = None
-    batch_size: int = 10
+    batch_size: PositiveInt = 10
+
+    def __post_init__(self) -> None:
+        check_fields(self, "field")  # every subclass's fields too
 
     def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
         if self.retrieval_pipeline_name is None:

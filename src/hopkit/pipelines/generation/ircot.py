@@ -16,6 +16,7 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.iirc import IIRCConfig, RetrieverTitleMatcher
 from hopkit.methods.ircot import IRCoT, IRCoTConfig
 from hopkit.methods.protocol import Method
+from hopkit.options import PositiveInt, shown
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations,
@@ -35,15 +36,18 @@ def ircot_config(options: Mapping[str, Any], source: str = "IRCoT") -> IRCoTConf
         ConfigError: naming an unknown option, or from the config's own checks.
     """
     known = {f.name for f in fields(IRCoTConfig)}
-    unknown = sorted(set(options) - known)
+    unknown = sorted(str(name) for name in set(options) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown option(s) {unknown}; known: {sorted(known)}")
     values = dict(options)
     if isinstance(values.get("iirc"), Mapping):
         try:
             values["iirc"] = IIRCConfig(**values["iirc"])
-        except TypeError as exc:
+        except (TypeError, ConfigError) as exc:
             raise ConfigError(f"{source}: option 'iirc': {exc}") from None
+    elif "iirc" in values and not isinstance(values["iirc"], IIRCConfig):
+        raise ConfigError(f"{source}: option 'iirc': expected a mapping of title_count, max_tokens and "
+                          f"question_prefix, got {shown(values['iirc'])}")
     return IRCoTConfig(**values)
 
 
@@ -144,16 +148,35 @@ class IRCoTGenerationPipelineConfig(GenerationPipelineConfig):
     ``k_per_step``), plus ``demonstrations``, ``title_matching`` and ``options`` (any
     other :class:`IRCoTConfig` field)."""
 
-    k_per_step: int = 4
-    max_steps: int = 8
-    paragraph_budget: int = 15
+    k_per_step: PositiveInt = 4
+    max_steps: PositiveInt = 8
+    paragraph_budget: PositiveInt = 15
     stop_sequence: str = "answer is:"
     reasoning_prompt_template: str | None = None
     qa_prompt_template: str | None = None
-    top_k: int | None = None
-    demonstrations: Any = None
+    top_k: PositiveInt | None = None
+    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
     title_matching: bool | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        demonstration_spec(self.demonstrations)
+        own = sorted(str(name) for name in set(self.options) & {f.name for f in fields(self)})
+        if own:
+            raise ConfigError(f"field 'options': {own} are fields of their own; set them outside 'options'")
+        try:  # the method's own checks (templates, the options mapping...), when the file is read
+            ircot_config({
+                "k_per_step": self.k_per_step if self.top_k is None else self.top_k, "max_steps": self.max_steps,
+                "paragraph_budget": self.paragraph_budget, "stop_sequence": self.stop_sequence,
+                "reasoning_prompt_template": self.reasoning_prompt_template,
+                "qa_prompt_template": self.qa_prompt_template, **self.options,
+            }, source="field 'options'")
+        except ConfigError as exc:
+            in_options = any(f"option {name!r}" in str(exc) for name in self.options)
+            if in_options and not str(exc).startswith("field 'options'"):
+                raise ConfigError(f"field 'options': {exc}") from None
+            raise
 
     def build(self, session_factory: sessionmaker[Session]) -> IRCoTGenerationPipeline:
         retrieval = self.retrieval_pipeline(session_factory)

@@ -44,8 +44,13 @@ class NoRPipelineConfig(GenerationPipelineConfig):
     """YAML config of NoR: ``reader`` ("direct"/"cot" or a mapping) and optional ``demonstrations``."""
 
     retrieval_pipeline_name: str | None = None
-    reader: Any = "direct"
-    demonstrations: Any = None
+    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
+    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        reader_config(self.reader)
+        demonstration_spec(self.demonstrations)
 
     def build(self, session_factory: sessionmaker[Session]) -> NoRGenerationPipeline:
         return NoRGenerationPipeline(

@@ -12,6 +12,7 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.one_step import OneR, OneRConfig
 from hopkit.methods.protocol import Method
 from hopkit.methods.reader import ReaderConfig
+from hopkit.options import PositiveInt
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
@@ -51,9 +52,14 @@ class OneRGenerationPipeline(GenerationPipeline):
 class OneRPipelineConfig(GenerationPipelineConfig):
     """YAML config of OneR: ``k``, ``reader`` and optional ``demonstrations``."""
 
-    k: int = 5
-    reader: Any = "direct"
-    demonstrations: Any = None
+    k: PositiveInt = 5
+    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
+    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        reader_config(self.reader)
+        demonstration_spec(self.demonstrations)
 
     def build(self, session_factory: sessionmaker[Session]) -> OneRGenerationPipeline:
         retrieval = self.retrieval_pipeline(session_factory)

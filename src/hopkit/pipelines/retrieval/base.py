@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
+from hopkit.options import NonEmptyStr, check_arguments
 from hopkit.paths import index_dir
 from hopkit.retrieval.index_store import load_or_build
 from hopkit.retrieval.meter import MeteredRetriever
@@ -47,8 +48,10 @@ class RetrievalPipeline:
 
     kind = "bm25"
 
-    def __init__(self, session_factory: sessionmaker[Session], name: str, dataset: str | None = None,
+    def __init__(self, session_factory: sessionmaker[Session], name: NonEmptyStr, dataset: str | None = None,
                  index_root: str | Path | None = None, **options: Any) -> None:
+        check_arguments(RetrievalPipeline.__init__, "retrieval option", name=name, dataset=dataset,
+                        index_root=index_root)
         self.session_factory = session_factory
         self.name = name
         self.dataset = dataset

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
+
+from annotated_types import Interval
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from hopkit.options import NonNegativeFloat, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 
 
@@ -15,5 +19,7 @@ class BM25RetrievalPipeline(RetrievalPipeline):
     kind = "bm25"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "bm25", dataset: str | None = None,
-                 index_root: str | Path | None = None, k1: float = 1.2, b: float = 0.75) -> None:
+                 index_root: str | Path | None = None, k1: NonNegativeFloat = 1.2,
+                 b: Annotated[float, Interval(ge=0, le=1)] = 0.75) -> None:
+        check_arguments(BM25RetrievalPipeline.__init__, "BM25 option", k1=k1, b=b)
         super().__init__(session_factory, name, dataset, index_root, k1=k1, b=b)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from hopkit.options import NonEmptyStr, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 
 
@@ -15,5 +16,6 @@ class DenseRetrievalPipeline(RetrievalPipeline):
     kind = "dense"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "dense", dataset: str | None = None,
-                 index_root: str | Path | None = None, embedder: str = "wordllama") -> None:
+                 index_root: str | Path | None = None, embedder: NonEmptyStr = "wordllama") -> None:
+        check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder)
         super().__init__(session_factory, name, dataset, index_root, embedder=embedder)

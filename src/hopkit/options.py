@@ -1,0 +1,183 @@
+"""Option types with their ranges, and the one check every option goes through.
+
+An option's type and range are declared once, as its annotation on the config
+dataclass or constructor (``k: PositiveInt = 5``). :func:`check_value` validates a
+value against such an annotation with pydantic in strict mode, so an integer option
+takes neither ``2.5`` nor ``true`` nor ``"5"``, and on failure says in words what was
+expected::
+
+    field 'k': expected an integer >= 1, got 2.5
+
+:func:`check_fields` runs it over every field of a config dataclass (from its
+``__post_init__``), so Python callers get the same checks as YAML files.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import functools
+import types
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import annotated_types
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+
+from hopkit.errors import ConfigError
+
+PositiveInt = Annotated[int, annotated_types.Ge(1)]
+NonNegativeInt = Annotated[int, annotated_types.Ge(0)]
+PositiveFloat = Annotated[float, annotated_types.Gt(0)]
+NonNegativeFloat = Annotated[float, annotated_types.Ge(0)]
+NonEmptyStr = Annotated[str, annotated_types.MinLen(1)]
+
+# Strict: no coercion (2.5 is not an int, "5" is not an int, true is not an int);
+# nan and infinity are not numbers an option can take.
+_STRICT = ConfigDict(strict=True, allow_inf_nan=False, arbitrary_types_allowed=True)
+_BOUNDS = (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"))
+_NAMES: dict[Any, str] = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
+                          type(None): "null", Path: "a path", Any: "any value"}
+_SEQUENCES = (list, tuple, collections.abc.Sequence)
+_MAPPINGS = (dict, collections.abc.Mapping)
+
+
+def expected(hint: Any) -> str:
+    """What a value of type ``hint`` looks like, in words (``"an integer >= 1 or null"``)."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        base, *metadata = typing.get_args(hint)
+        if base is str and any(getattr(m, "min_length", 0) == 1 for m in metadata):
+            return "a non-empty string"
+        bounds = [f"{symbol} {getattr(m, name)}" for m in metadata for name, symbol in _BOUNDS
+                  if getattr(m, name, None) is not None]
+        return " ".join([expected(base), " and ".join(bounds)]) if bounds else expected(base)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(choice) for choice in typing.get_args(hint))
+    if origin in (Union, types.UnionType):
+        return " or ".join(expected(member) for member in typing.get_args(hint))
+    if origin in _MAPPINGS:
+        return "a mapping"
+    if origin in _SEQUENCES:
+        return "a list"
+    if origin is collections.abc.Callable:
+        return "a function"
+    if hint in _NAMES:
+        return _NAMES[hint]
+    name = str(getattr(hint, "__name__", hint))
+    return f"{'an' if name[:1] in set('AEIOUaeiou') else 'a'} {name}"
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _build_adapter(hint: Any) -> TypeAdapter[Any] | None:
+    try:
+        return TypeAdapter(hint, config=_STRICT)
+    except PydanticUserError:  # a dataclass or model: it carries its own config
+        return TypeAdapter(hint)
+    except PydanticSchemaGenerationError:  # not a type pydantic understands: the constructor checks it
+        return None
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_adapter(hint: Any) -> TypeAdapter[Any] | None:
+    return _build_adapter(hint)
+
+
+def _adapter(hint: Any) -> TypeAdapter[Any] | None:
+    try:
+        return _cached_adapter(hint)
+    except TypeError:  # an unhashable annotation
+        return _build_adapter(hint)
+
+
+def check_value(value: Any, hint: Any, where: str) -> None:
+    """Check ``value`` against the annotation ``hint``, strictly.
+
+    Args:
+        value: the option's value.
+        hint: its annotation, e.g. ``PositiveInt`` or ``str | None``.
+        where: what to name in the message, e.g. ``"field 'k'"``.
+
+    Raises:
+        ConfigError: ``"<where>: expected <what hint allows>, got <value>"``.
+    """
+    adapter = _adapter(hint)
+    if adapter is None:
+        return
+    try:
+        adapter.validate_python(value, strict=True)
+    except ValidationError:
+        raise ConfigError(f"{where}: expected {expected(hint)}, got {shown(value)}") from None
+
+
+def check_fields(config: Any, label: str) -> None:
+    """Check every field of the dataclass instance ``config`` against its annotation.
+
+    Args:
+        config: a dataclass instance (call this from its ``__post_init__``).
+        label: how its fields are named in messages, e.g. ``"field"`` or ``"IRCoT option"``.
+
+    Raises:
+        ConfigError: ``"<label> '<field>': expected ..., got ..."`` for the first wrong field.
+    """
+    hints = parameter_types(type(config))
+    for item in dataclasses.fields(config):
+        if item.name in hints:
+            check_value(getattr(config, item.name), hints[item.name], f"{label} {item.name!r}")
+
+
+def check_arguments(function: Any, label: str, **values: Any) -> None:
+    """Check arguments a constructor or function was given against its own annotations.
+
+    Args:
+        function: the function (``BM25RetrievalPipeline.__init__``) whose parameters these are.
+        label: how they are named in messages, e.g. ``"BM25 option"``.
+        values: the arguments to check, by parameter name.
+
+    Raises:
+        ConfigError: ``"<label> '<name>': expected ..., got ..."`` for the first wrong one.
+    """
+    hints = parameter_types(function)
+    for name, value in values.items():
+        if name in hints:
+            check_value(value, hints[name], f"{label} {name!r}")
+
+
+_TYPES: dict[Any, dict[str, Any]] = {}  # parameter_types() by target (classes, functions: few)
+
+
+def parameter_types(target: Any) -> dict[str, Any]:
+    """The annotations of the parameters ``target`` (class, classmethod or function) takes.
+
+    A dataclass's are its fields'. Empty when they cannot be resolved (the target's own
+    checks then apply alone).
+    """
+    try:
+        return _TYPES[target]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
+    types_ = _resolve_types(target)
+    try:
+        _TYPES[target] = types_
+    except TypeError:
+        pass
+    return types_
+
+
+def _resolve_types(target: Any) -> dict[str, Any]:
+    if isinstance(target, type):
+        # a dataclass's fields carry the annotations; another class's are on its __init__
+        owner: Any = target if dataclasses.is_dataclass(target) else getattr(target, "__init__")  # noqa: B009
+    else:
+        owner = getattr(target, "__func__", target)
+    try:
+        return typing.get_type_hints(owner, include_extras=True)
+    except (NameError, TypeError, AttributeError):
+        return {}
