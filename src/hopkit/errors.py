@@ -6,8 +6,10 @@ HopkitError
  ├── ConfigError          a YAML config is missing a field or has a wrong value
  ├── StoreError           the database cannot be reached or is inconsistent
  ├── RetrievalError       an index is missing, stale or cannot answer
+ ├── ReportError          a report cannot be written where it was asked to go
  ├── LLMError             a language model backend failed
- │    └── LLMServerError  a server errored, timed out or rate-limited past the retries
+ │    ├── LLMServerError  a server errored, timed out or rate-limited past the retries
+ │    └── EmptyAnswerError the model's final answer to a question was empty
  └── DownloadError        an official file could not be fetched
 """
 
@@ -59,12 +61,20 @@ class RetrievalError(HopkitError):
     """An index is missing or cannot answer a query."""
 
 
+class ReportError(HopkitError):
+    """A report (tables, plots) cannot be written to the folder asked for."""
+
+
 class LLMError(HopkitError):
     """A language model backend failed."""
 
 
 class LLMServerError(LLMError):
     """A model server kept failing (error status, time-out, rate limit) after the retries."""
+
+
+class EmptyAnswerError(LLMError):
+    """The model gave no final answer to a question (recorded as that question's failure)."""
 
 
 class DownloadError(HopkitError):

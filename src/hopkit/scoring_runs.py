@@ -1,9 +1,18 @@
-"""Scores stored runs against their dataset's gold: the bridge from the store to evaluation."""
+"""Scores stored runs against their dataset's gold: the bridge from the store to evaluation.
+
+A run is scored only against the corpus it ran on: a *stale* run (its dataset
+was re-ingested with other content since) is refused, since its stored
+paragraph ids point into the replaced corpus. :func:`split_scorable` sorts a
+selection of runs into those that can be scored and those to skip, with the
+reason, so that one stale or empty run never stops the others from being scored.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import AbstractSet, Sequence
 
+from hopkit.errors import StoreError
 from hopkit.evaluation.aggregate import QuestionCost, RunSummary, summarize_run
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.store.records import RunInfo
@@ -12,19 +21,77 @@ from hopkit.store.store import Store
 RETRIEVAL_BUDGET = 15
 
 
+@dataclass(frozen=True)
+class SkippedRun:
+    """A run left out of an evaluation, and why (one line, naming the run)."""
+
+    run: RunInfo
+    reason: str
+
+
+def split_scorable(runs: Sequence[RunInfo]) -> tuple[list[RunInfo], list[SkippedRun]]:
+    """Split ``runs`` into those that can be scored and those that cannot.
+
+    A run cannot be scored when it is stale (its dataset was re-ingested with a
+    different corpus since it ran) or when it has no stored result yet (it was
+    stopped before its first answer, or ran with ``--limit 0``).
+
+    Args:
+        runs: the runs, as the store lists them (staleness and counts current).
+
+    Returns:
+        The scorable runs in the order given, and the skipped ones with their reasons.
+    """
+    scorable: list[RunInfo] = []
+    skipped: list[SkippedRun] = []
+    for run in runs:
+        if run.stale:
+            skipped.append(SkippedRun(run, run.stale_reason))
+        elif run.finished + run.failed == 0:
+            skipped.append(SkippedRun(run, _no_results(run)))
+        else:
+            scorable.append(run)
+    return scorable, skipped
+
+
+def _no_results(run: RunInfo) -> str:
+    return (f"run {run.name!r} ({run.run_id}) has no results yet (stopped before its first "
+            "answer, or run with --limit 0); rerun its config to answer its questions")
+
+
 def score_run(store: Store, run: RunInfo,
               query_ids: AbstractSet[str] | None = None) -> tuple[RunSummary, list[QuestionScores]]:
-    """Score the stored results of ``run`` (only ``query_ids`` if given, so runs can be
-    compared on the same questions); failed questions score zero and are counted."""
-    queries = {q.id: q for q in store.queries(run.dataset)}
-    retrieves = "retrieval" in run.config
+    """Score the stored results of ``run`` against its dataset's gold.
+
+    Failed questions score zero and are counted.
+
+    Args:
+        store: the store holding the run.
+        run: the run (its staleness is checked again in the store, so an old
+            :class:`RunInfo` cannot slip a re-ingested dataset through).
+        query_ids: score only these questions, so runs can be compared on the
+            same questions.
+
+    Returns:
+        The run's summary and its per-question scores.
+
+    Raises:
+        StoreError: the run is unknown, stale (its dataset was re-ingested with a
+            different corpus since it ran), or has no result to score.
+    """
+    current = store.run(run.run_id)
+    if current.stale:
+        raise StoreError(current.stale_reason)
+    queries = {q.id: q for q in store.queries(current.dataset)}
+    retrieves = "retrieval" in current.config
     scores: list[QuestionScores] = []
     costs: list[QuestionCost] = []
-    for result in store.results(run.run_id):
+    for result in store.results(current.run_id):
         query = queries.get(result.query_id)
         if query is None or (query_ids is not None and result.query_id not in query_ids):
             continue
-        retrieved = (store.paragraphs_by_ids(run.dataset, list(result.chunk_ids[:RETRIEVAL_BUDGET]))
+        retrieved = (store.paragraphs_by_ids(current.dataset,
+                                             list(result.chunk_ids[:RETRIEVAL_BUDGET]))
                      if retrieves else None)
         scores.append(score_question(query, result.prediction, retrieved, budget=RETRIEVAL_BUDGET))
         costs.append(QuestionCost(
@@ -33,11 +100,21 @@ def score_run(store: Store, run: RunInfo,
             llm_seconds=result.llm_seconds, retrieval_seconds=result.retrieval_seconds,
             total_seconds=result.total_seconds, failed=result.error is not None,
         ))
-    summary = summarize_run(run.run_id, run.name, run.method, run.dataset, scores, costs)
+    if not costs:
+        what = "on the questions asked for" if query_ids is not None else "for its dataset's questions"
+        raise StoreError(_no_results(current) if current.finished + current.failed == 0 else
+                         f"run {current.name!r} ({current.run_id}) has no result {what}")
+    summary = summarize_run(current.run_id, current.name, current.method, current.dataset,
+                            scores, costs)
     return summary, scores
 
 
 def score_runs(store: Store, runs: Sequence[RunInfo],
                query_ids: AbstractSet[str] | None = None) -> list[RunSummary]:
-    """Summaries of ``runs`` in the order given (on ``query_ids`` only, if given)."""
+    """Summaries of ``runs`` in the order given (on ``query_ids`` only, if given).
+
+    Raises:
+        StoreError: as :func:`score_run`, for the first run that cannot be scored;
+            sort the runs with :func:`split_scorable` first to skip those.
+    """
     return [score_run(store, run, query_ids)[0] for run in runs]

@@ -59,7 +59,7 @@ def test_plot_comparison_single_metric_and_missing_metric(tmp_path: Path) -> Non
 def test_plot_comparison_rejects_bad_input(tmp_path: Path) -> None:
     with pytest.raises(UnknownNameError, match="bleu"):
         plot_comparison(RUNS, tmp_path / "x.png", metrics=("em", "bleu"))
-    with pytest.raises(ValueError, match="distinct names"):
+    with pytest.raises(ValueError, match="given twice"):
         plot_comparison([RUNS[0], RUNS[0]], tmp_path / "x.png")
     with pytest.raises(ValueError, match="no runs"):
         plot_comparison([], tmp_path / "x.png")

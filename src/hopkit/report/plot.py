@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.evaluation.scoring import METRIC_NAMES
+from hopkit.report.table import run_labels
 
 __all__ = ["DATASET_LABELS", "METRIC_LABELS", "RecallCurve", "plot_comparison", "plot_recall_curves", "plot_time_split"]
 
@@ -52,14 +53,16 @@ def _unique(items: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _index_runs(summaries: Sequence[RunSummary]) -> dict[tuple[str, str], RunSummary]:
+def _index_runs(summaries: Sequence[RunSummary],
+                labels: Sequence[str]) -> dict[tuple[str, str], RunSummary]:
+    """The runs keyed by (dataset, label); :func:`run_labels` makes the keys distinct
+    unless the same run is given twice."""
     runs: dict[tuple[str, str], RunSummary] = {}
-    for s in summaries:
-        key = (s.dataset, s.name)
-        if key in runs:
-            raise ValueError(f"two runs are named {s.name!r} on dataset {s.dataset!r} "
-                             f"({runs[key].run_id} and {s.run_id}); give them distinct names")
-        runs[key] = s
+    for s, label in zip(summaries, labels):
+        if (s.dataset, label) in runs:
+            raise ValueError(f"run {s.run_id} ({s.name!r} on {s.dataset!r}) is given twice; "
+                             "pass each run once")
+        runs[(s.dataset, label)] = s
     return runs
 
 
@@ -131,7 +134,8 @@ def plot_comparison(summaries: Sequence[RunSummary], path: Path,
     run without the metric (NoR has no recall) has no bar there.
 
     Args:
-        summaries: The runs to compare (names must be unique within a dataset).
+        summaries: The runs to compare; runs sharing a name on one dataset are
+            labelled ``name (run-id prefix)`` (see :func:`hopkit.report.table.run_labels`).
         path: Where to write the PNG; parent folders are created.
         metrics: Metric names to plot, one panel each.
 
@@ -139,7 +143,7 @@ def plot_comparison(summaries: Sequence[RunSummary], path: Path,
         ``path``.
 
     Raises:
-        ValueError: No runs or no metrics, or two runs share a name on one dataset.
+        ValueError: No runs or no metrics, or one run given twice.
         UnknownNameError: A metric name is not known.
         OSError: The file cannot be written.
     """
@@ -150,9 +154,10 @@ def plot_comparison(summaries: Sequence[RunSummary], path: Path,
     for metric in metrics:
         if metric not in METRIC_NAMES:
             raise UnknownNameError("metric", metric, METRIC_NAMES)
-    runs = _index_runs(summaries)
+    labels = run_labels(summaries)
+    runs = _index_runs(summaries, labels)
     datasets = _unique([s.dataset for s in summaries])
-    names = _unique([s.name for s in summaries])
+    names = _unique(labels)
     panel_width = min(9.0, max(3.2, 0.9 + 0.32 * len(datasets) * len(names)))
     fig_width, fig_height = panel_width * len(metrics), 4.2
     fig = Figure(figsize=(fig_width, fig_height))
@@ -181,7 +186,8 @@ def _all_95(summaries: Sequence[RunSummary]) -> bool:
 def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
     """Horizontal stacked bars of seconds per question: LLM, retrieval and other time.
 
-    One bar per run, labelled with the run's name and dataset, with its total
+    One bar per run, labelled with the run's name (see
+    :func:`hopkit.report.table.run_labels`) and dataset, with its total
     seconds per question at the end.
 
     Args:
@@ -197,7 +203,7 @@ def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
     """
     if not summaries:
         raise ValueError("plot_time_split: no runs to plot")
-    labels = [f"{s.name} ({s.dataset})" for s in summaries]
+    labels = [f"{label} ({s.dataset})" for s, label in zip(summaries, run_labels(summaries))]
     parts = {
         "LLM": [s.llm_seconds_per_q for s in summaries],
         "retrieval": [s.retrieval_seconds_per_q for s in summaries],

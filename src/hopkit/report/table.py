@@ -9,7 +9,8 @@ from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 
-__all__ = ["Cell", "Column", "Table", "comparison_table", "to_csv", "to_markdown", "to_text"]
+__all__ = ["Cell", "Column", "Table", "comparison_table", "run_labels", "to_csv", "to_markdown",
+           "to_text"]
 
 Cell = str | int | float | Estimate | None
 """One table cell: text, a number, a metric estimate, or ``None`` for "not applicable"."""
@@ -59,8 +60,43 @@ _METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Hex digits of the run id shown beside a name that two runs on one dataset share.
+RUN_ID_SHOWN = 8
+
+
+def run_labels(summaries: Sequence[RunSummary]) -> list[str]:
+    """A display label per run, distinct among the runs on each dataset.
+
+    A run is labelled by its name; where several runs on one dataset share a
+    name (the same config run again with ``--top-k 4``, say), each is labelled
+    ``name (run-id prefix)`` instead, so no two rows or bars look alike.
+
+    Args:
+        summaries: The runs.
+
+    Returns:
+        One label per run, in the order given.
+    """
+    shared: dict[tuple[str, str], list[str]] = {}
+    for s in summaries:
+        shared.setdefault((s.dataset, s.name), []).append(s.run_id)
+    labels = []
+    for s in summaries:
+        ids = shared[(s.dataset, s.name)]
+        if len(ids) == 1:
+            labels.append(s.name)
+            continue
+        prefixes = [run_id[:RUN_ID_SHOWN] for run_id in ids]
+        distinct = len(set(prefixes)) == len(set(ids))
+        labels.append(f"{s.name} ({s.run_id[:RUN_ID_SHOWN] if distinct else s.run_id})")
+    return labels
+
+
 def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Table:
     """One row per run: answer and retrieval metrics, then costs per question.
+
+    Runs are named by :func:`run_labels`, so two runs sharing a name on one
+    dataset get distinct rows.
 
     Args:
         summaries: The runs, in the order the rows should have.
@@ -92,9 +128,9 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
         Column("seconds_per_q", "s/q", "float", 2),
     ]
     rows: list[tuple[Cell, ...]] = []
-    for s in summaries:
+    for s, label in zip(summaries, run_labels(summaries)):
         metric_cells: list[Cell] = [s.metrics.get(key) for key, _ in _METRIC_COLUMNS]
-        rows.append((s.name, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
+        rows.append((label, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
                      s.llm_calls_per_q, s.prompt_tokens_per_q, s.completion_tokens_per_q,
                      s.seconds_per_q))
     return Table(tuple(columns), tuple(rows), _notes(summaries))

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,6 +28,12 @@ ENV_HOME = "HOPKIT_HOME"
 DEFAULT_HOME = ".hopkit"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 10
+# Key of the PostgreSQL advisory lock taken while creating the tables (any fixed
+# 64-bit number; this one spells "hopkit" in ASCII).
+SCHEMA_LOCK_KEY = 0x686F706B6974
+# Creating the tables is retried this often when it fails while another process creates
+# them too (SQLite has no advisory lock; a partly created schema is completed).
+SCHEMA_ATTEMPTS = 3
 
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
 
@@ -56,6 +62,13 @@ def _how_to_fix(url: URL) -> str:
     return ("check that the server is running and accepts TCP connections, and that host, port, "
             "user, password and database in the URL are right; set the URL with HOPKIT_DB_URL "
             "(for a local test server run scripts/start-postgres.sh)")
+
+
+def _how_to_fix_schema(url: URL) -> str:
+    if url.get_backend_name() == "sqlite":
+        return "check that the database file and its folder are writable"
+    return ("check that the database user may create tables in this database (or let its owner "
+            "run hopkit once to create them)")
 
 
 def _short_reason(exc: BaseException) -> str:
@@ -172,19 +185,62 @@ class DBConnection:
     def create_all(self) -> None:
         """Create every missing table (existing tables are left alone).
 
+        Safe when several processes use a fresh database at once: on PostgreSQL
+        the tables are created under a transaction-scoped advisory lock, so one
+        process creates them while the others wait and then find them; on any
+        database, a creation that fails because another process was creating
+        the tables too is retried, and is no error once the tables are there.
+
         Raises:
-            StoreError: if the database cannot be reached; the message names the
-                URL (password hidden) and says how to fix it.
+            StoreError: if the database cannot be reached (the message names the
+                URL, password hidden, and says how to fix it), or if the tables
+                cannot be created (the message gives the database's reason).
         """
         engine = self.engine
         try:
-            Base.metadata.create_all(engine)
+            connection = engine.connect()
         except SQLAlchemyError as exc:
             raise StoreError(
                 f"cannot connect to the database {self.masked_url}: {_short_reason(exc)}; "
                 f"{_how_to_fix(engine.url)}"
             ) from exc
+        try:
+            for attempt in range(1, SCHEMA_ATTEMPTS + 1):
+                try:
+                    self._create_tables(connection)
+                    break
+                except SQLAlchemyError as exc:
+                    if self._tables_exist(engine):
+                        logger.debug("another process created the store tables in %s meanwhile",
+                                     self.masked_url)
+                        break
+                    if attempt == SCHEMA_ATTEMPTS:
+                        raise StoreError(
+                            f"cannot create the hopkit tables in {self.masked_url}: "
+                            f"{_short_reason(exc)}; {_how_to_fix_schema(engine.url)}"
+                        ) from exc
+                    logger.debug("creating the store tables failed (%s); retrying", exc)
+        finally:
+            connection.close()
         logger.debug("store tables ready in %s", self.masked_url)
+
+    @staticmethod
+    def _create_tables(connection: Connection) -> None:
+        with connection.begin():
+            if connection.dialect.name == "postgresql":
+                # Held until the transaction ends: concurrent first uses queue here
+                # instead of racing on the catalogue (duplicate pg_type keys).
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                   {"key": SCHEMA_LOCK_KEY})
+            Base.metadata.create_all(connection)
+
+    @staticmethod
+    def _tables_exist(engine: Engine) -> bool:
+        try:
+            present = set(inspect(engine).get_table_names())
+        except SQLAlchemyError:
+            return False
+        return set(Base.metadata.tables) <= present
 
     def get_session_factory(self) -> sessionmaker[Session]:
         """Return the session factory, creating the tables on first use.

@@ -36,10 +36,13 @@ def check_corpus(corpus: Corpus) -> None:
     """Check a corpus before writing it: unique ids, gold pointing into the corpus.
 
     Raises:
-        StoreError: naming the first offending paragraph or question.
+        StoreError: an empty corpus, or naming the first offending paragraph or question.
     """
     if not isinstance(corpus.name, str) or not corpus.name.strip():
         raise StoreError(f"a corpus needs a non-empty name, got {corpus.name!r}")
+    if not corpus.queries and not corpus.paragraphs:
+        raise StoreError(f"corpus {corpus.name!r} is empty (no questions, no paragraphs); nothing stored, so the "
+                         "name stays free. Was the dataset file empty?")
     seen_paragraphs: set[int] = set()
     for paragraph in corpus.paragraphs:
         if not isinstance(paragraph.id, int) or not 0 <= paragraph.id <= MAX_PARAGRAPH_ID:
@@ -172,8 +175,10 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
-def to_run_info(row: RunRow, finished: int, failed: int) -> RunInfo:
-    """The record of a run row with its result counts."""
+def to_run_info(row: RunRow, finished: int, failed: int, current_fingerprint: str | None) -> RunInfo:
+    """The record of a run row with its result counts and its dataset's current fingerprint
+    (``None`` when no dataset of that name is stored)."""
     return RunInfo(run_id=row.id, name=row.name, method=row.method, dataset=row.dataset,
                    config=row.config, created_at=as_utc(row.created_at),
-                   finished=finished, failed=failed)
+                   finished=finished, failed=failed, dataset_fingerprint=row.dataset_fingerprint,
+                   current_fingerprint=current_fingerprint)

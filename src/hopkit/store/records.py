@@ -77,6 +77,11 @@ class RunInfo:
 
     ``finished`` counts questions with a successful result, ``failed`` those
     whose latest attempt raised (they are retried when the run resumes).
+    ``dataset_fingerprint`` is the fingerprint of the corpus the run was
+    computed on, ``current_fingerprint`` that of the dataset stored under the
+    same name now (``None`` if no such dataset is stored). When they differ the
+    run is *stale*: its results hold paragraph ids of a replaced corpus and
+    must not be scored against the current one.
     """
 
     run_id: str
@@ -87,6 +92,28 @@ class RunInfo:
     created_at: datetime
     finished: int = 0
     failed: int = 0
+    dataset_fingerprint: str = ""
+    current_fingerprint: str | None = ""
+
+    @property
+    def stale(self) -> bool:
+        """True when the run's dataset was re-ingested with other content since it ran."""
+        return self.current_fingerprint != self.dataset_fingerprint
+
+    @property
+    def stale_reason(self) -> str:
+        """Why the run cannot be scored on its dataset as stored now (``""`` if it can)."""
+        if not self.stale:
+            return ""
+        ran_on = f"corpus {self.dataset_fingerprint[:12]}"
+        if self.current_fingerprint is None:
+            now = f"dataset {self.dataset!r} is no longer stored"
+        else:
+            now = (f"dataset {self.dataset!r} was re-ingested since (now corpus "
+                   f"{self.current_fingerprint[:12]})")
+        return (f"run {self.name!r} ({self.run_id}) is stale: it ran on {ran_on}, but {now}, so "
+                "its results point into a corpus that is gone; rerun its config to score it "
+                "on the current corpus (or re-ingest the old file to score the old results)")
 
 
 @dataclass(frozen=True)

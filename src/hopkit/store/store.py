@@ -101,12 +101,20 @@ class Store:
 
     # -- corpora and questions -------------------------------------------
 
-    def add_corpus(self, corpus: Corpus, *, replace: bool = False) -> None:
+    def add_corpus(self, corpus: Corpus, *, replace: bool = False) -> int:
         """Store a pooled corpus and its questions, all in one transaction.
+
+        Replacing a dataset by a different corpus makes the runs computed on the
+        old one *stale* (:attr:`RunInfo.stale`): they are kept, but they can no
+        longer be scored, since their paragraph ids point into the old corpus.
 
         Args:
             corpus: the corpus; its ``name`` becomes the dataset name.
             replace: replace an existing dataset of the same name.
+
+        Returns:
+            How many stored runs were computed on the replaced corpus and are now
+            stale (0 for a new dataset, or when the corpus is unchanged).
 
         Raises:
             StoreError: if the dataset exists and ``replace`` is false, if the
@@ -115,6 +123,7 @@ class Store:
         """
         convert.check_corpus(corpus)
         fingerprint = convert.corpus_fingerprint(corpus.paragraphs)
+        made_stale = 0
         with self._transaction(f"storing corpus {corpus.name!r}") as session:
             old = session.scalars(
                 select(DatasetRow).where(DatasetRow.name == corpus.name)).one_or_none()
@@ -123,6 +132,11 @@ class Store:
                     raise StoreError(
                         f"dataset {corpus.name!r} is already stored; pass replace=True "
                         "(`--replace` on the command line) to overwrite it")
+                if old.fingerprint != fingerprint:
+                    made_stale = session.scalar(
+                        select(func.count()).select_from(RunRow).where(
+                            RunRow.dataset == corpus.name,
+                            RunRow.dataset_fingerprint == old.fingerprint)) or 0
                 session.execute(delete(ParagraphRow).where(ParagraphRow.dataset_id == old.id))
                 session.execute(delete(QueryRow).where(QueryRow.dataset_id == old.id))
                 session.delete(old)
@@ -137,6 +151,10 @@ class Store:
                                   for i, q in enumerate(corpus.queries)))
         logger.info("stored dataset %r: %d paragraphs, %d questions", corpus.name,
                     len(corpus.paragraphs), len(corpus.queries))
+        if made_stale:
+            logger.info("dataset %r was replaced by a different corpus: %d run(s) computed on "
+                           "the old one are now stale", corpus.name, made_stale)
+        return made_stale
 
     @staticmethod
     def _insert_batches(session: Session, model: type[Any], rows: Any) -> None:
@@ -270,7 +288,13 @@ class Store:
                        func.sum(case((ResultRow.error.is_not(None), 1), else_=0)))
                 .where(ResultRow.run_id.in_(ids)).group_by(ResultRow.run_id))
             counts = {rid: (int(ok or 0), int(bad or 0)) for rid, ok, bad in session.execute(statement)}
-        return [convert.to_run_info(row, *counts.get(row.id, (0, 0))) for row in rows]
+        names = sorted({row.dataset for row in rows})
+        current: dict[str, str] = {}
+        if names:
+            fingerprints = select(DatasetRow.name, DatasetRow.fingerprint).where(DatasetRow.name.in_(names))
+            current = {name: fingerprint for name, fingerprint in session.execute(fingerprints)}
+        return [convert.to_run_info(row, *counts.get(row.id, (0, 0)), current.get(row.dataset))
+                for row in rows]
 
     def finished_query_ids(self, run_id: str) -> set[str]:
         """Ids of the questions this run answered without error (failed ones are retried).
@@ -338,6 +362,15 @@ class Store:
             self._run(session, run_id)
             statement = select(ResultRow).where(ResultRow.run_id == run_id).order_by(ResultRow.id)
             return [convert.to_result(row) for row in session.scalars(statement)]
+
+    def run(self, run_id: str) -> RunInfo:
+        """The run with exactly this id, as stored now (counts and staleness up to date).
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        with self._transaction(f"reading run {run_id}") as session:
+            return self._run_infos(session, [self._run(session, run_id)])[0]
 
     def runs(self, dataset: str | None = None) -> list[RunInfo]:
         """Every stored run, oldest first, optionally only those on one dataset.

@@ -72,6 +72,16 @@ def read_json(path: Path) -> Any:
             f"malformed JSON: {exc.msg} (column {exc.colno}); check the file is complete",
             path=str(path), line=exc.lineno,
         ) from exc
+    except (ValueError, RecursionError) as exc:
+        raise DataError(f"unreadable JSON: {_decoder_limit(exc)}", path=str(path)) from exc
+
+
+def _decoder_limit(exc: ValueError | RecursionError) -> str:
+    """What Python's JSON decoder refused besides syntax errors: a number with more digits
+    than Python converts (ValueError) or nesting deeper than its recursion limit."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply for Python's JSON decoder"
+    return f"{exc}".split(";")[0]
 
 
 def read_json_list(path: Path) -> list[Any]:
@@ -107,6 +117,8 @@ def iter_jsonl(path: Path) -> Iterator[tuple[Where, Any]]:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise where.error(f"malformed JSON: {exc.msg} (column {exc.colno})") from exc
+                except (ValueError, RecursionError) as exc:
+                    raise where.error(f"unreadable JSON: {_decoder_limit(exc)}") from exc
                 yield where, obj
         except UnicodeDecodeError as exc:
             raise DataError(f"the file is not UTF-8 text ({exc.reason})", path=str(path),

@@ -10,6 +10,7 @@ the paragraph it comes from.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -34,11 +35,22 @@ class _TextCollector(HTMLParser):
         self.parts.append(data)
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
 def html_to_text(fragment: str) -> str:
-    """Return the text of an HTML fragment (tags removed, entities decoded, line breaks kept)."""
+    """Return the text of an HTML fragment (tags removed, entities decoded, line breaks kept).
+
+    Markup that :mod:`html.parser` gives up on (it raises ``AssertionError`` on
+    some malformed declarations, e.g. ``<![;``) falls back to dropping anything
+    between ``<`` and ``>``, so one odd page never stops a dataset from loading.
+    """
     collector = _TextCollector()
-    collector.feed(fragment)
-    collector.close()
+    try:
+        collector.feed(fragment)
+        collector.close()
+    except AssertionError:  # html.parser's way of rejecting a malformed declaration
+        return html.unescape(_TAG.sub("", fragment))
     return "".join(collector.parts)
 
 

@@ -1,0 +1,105 @@
+"""A comparison report on disk: table (Markdown, CSV) and plots (PNG), written all or nothing.
+
+The files are first rendered into a hidden staging folder inside the target
+folder, then moved into place (a rename on the same file system); if any of
+them fails, none is moved and a folder this call created is removed again, so
+an interrupted report never leaves half its files beside an older report's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from hopkit.errors import ReportError
+from hopkit.evaluation.aggregate import RunSummary
+from hopkit.report.table import comparison_table, to_csv, to_markdown
+
+__all__ = ["REPORT_FILES", "write_report"]
+
+#: The files a report consists of, in the order they are written.
+REPORT_FILES: tuple[str, ...] = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png")
+
+_STAGING_PREFIX = ".hopkit-report-"
+
+
+def write_report(summaries: Sequence[RunSummary], out: Path) -> tuple[Path, ...]:
+    """Write the comparison table and plots of ``summaries`` into the folder ``out``.
+
+    Files of an earlier report in ``out`` are replaced; other files are left alone.
+
+    Args:
+        summaries: The runs to compare (at least one).
+        out: The folder; it and its parents are created if missing.
+
+    Returns:
+        The paths written, in the order of :data:`REPORT_FILES`.
+
+    Raises:
+        ReportError: ``out`` is an existing file, cannot be created, or cannot
+            be written to (read-only, full disk); nothing is written then.
+        ValueError: ``summaries`` is empty.
+    """
+    if not summaries:
+        raise ValueError("write_report: no runs to report")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"cannot write the report to {out}: it is an existing file, not a "
+                          "folder; choose a folder (it is created if missing)")
+    for name in REPORT_FILES:
+        if (out / name).is_dir():
+            raise ReportError(f"cannot write the report to {out}: {out / name} is a folder; "
+                              "move it away or choose another folder")
+    created = _missing_folders(out)
+    staging: Path | None = None
+    done = False
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=out))
+        _render(summaries, staging)
+        for name in REPORT_FILES:
+            os.replace(staging / name, out / name)
+        done = True
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        where = f" ({exc.filename})" if exc.filename and Path(exc.filename) != out else ""
+        raise ReportError(f"cannot write the report to {out}: {reason}{where}; choose a "
+                          "writable folder") from exc
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        if not done:
+            _remove_empty(created)
+    return tuple(out / name for name in REPORT_FILES)
+
+
+def _render(summaries: Sequence[RunSummary], folder: Path) -> None:
+    # Imported here so that writing a table alone never loads matplotlib.
+    from hopkit.report.plot import plot_comparison, plot_time_split
+
+    table = comparison_table(summaries)
+    (folder / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
+    to_csv(table, folder / "comparison.csv")
+    plot_comparison(summaries, folder / "comparison.png")
+    plot_time_split(summaries, folder / "time_split.png")
+
+
+def _missing_folders(out: Path) -> list[Path]:
+    """``out`` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    for folder in (out, *out.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
