@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=int, help="only the first N questions")
     run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
     run.add_argument("--llm", help="LLM config name (overrides the config)")
+    run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     for name, text in (("evaluate", "score runs and print the comparison table"),
@@ -53,7 +54,18 @@ def _parser() -> argparse.ArgumentParser:
     quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded)")
     quick.add_argument("--limit", type=int, help="only the first N questions")
     quick.add_argument("--out", type=Path, help="folder for the report (default $HOPKIT_HOME/reports/quickstart)")
+    for sub in commands.choices.values():  # --db before or after the subcommand; SUPPRESS keeps the first one
+        sub.add_argument("--db", default=argparse.SUPPRESS, help="database URL (as before the subcommand)")
     return parser
+
+
+# What Ctrl-C leaves behind, per command (an ingest is one transaction; runs store each question).
+_INTERRUPTED: dict[str, str] = {
+    "ingest": "nothing was stored (an ingest is all-or-nothing); run the same command again",
+    "index": "the index was not saved (it is written whole or not at all); run the same command again",
+    "run": "finished questions are stored, rerun the same command to resume",
+    "quickstart": "finished questions are stored, rerun the same command to resume",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"hopkit: error: {exc}\n")
         return 2
     except KeyboardInterrupt:
-        sys.stderr.write("hopkit: interrupted; finished questions are stored, rerun the same command to resume\n")
+        left = _INTERRUPTED.get(args.command)
+        sys.stderr.write(f"hopkit: interrupted{'; ' + left if left else ''}\n")
         return 130
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,9 @@ from hopkit.data.registry import load_dataset
 from hopkit.errors import ConfigError, StoreError
 from hopkit.paths import hopkit_home
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
-from hopkit.report.plot import plot_comparison, plot_time_split
-from hopkit.report.table import comparison_table, to_csv, to_markdown, to_text
-from hopkit.scoring_runs import score_runs
+from hopkit.report.files import write_report
+from hopkit.report.table import comparison_table, to_text
+from hopkit.scoring_runs import score_runs, split_scorable
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
@@ -27,10 +28,14 @@ def _session_factory(args: argparse.Namespace) -> Any:
 def cmd_ingest(args: argparse.Namespace) -> int:
     examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
     corpus = pool_corpus(args.name or args.dataset, examples)
-    Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
+    made_stale = Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
     print(f"ingested {corpus.name}: {len(corpus.queries)} questions, {len(corpus.paragraphs)} paragraphs "
           f"in the pooled corpus, {gold} gold paragraph links")
+    if made_stale:
+        print(f"{made_stale} earlier run(s) on {corpus.name} ran on the replaced corpus and are now stale: "
+              "evaluate and report skip them (`hopkit runs` marks them); rerun their configs to score "
+              "them on the new corpus")
     return 0
 
 
@@ -45,16 +50,39 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     spec = load_yaml(args.config)
-    for option, value in (("dataset", args.dataset), ("llm", args.llm)):
+    for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name)):
         if value is not None:
             spec[option] = value
-    config = instantiate(spec, args.config)
-    if not hasattr(config, "build"):
-        raise ConfigError(f"{args.config}: field '_target_' must name a pipeline config class with build()")
-    pipeline = config.build(_session_factory(args))
+    config = instantiate(spec, args.config, kind="pipelines")  # checks _target_ and every option first
+    session_factory = _session_factory(args)
+    pipeline = config.build(session_factory)
     outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet)
-    print(f"run {pipeline.name} ({outcome['run_id']}): {outcome['total_queries']} questions, "
+    stored_name = Store(session_factory).run(outcome["run_id"]).name
+    print(f"run {stored_name} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
+    if stored_name != pipeline.name:
+        print(f"(this configuration was first run as {stored_name!r}, the name it keeps; a run is "
+              f"identified by its configuration, so naming it {pipeline.name!r} resumed that run)")
+    return _run_exit_code(outcome)
+
+
+def _run_exit_code(outcome: dict[str, Any]) -> int:
+    """1 when every question attempted now failed (nothing answered), else 0; failures are reported.
+
+    Failed questions are stored as failed and a rerun retries them. A run where some
+    failed still exits 0 (its answers are usable; a filtered question may fail every
+    time), with a warning; one where all failed exits 1, so scripts stop there.
+    """
+    failed, attempted = outcome["failed"], outcome["failed"] + outcome["finished"]
+    if not failed:
+        return 0
+    cause = f" (first error: {outcome['first_error']})" if outcome.get("first_error") else ""
+    if failed == attempted:
+        sys.stderr.write(f"hopkit: error: all {failed} question(s) attempted failed{cause}; nothing was answered. "
+                         "Fix the cause, then rerun the same command to retry them\n")
+        return 1
+    sys.stderr.write(f"hopkit: warning: {failed} of {attempted} question(s) attempted failed{cause}; "
+                     "they are stored as failed and rerunning the same command retries them\n")
     return 0
 
 
@@ -62,21 +90,22 @@ def _select_runs(store: Store, names: list[str], dataset: str | None) -> list[Ru
     if not names:
         runs = store.runs(dataset)
     else:
-        runs = [run for name in names for run in store.find_runs(name)
-                if dataset is None or run.dataset == dataset]
+        found = [run for name in names for run in store.find_runs(name)
+                 if dataset is None or run.dataset == dataset]
+        runs = list({run.run_id: run for run in found}.values())
     if not runs:
         raise StoreError("no run matches; list them with `hopkit runs`")
-    return runs
+    scorable, skipped = split_scorable(runs)
+    for skip in skipped:
+        print(f"hopkit: skipped: {skip.reason}", file=sys.stderr)
+    if not scorable:
+        raise StoreError(f"none of the {len(runs)} selected run(s) can be scored (see above)")
+    return scorable
 
 
 def _write_report(summaries: list[Any], out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    table = comparison_table(summaries)
-    (out / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
-    to_csv(table, out / "comparison.csv")
-    plot_comparison(summaries, out / "comparison.png")
-    plot_time_split(summaries, out / "time_split.png")
-    print(f"wrote {out / 'comparison.md'}, comparison.csv, comparison.png and time_split.png")
+    paths = write_report(summaries, out)
+    print(f"wrote {paths[0]}, " + ", ".join(p.name for p in paths[1:-1]) + f" and {paths[-1].name}")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -94,9 +123,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    for run in Store(_session_factory(args)).runs():
+    runs = Store(_session_factory(args)).runs()
+    for run in runs:
+        mark = "  STALE (dataset re-ingested since)" if run.stale else ""
         print(f"{run.run_id}  {run.name:<24} {run.method:<8} {run.dataset:<18} "
-              f"{run.finished} done, {run.failed} failed  {run.created_at:%Y-%m-%d %H:%M}")
+              f"{run.finished} done, {run.failed} failed  {run.created_at:%Y-%m-%d %H:%M}{mark}")
+    if any(run.stale for run in runs):
+        print("STALE runs ran on a corpus that was replaced by `ingest --replace`; they are not scored. "
+              "Rerun their configs to score them on the current corpus.")
     return 0
 
 

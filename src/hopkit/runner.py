@@ -5,21 +5,33 @@ runner skips the questions a run already finished, times each question, splits i
 time into LLM, retrieval and everything else (from the meters' usage block), and
 writes each result as soon as it is done, so an interrupted run loses at most the
 questions in flight.
+
+With several workers the questions are answered by daemon threads and their results
+come back in the order they finish, not the order they were given, so a slow question
+never holds finished ones back from the store; only the main thread writes to the
+store. On Ctrl-C (or any error) the runner stops handing out questions and returns at
+once: it does not wait for the requests in flight, whose questions a rerun redoes.
+
+An empty final answer is not an answer: the question is recorded as failed
+(:class:`~hopkit.errors.EmptyAnswerError`) with the method's trace, and a rerun
+retries it.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Generator, Sequence
 
 from tqdm import tqdm
 
-from hopkit.errors import LLMServerError
+from hopkit.errors import EmptyAnswerError, LLMServerError
 from hopkit.methods.protocol import Method
-from hopkit.records import Query
+from hopkit.records import GenerationResult, Query
 from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
 from hopkit.usage import track_usage
@@ -33,35 +45,98 @@ MAX_CONSECUTIVE_SERVER_FAILURES = 3
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a call to :func:`run_method` did."""
+    """What a call to :func:`run_method` did; ``first_error`` is the first failure's message."""
 
     run_id: str
     total_queries: int
     already_done: int
     finished: int
     failed: int
+    first_error: str | None = None
 
 
 def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | None]:
-    """Answer one question; a failure is recorded with the question and returned, not raised."""
+    """Answer one question; a failure is recorded with the question and returned, not raised.
+
+    An empty (or blank) final answer is a failure too, an :class:`EmptyAnswerError`; its
+    result keeps the method's trace and retrieved ids, so what the model said is stored.
+    """
     started = time.perf_counter()
-    error: str | None = None
+    result: GenerationResult | None = None
     failure: Exception | None = None
     with track_usage() as usage:
         try:
             result = method.generate(query)
-            prediction, chunk_ids, trace = result.text, tuple(result.chunk_ids), dict(result.metadata)
         except Exception as exc:  # one question's failure must not stop the run
-            log.warning("question %s failed: %s: %s", query.id, type(exc).__name__, exc)
-            prediction, chunk_ids, trace = "", (), {}
-            error, failure = f"{type(exc).__name__}: {exc}", exc
+            failure = exc
+    if result is not None and not result.text.strip():
+        failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer is empty); "
+                                   "it counts as failed and a rerun retries it")
+    if failure is not None:
+        log.warning("question %s failed: %s: %s", query.id, type(failure).__name__, failure)
     return QueryResult(
-        query_id=query.id, prediction=prediction, chunk_ids=chunk_ids, trace=trace,
+        query_id=query.id, prediction=result.text if result is not None else "",
+        chunk_ids=tuple(result.chunk_ids) if result is not None else (),
+        trace=dict(result.metadata) if result is not None else {},
         llm_calls=usage.llm_calls, prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens, cached_prompt_tokens=usage.cached_prompt_tokens,
         llm_seconds=usage.llm_seconds, retrieval_seconds=usage.retrieval_seconds,
-        total_seconds=time.perf_counter() - started, error=error,
+        total_seconds=time.perf_counter() - started,
+        error=None if failure is None else f"{type(failure).__name__}: {failure}",
     ), failure
+
+
+def answers_as_they_finish(method: Method, queries: Sequence[Query],
+                           workers: int) -> Generator[tuple[QueryResult, Exception | None], None, None]:
+    """Answer ``queries`` with ``workers`` threads and yield each answer as soon as it is done.
+
+    One worker answers in the calling thread, in order. More workers are daemon threads
+    taking questions from a queue: closing the iterator (or an exception, Ctrl-C
+    included, in the consumer) stops them from starting new questions and does not wait
+    for the ones in flight, whose answers are dropped; being daemons they never keep
+    the process alive. (``ThreadPoolExecutor`` joins its threads at exit, so Ctrl-C
+    waited for every HTTP request in flight to time out.)
+
+    Args:
+        method: answers one question (called from several threads at once).
+        queries: the questions.
+        workers: threads answering at once.
+
+    Yields:
+        ``answer_one``'s result for each question, in the order they finish.
+    """
+    if workers <= 1:
+        for query in queries:
+            yield answer_one(method, query)
+        return
+    todo: queue.SimpleQueue[Query] = queue.SimpleQueue()
+    for query in queries:
+        todo.put(query)
+    done: queue.SimpleQueue[tuple[QueryResult, Exception | None] | BaseException] = queue.SimpleQueue()
+    stopping = threading.Event()
+
+    def work() -> None:
+        while not stopping.is_set():
+            try:
+                query = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put(answer_one(method, query))
+            except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
+                done.put(exc)
+                return
+
+    for number in range(min(workers, len(queries))):
+        threading.Thread(target=work, name=f"hopkit-worker-{number}", daemon=True).start()
+    try:
+        for _ in range(len(queries)):
+            item = done.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stopping.set()
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
@@ -80,19 +155,17 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
     done = store.finished_query_ids(run.run_id)
     todo = [q for q in queries if q.id not in done]
     finished = failed = 0
+    first_error: str | None = None
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
     server_failures_in_a_row = 0
-    results: Iterable[tuple[QueryResult, Exception | None]]
-    with bar, ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        if workers > 1:
-            results = pool.map(lambda q: answer_one(method, q), todo)
-        else:
-            results = (answer_one(method, q) for q in todo)
-        for result, failure in results:
+    answers = answers_as_they_finish(method, todo, max(1, workers))
+    with bar, closing(answers):
+        for result, failure in answers:
             store.record_result(run.run_id, result)
             failed += failure is not None
             finished += failure is None
+            first_error = first_error or result.error
             bar.update(1)
             bar.set_postfix(failed=failed)
             server_failures_in_a_row = server_failures_in_a_row + 1 if isinstance(failure, LLMServerError) else 0
@@ -101,4 +174,4 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
                                      f"failed on the model server ({failure}); finished questions are stored, "
                                      "rerun to resume once the server is back")
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
-                      finished=finished, failed=failed)
+                      finished=finished, failed=failed, first_error=first_error)

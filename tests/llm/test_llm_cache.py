@@ -1,10 +1,10 @@
+import logging
 import threading
 from pathlib import Path
 from typing import Sequence
 
 import pytest
 
-from hopkit.errors import LLMError
 from hopkit.llm.cache import CachedLLM, cache_key
 from hopkit.llm.protocol import LLM, Completion
 
@@ -106,9 +106,90 @@ def test_concurrent_threads_share_one_file(tmp_path: Path) -> None:
     assert len(texts) == 10
 
 
-def test_unusable_cache_path_raises_llm_error(tmp_path: Path) -> None:
+def test_an_unusable_cache_path_is_bypassed_with_one_warning(tmp_path: Path,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Issue item 10: a cache that cannot be used failed every question; now the model answers."""
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    cached = CachedLLM(CountingLLM(), blocker / "cache.sqlite")  # constructor does no I/O
-    with pytest.raises(LLMError, match="LLM response cache .*cache.sqlite"):
-        cached.complete("q")
+    inner = CountingLLM()
+    cached = CachedLLM(inner, blocker / "cache.sqlite")  # constructor does no I/O
+    with caplog.at_level(logging.WARNING, logger="hopkit.llm.cache"):
+        assert [cached.complete("q").text for _ in range(3)] == ["reply 1 to q", "reply 2 to q", "reply 3 to q"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "cache.sqlite cannot be used" in warnings[0] and "without the cache" in warnings[0]
+    assert cached.bypassed is not None and len(cached) == 0
+
+
+@pytest.mark.parametrize("garbage", [b"this is not a database" * 50, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_a_corrupted_cache_file_is_moved_aside_and_started_again(tmp_path: Path, garbage: bytes,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """Issue item 10: a corrupted cache file failed every question (and the run still exited 0)."""
+    path = tmp_path / "cache.sqlite"
+    path.write_bytes(garbage)
+    inner = CountingLLM()
+    cached = CachedLLM(inner, path)
+    with caplog.at_level(logging.WARNING, logger="hopkit.llm.cache"):
+        first = cached.complete("q")
+        second = cached.complete("q")
+    assert first.text == "reply 1 to q" and second.from_cache and inner.calls == 1  # a working cache again
+    aside = list(tmp_path.glob("cache.sqlite.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == garbage  # kept for a look, not deleted
+    assert any("is corrupted" in r.getMessage() and aside[0].name in r.getMessage() for r in caplog.records)
+    assert cached.bypassed is None
+
+
+def test_a_cache_deleted_mid_run_is_started_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue item 10: deleting the cache mid-run failed every later question with advice to delete it."""
+    path = tmp_path / "cache.sqlite"
+    inner = CountingLLM()
+    cached = CachedLLM(inner, path)
+    cached.complete("before")
+    for part in tmp_path.glob("cache.sqlite*"):
+        part.unlink()
+    with caplog.at_level(logging.WARNING, logger="hopkit.llm.cache"):
+        after = cached.complete("after")
+        again = cached.complete("after")
+    assert after.text == "reply 2 to after" and again.from_cache
+    assert any("deleted or emptied" in r.getMessage() for r in caplog.records)
+    assert cached.bypassed is None and len(cached) == 1
+
+
+def test_a_cache_that_breaks_mid_run_never_fails_a_question(tmp_path: Path) -> None:
+    """The file overwritten with garbage between calls, from several threads at once."""
+    path = tmp_path / "cache.sqlite"
+    inner = CountingLLM()
+    cached = CachedLLM(inner, path)
+    cached.complete("warm")
+    path.write_bytes(b"garbage" * 1000)
+    errors: list[BaseException] = []
+
+    def ask(number: int) -> None:
+        try:
+            cached.complete(f"prompt {number}")
+        except BaseException as exc:  # noqa: BLE001 (collected for the assertion)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(list(tmp_path.glob("cache.sqlite.corrupt-*"))) >= 1
+
+
+def test_an_empty_completion_is_not_kept_so_a_retry_asks_the_model_again(tmp_path: Path) -> None:
+    """Issue item 4: a question that failed with an empty answer must get a real retry, not the cached blank."""
+
+    class BlankOnce(CountingLLM):
+        def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                     temperature: float = 0.0) -> Completion:
+            completion = super().complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
+            return Completion(text=" \n", prompt_tokens=11, completion_tokens=0, seconds=0.1) \
+                if self.calls == 1 else completion
+
+    inner = BlankOnce()
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    assert cached.complete("q").text == " \n"
+    assert cached.complete("q").text == "reply 2 to q" and inner.calls == 2
+    assert cached.complete("q").from_cache and inner.calls == 2

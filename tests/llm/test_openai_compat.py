@@ -7,7 +7,7 @@ from hopkit.errors import LLMError, LLMServerError
 from hopkit.llm import retry
 from hopkit.llm.openai_compat import OpenAICompatibleLLM, endpoint_url
 from hopkit.llm.protocol import LLM
-from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
+from hopkit.llm.testing_server import FakeOpenAIServer, Fault, serve_fake_openai
 
 pytestmark = pytest.mark.unit
 
@@ -149,3 +149,44 @@ def test_time_outs_are_retried(waits: list[float]) -> None:
         assert llm.complete("x").text == "after the stall"
     assert len(server.requests) == 2
     assert waits == [0.0]
+
+
+@pytest.mark.parametrize("endpoint", ["completions", "chat"])
+def test_a_null_answer_is_an_error_naming_the_url_not_an_empty_text(endpoint: str, waits: list[float]) -> None:
+    """Issue item 4: null content used to come back as "" (then stored as a successful empty answer)."""
+    with serve_fake_openai(lambda prompt: "Paris", faults=[Fault("null")]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m", endpoint=endpoint)  # type: ignore[arg-type]
+        with pytest.raises(LLMError, match=rf"{server.base_url}/.*answered with no text .*is None"):
+            llm.complete("capital of France?")
+    assert len(server.requests) == 1 and waits == []  # not retried: the same request would say the same
+
+
+def test_a_filtered_answer_is_an_error_saying_so() -> None:
+    with serve_fake_openai(lambda prompt: "Paris", faults=[Fault("content_filter")]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m", endpoint="chat")
+        with pytest.raises(LLMError, match=r"withheld the answer \(finish_reason 'content_filter'"):
+            llm.complete("capital of France?")
+
+
+def test_a_truncated_answer_keeps_its_text_and_reports_finish_reason_length() -> None:
+    with serve_fake_openai(lambda prompt: "Paris is the capital city", faults=[Fault("length")]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m")
+        cut = llm.complete("capital of France?", max_tokens=2)
+        whole = llm.complete("capital of France?")
+    assert (cut.text, cut.finish_reason) == ("Paris is", "length")
+    assert (whole.text, whole.finish_reason) == ("Paris is the capital city", "stop")
+
+
+@pytest.mark.parametrize("kind", ["drop", "truncated_body"])
+def test_a_connection_dropped_mid_reply_is_retried(kind: str, waits: list[float]) -> None:
+    with serve_fake_openai(lambda prompt: "Paris", faults=[Fault(kind)]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m", backoff=0.0)
+        assert llm.complete("capital of France?").text == "Paris"
+    assert len(server.requests) == 2 and waits == [0.0]
+
+
+def test_a_malformed_body_is_an_error_quoting_it() -> None:
+    with serve_fake_openai(lambda prompt: "Paris", faults=[Fault("malformed")]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m")
+        with pytest.raises(LLMError, match="body that is not JSON"):
+            llm.complete("capital of France?")

@@ -3,12 +3,13 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from hopkit.errors import LLMError
+from hopkit.errors import LLMError, StoreError
 from hopkit.records import Corpus, GenerationResult, Paragraph, Query
 from hopkit.runner import run_method
 from hopkit.store.connection import DBConnection
@@ -152,3 +153,58 @@ def test_a_server_that_keeps_failing_stops_the_run_and_keeps_what_was_stored(tmp
     with pytest.raises(LLMServerError, match=r"3 questions in a row .*127\.0\.0\.1:1"):
         run_method(DownAfterTwo(), QUERIES, store, SPEC, progress=False)
     assert store.finished_query_ids(SPEC.run_id) == {"q0", "q1"}
+
+
+def test_each_answer_is_stored_as_it_finishes_not_behind_a_slow_question(tmp_path: Path) -> None:
+    """Issue item 3: with pool.map, finished answers waited in submission order behind q0."""
+    release = threading.Event()
+
+    class FirstIsSlow(EchoMethod):
+        def generate(self, query: Query) -> GenerationResult:
+            if query.id == "q0":
+                release.wait(30)
+            return super().generate(query)
+
+    store = make_store(tmp_path / "db.sqlite")
+    outcome: list[object] = []
+    runner = threading.Thread(target=lambda: outcome.append(
+        run_method(FirstIsSlow(), QUERIES, store, SPEC, workers=3, progress=False)))
+    runner.start()
+    try:
+        deadline = time.monotonic() + 10
+        stored: set[str] = set()
+        while time.monotonic() < deadline and len(stored) < len(QUERIES) - 1:
+            time.sleep(0.05)
+            try:
+                stored = store.finished_query_ids(SPEC.run_id)
+            except StoreError:  # the run is not registered yet
+                continue
+        assert stored == {q.id for q in QUERIES[1:]}  # q0 still in flight
+    finally:
+        release.set()
+        runner.join(30)
+    assert store.finished_query_ids(SPEC.run_id) == {q.id for q in QUERIES}
+
+
+@pytest.mark.parametrize("empty", ["", "  \n"])
+def test_an_empty_final_answer_is_a_failure_kept_with_its_trace_and_retried(tmp_path: Path, empty: str) -> None:
+    """Issue item 4: an empty answer was stored as a successful answer and never retried."""
+
+    class SaysNothingOnQ2(EchoMethod):
+        def generate(self, query: Query) -> GenerationResult:
+            result = super().generate(query)
+            if query.id == "q2":
+                return GenerationResult(text=empty, chunk_ids=(0,), metadata={"generation": empty})
+            return result
+
+    store = make_store(tmp_path / "db.sqlite")
+    outcome = run_method(SaysNothingOnQ2(), QUERIES, store, SPEC, workers=2, progress=False)
+    assert (outcome.finished, outcome.failed) == (5, 1)
+    assert outcome.first_error is not None and "EmptyAnswerError" in outcome.first_error
+    failed = {r.query_id: r for r in store.results(SPEC.run_id)}["q2"]
+    assert failed.error is not None and "no answer to question q2" in failed.error
+    assert failed.trace == {"generation": empty} and failed.chunk_ids == (0,)  # what the model said is kept
+    again = EchoMethod()
+    run_method(again, QUERIES, store, SPEC, progress=False)
+    assert again.calls == ["q2"]
+    assert store.finished_query_ids(SPEC.run_id) == {q.id for q in QUERIES}

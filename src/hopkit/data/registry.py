@@ -73,7 +73,7 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
     Raises:
         UnknownNameError: ``name`` is not a known dataset.
         ConfigError: bad ``limit``, unknown option, or nothing to download.
-        DataError: the file is missing or malformed.
+        DataError: the file is missing, malformed or holds no questions.
         DownloadError: the download failed.
     """
     loader = _loader(name)
@@ -92,7 +92,11 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
     if not path.is_file():
         raise DataError(f"{name} file not found; check the path (or omit it to download the official file)",
                         path=str(path))
-    return subsample(loader(path, **options), limit, seed)
+    examples = loader(path, **options)
+    if not examples:
+        raise DataError(f"no questions in this {name} file (it is empty, or an empty list); check that it is the "
+                        "complete file and in the right format", path=str(path))
+    return subsample(examples, limit, seed)
 
 
 def subsample(examples: Sequence[Example], limit: int | None, seed: int) -> list[Example]:

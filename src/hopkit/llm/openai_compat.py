@@ -14,6 +14,7 @@ from hopkit.errors import LLMError
 from hopkit.llm.protocol import Completion
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
+from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +82,9 @@ class OpenAICompatibleLLM:
     """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 endpoint: Endpoint = "completions", context_length: int = 8192, timeout: float = 60,
-                 max_retries: int = 4, backoff: float = 1.0) -> None:
+                 endpoint: Endpoint = "completions", context_length: PositiveInt = 8192,
+                 timeout: PositiveFloat = 60, max_retries: NonNegativeInt = 4,
+                 backoff: NonNegativeFloat = 1.0) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise LLMError(f"base_url must start with http:// or https://, got {base_url!r}")
         if not model:
@@ -116,11 +118,14 @@ class OpenAICompatibleLLM:
             temperature: 0 for (near-)greedy decoding.
 
         Returns:
-            The completion, with token counts from the response's ``usage`` (estimated if absent).
+            The completion, with token counts from the response's ``usage`` (estimated if absent)
+            and the server's ``finish_reason``.
 
         Raises:
-            LLMServerError: the server kept failing (429, 5xx, time-out, unreachable) past the retries.
-            LLMError: the server refused the request (other 4xx) or answered something unreadable.
+            LLMServerError: the server kept failing (429, 5xx, time-out, unreachable, connection
+                dropped or reply cut short) past the retries.
+            LLMError: the server refused the request (other 4xx), answered something unreadable,
+                answered with no text (null content) or withheld the answer (content filter).
         """
         body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature}
         if self.endpoint == "chat":
@@ -134,7 +139,8 @@ class OpenAICompatibleLLM:
         data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
                           backoff=self.backoff)
         seconds = time.perf_counter() - started
-        text = cut_at_stop(self._text_of(data), stops)
+        raw_text, finish_reason = self._text_of(data, max_tokens)
+        text = cut_at_stop(raw_text, stops)
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
         return Completion(
@@ -143,6 +149,7 @@ class OpenAICompatibleLLM:
             completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)),
             seconds=seconds,
             cached_prompt_tokens=int(details.get("cached_tokens") or 0),
+            finish_reason=finish_reason,
         )
 
     def count_tokens(self, text: str) -> int:
@@ -201,11 +208,23 @@ class OpenAICompatibleLLM:
             raise LLMError(f"{self.url} answered with JSON that is not an object: {str(data)[:200]}")
         return data
 
-    def _text_of(self, data: dict[str, Any]) -> str:
+    def _text_of(self, data: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
+        """The generated text and the finish reason; a null or filtered answer is an error, not ""."""
+        field = "message.content" if self.endpoint == "chat" else "text"
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"] if self.endpoint == "chat" else choice["text"]
         except (KeyError, IndexError, TypeError) as exc:
-            raise LLMError(f"{self.url} answered without the expected choices[0]."
-                           f"{'message.content' if self.endpoint == 'chat' else 'text'}: {str(data)[:300]}") from exc
-        return text if isinstance(text, str) else ""
+            raise LLMError(f"{self.url} answered without the expected choices[0].{field}: "
+                           f"{str(data)[:300]}") from exc
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        finish_reason = reason if isinstance(reason, str) else None
+        if finish_reason == "content_filter":
+            raise LLMError(f"{self.url} withheld the answer (finish_reason 'content_filter': the server's content "
+                           "filter blocked the prompt or the reply)")
+        if not isinstance(text, str):
+            hint = (f": the model used all max_tokens={max_tokens} before answering (a reasoning model?); "
+                    "raise max_tokens" if finish_reason == "length" else "")
+            raise LLMError(f"{self.url} answered with no text (choices[0].{field} is {text!r}, finish_reason "
+                           f"{finish_reason!r}){hint}")
+        return text, finish_reason

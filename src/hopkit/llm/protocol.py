@@ -12,7 +12,9 @@ class Completion:
 
     ``cached_prompt_tokens`` counts prompt tokens served from a reused KV cache
     (llama.cpp prefix reuse) or from a server's prompt cache; ``from_cache`` says the
-    whole completion came from the on-disk response cache.
+    whole completion came from the on-disk response cache. ``finish_reason`` is why the
+    model stopped, when the backend says (``"stop"``, ``"length"`` when ``max_tokens``
+    cut it short); ``None`` when unknown.
     """
 
     text: str
@@ -21,6 +23,7 @@ class Completion:
     seconds: float
     cached_prompt_tokens: int = 0
     from_cache: bool = False
+    finish_reason: str | None = None
 
 
 @runtime_checkable

@@ -9,6 +9,16 @@ be told to fail or stall its first requests to exercise client retries::
         llm = OpenAICompatibleLLM(server.base_url, "fake-model")
         llm.complete("Q: capital of France?\\nA:")   # -> "Paris."
         server.requests[0].body["prompt"]
+
+It can also misbehave on chosen requests, one :class:`Fault` per request (a list
+by request number, or a function of the request number and the prompt): HTTP
+errors, hangs, dropped connections, bodies cut mid-way, malformed JSON, null,
+empty, filtered or truncated answers, slow answers. ``answered`` lists every reply
+the server finished sending, with the time it was sent::
+
+    faults = [Fault("status", status=503), Fault("null")]   # requests 1 and 2 misbehave
+    with serve_fake_openai(lambda prompt: "Paris.", faults=faults) as server:
+        ...
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Sequence
 
@@ -29,6 +39,49 @@ logger = logging.getLogger(__name__)
 _COMPLETIONS = ("/v1/completions", "/completions")
 _CHAT = ("/v1/chat/completions", "/chat/completions")
 
+FAULT_KINDS = ("status", "hang", "drop", "truncated_body", "malformed", "null", "content_filter", "length",
+               "empty", "delay")
+# Faults whose reply is the model's (scripted) answer, late or cut: they use up a list script's reply.
+_ANSWERING_FAULTS = ("length", "delay")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """How the fake server misbehaves on one request.
+
+    Attributes:
+        kind: one of
+            ``"status"``: HTTP ``status`` with an OpenAI-style error body;
+            ``"hang"``: send nothing for ``seconds`` (or until the server closes), then drop the connection;
+            ``"drop"``: close the connection without any response;
+            ``"truncated_body"``: send the headers and half of the body, then close the connection;
+            ``"malformed"``: HTTP 200 with a body that is not JSON;
+            ``"null"``: HTTP 200 whose ``text`` (``message.content`` in chat) is null;
+            ``"content_filter"``: HTTP 200, null content, ``finish_reason: "content_filter"``;
+            ``"length"``: HTTP 200 with the first half of the reply's words, ``finish_reason: "length"``;
+            ``"empty"``: HTTP 200 with an empty text;
+            ``"delay"``: the normal reply, ``seconds`` late.
+        status: the HTTP status of a ``"status"`` fault (400-599).
+        seconds: how long a ``"hang"`` or a ``"delay"`` lasts.
+
+    Raises:
+        ConfigError: an unknown kind, a status outside 400-599 or negative seconds.
+    """
+
+    kind: str
+    status: int = 500
+    seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ConfigError(f"fake server: unknown fault kind {self.kind!r}; known: {', '.join(FAULT_KINDS)}")
+        if not 400 <= self.status <= 599 or self.seconds < 0:
+            raise ConfigError(f"fake server: a fault needs 400 <= status <= 599 and seconds >= 0; "
+                              f"got status={self.status}, seconds={self.seconds}")
+
+
+FaultSchedule = Sequence["Fault | None"] | Callable[[int, str], "Fault | None"]
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -38,6 +91,31 @@ class RecordedRequest:
     body: dict[str, Any]
     prompt: str
     headers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class AnsweredRequest:
+    """A 200 reply the server finished sending: the ``number``-th request, the text sent
+    (``None`` for a null one), its finish reason and ``sent_at`` (``time.monotonic()``)."""
+
+    number: int
+    prompt: str
+    text: str | None
+    finish_reason: str
+    sent_at: float
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the handler does with one request."""
+
+    status: int
+    payload: dict[str, Any] = field(default_factory=dict)
+    raw: bytes | None = None  # a body sent as is instead of the JSON payload
+    wait: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    transport: str | None = None  # "hang", "drop" or "truncated_body"
+    answered: AnsweredRequest | None = None  # recorded once the reply is fully sent
 
 
 def _prompt_of(path: str, body: dict[str, Any]) -> str:
@@ -66,14 +144,18 @@ class FakeOpenAIServer:
             ``stall_seconds`` before answering 503 (to make clients time out).
         stall_seconds: how long a stalled request waits.
         usage: include a ``usage`` object in the replies.
+        faults: how to misbehave on each request after the failed and stalled ones:
+            a list (``faults[n - 1]`` for the n-th request; ``None`` or past the end:
+            answer normally) or a function of (request number, prompt).
 
-    Failed and stalled requests do not use up the script. When a list script runs
-    out the server answers 400. Call :meth:`start` (or use :func:`serve_fake_openai`).
+    Failed and stalled requests do not use up the script, nor do faults other than
+    ``"length"`` and ``"delay"``. When a list script runs out the server answers 400.
+    Call :meth:`start` (or use :func:`serve_fake_openai`).
     """
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, fail_first: int = 0,
                  fail_status: int = 500, retry_after: float | None = None, stall_first: int = 0,
-                 stall_seconds: float = 1.0, usage: bool = True) -> None:
+                 stall_seconds: float = 1.0, usage: bool = True, faults: FaultSchedule = ()) -> None:
         if fail_first < 0 or stall_first < 0 or not 400 <= fail_status <= 599:
             raise ConfigError(f"fake server: need fail_first >= 0, stall_first >= 0, 400 <= fail_status <= 599; got "
                              f"{fail_first}, {stall_first}, {fail_status}")
@@ -84,9 +166,12 @@ class FakeOpenAIServer:
         self.stall_first = stall_first
         self.stall_seconds = stall_seconds
         self.usage = usage
+        self.faults = faults
         self.requests: list[RecordedRequest] = []
+        self.answered: list[AnsweredRequest] = []
         self._replies = 0
         self._lock = threading.Lock()
+        self._closing = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -100,6 +185,7 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
         handler = type("Handler", (_Handler,), {"fake": self})
+        self._closing.clear()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -108,7 +194,8 @@ class FakeOpenAIServer:
         return self
 
     def close(self) -> None:
-        """Stop serving and free the port."""
+        """Stop serving, end hanging requests and free the port."""
+        self._closing.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -123,45 +210,86 @@ class FakeOpenAIServer:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def answer(self, path: str, body: dict[str, Any],
-               headers: dict[str, str]) -> tuple[int, dict[str, Any], float, dict[str, str]]:
-        """Decide the reply to one request: (status, JSON body, seconds to wait first, extra headers)."""
+    def _fault_for(self, number: int, prompt: str) -> Fault | None:
+        """The fault scheduled for the ``number``-th request (1-based), if any."""
+        if callable(self.faults):
+            return self.faults(number, prompt)
+        index = number - 1 - self.fail_first - self.stall_first
+        return self.faults[index] if 0 <= index < len(self.faults) else None
+
+    def _decide(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> _Plan:
+        """Decide what to do with one request (and record it)."""
         prompt = _prompt_of(path, body)
         with self._lock:
             self.requests.append(RecordedRequest(path=path, body=body, prompt=prompt, headers=headers))
             number = len(self.requests)
             if number <= self.fail_first:
                 extra = {} if self.retry_after is None else {"Retry-After": f"{self.retry_after:g}"}
-                return self.fail_status, _error(f"scripted failure {number} of {self.fail_first}"), 0.0, extra
+                return _Plan(self.fail_status, _error(f"scripted failure {number} of {self.fail_first}"),
+                             headers=extra)
             if number <= self.fail_first + self.stall_first:
-                return 503, _error("stalled on purpose"), self.stall_seconds, {}
+                return _Plan(503, _error("stalled on purpose"), wait=self.stall_seconds)
+        fault = self._fault_for(number, prompt)
+        with self._lock:
+            if fault is not None and fault.kind not in _ANSWERING_FAULTS:
+                return self._misbehave(path, body, prompt, number, fault)
             if callable(self.script):
                 text = None
             elif self._replies < len(self.script):
                 text = self.script[self._replies]
             else:
-                return 400, _error(f"the fake server ran out of its {len(self.script)} scripted replies"), 0.0, {}
+                return _Plan(400, _error(f"the fake server ran out of its {len(self.script)} scripted replies"))
             self._replies += 1
         if text is None:
             text = self.script(prompt)  # type: ignore[operator]
         stop = body.get("stop") or []
         text = cut_at_stop(text, [stop] if isinstance(stop, str) else stop)
-        return 200, self._reply(path, body, prompt, text, number), 0.0, {}
+        wait, finish_reason = 0.0, "stop"
+        if fault is not None and fault.kind == "length":
+            words = text.split(" ")
+            text, finish_reason = " ".join(words[: len(words) // 2]), "length"
+        elif fault is not None:  # "delay"
+            wait = fault.seconds
+        return _Plan(200, self._reply(path, body, prompt, text, number, finish_reason), wait=wait,
+                     answered=AnsweredRequest(number, prompt, text, finish_reason, 0.0))
 
-    def _reply(self, path: str, body: dict[str, Any], prompt: str, text: str, number: int) -> dict[str, Any]:
+    def _misbehave(self, path: str, body: dict[str, Any], prompt: str, number: int, fault: Fault) -> _Plan:
+        """The plan of a fault that does not use the script (called with the lock held)."""
+        kind = fault.kind
+        if kind == "status":
+            return _Plan(fault.status, _error(f"fault injected into request {number}: HTTP {fault.status}"))
+        if kind in ("hang", "drop"):
+            return _Plan(200, transport=kind, wait=fault.seconds if kind == "hang" else 0.0)
+        if kind == "malformed":
+            return _Plan(200, raw=b'{"id": "cmpl-broken", "choices": [{"text": "Par')
+        text = self.script(prompt) if callable(self.script) else "scripted reply"
+        if kind == "truncated_body":
+            return _Plan(200, self._reply(path, body, prompt, text, number, "stop"), transport=kind)
+        reply_text: str | None = "" if kind == "empty" else None
+        finish_reason = "content_filter" if kind == "content_filter" else "stop"
+        return _Plan(200, self._reply(path, body, prompt, reply_text, number, finish_reason),
+                     answered=AnsweredRequest(number, prompt, reply_text, finish_reason, 0.0))
+
+    def _reply(self, path: str, body: dict[str, Any], prompt: str, text: str | None, number: int,
+               finish_reason: str) -> dict[str, Any]:
         if path in _CHAT:
             choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
-                                      "finish_reason": "stop", "logprobs": None}
+                                      "finish_reason": finish_reason, "logprobs": None}
             reply: dict[str, Any] = {"id": f"chatcmpl-{number}", "object": "chat.completion"}
         else:
-            choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+            choice = {"index": 0, "text": text, "finish_reason": finish_reason, "logprobs": None}
             reply = {"id": f"cmpl-{number}", "object": "text_completion"}
         reply.update({"created": int(time.time()), "model": body.get("model", "fake-model"), "choices": [choice]})
         if self.usage:
-            prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+            prompt_tokens, completion_tokens = len(prompt.split()), len((text or "").split())
             reply["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                               "total_tokens": prompt_tokens + completion_tokens}
         return reply
+
+    def _record_answer(self, answered: AnsweredRequest) -> None:
+        with self._lock:
+            self.answered.append(AnsweredRequest(answered.number, answered.prompt, answered.text,
+                                                 answered.finish_reason, time.monotonic()))
 
 
 def _error(message: str) -> dict[str, Any]:
@@ -177,20 +305,31 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if path not in _COMPLETIONS + _CHAT:
-            self._send(404, _error(f"no such endpoint {path}; try /v1/completions or /v1/chat/completions"))
+            self._send(404, json.dumps(_error(f"no such endpoint {path}; try /v1/completions or "
+                                              "/v1/chat/completions")).encode("utf-8"))
             return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
-            self._send(400, _error("request body is not JSON"))
+            self._send(400, json.dumps(_error("request body is not JSON")).encode("utf-8"))
             return
-        status, reply, wait, extra = self.fake.answer(path, body, {k.lower(): v for k, v in self.headers.items()})
-        if wait:
-            time.sleep(wait)
-        self._send(status, reply, extra)
+        plan = self.fake._decide(path, body, {k.lower(): v for k, v in self.headers.items()})
+        if plan.wait:
+            self.fake._closing.wait(plan.wait)  # close() ends every wait at once
+        if plan.transport in ("hang", "drop"):
+            self.close_connection = True  # the connection closes with no response at all
+            return
+        data = plan.raw if plan.raw is not None else json.dumps(plan.payload).encode("utf-8")
+        if plan.transport == "truncated_body":
+            self._send(plan.status, data, plan.headers, cut=len(data) // 2)
+            self.close_connection = True
+            return
+        if self._send(plan.status, data, plan.headers) and plan.answered is not None:
+            self.fake._record_answer(plan.answered)
 
-    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode("utf-8")
+    def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None,
+              cut: int | None = None) -> bool:
+        """Send a response (only its first ``cut`` body bytes if given); whether it was all written."""
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -198,9 +337,12 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(data if cut is None else data[:cut])
+            self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             logger.debug("client went away before the reply to %s", self.path)
+            return False
+        return True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
         logger.debug("fake openai server: " + format, *args)

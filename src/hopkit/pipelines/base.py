@@ -18,6 +18,7 @@ from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import Method
+from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
@@ -52,9 +53,10 @@ class GenerationPipeline(ABC):
 
     method_name: ClassVar[str]
 
-    def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
+    def __init__(self, session_factory: sessionmaker[Session], name: NonEmptyStr, llm: Any,
                  retrieval_pipeline: RetrievalPipeline | None = None, dataset: str | None = None,
-                 batch_size: int = 10) -> None:
+                 batch_size: PositiveInt = 10) -> None:
+        check_arguments(GenerationPipeline.__init__, "option", name=name, dataset=dataset, batch_size=batch_size)
         self.session_factory = session_factory
         self.name = name
         self.llm = llm
@@ -107,7 +109,8 @@ class GenerationPipeline(ABC):
         """Answer every question of the dataset not yet finished in this run and store the results.
 
         Returns:
-            ``run_id``, ``total_queries``, ``already_done``, ``finished`` and ``failed``.
+            ``run_id``, ``total_queries``, ``already_done``, ``finished``, ``failed`` and
+            ``first_error`` (the first failed question's error, or None).
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
@@ -116,7 +119,8 @@ class GenerationPipeline(ABC):
         workers = self.batch_size if supports_concurrency(self._llm()) else 1
         outcome = run_method(method, queries, store, spec, workers=workers, progress=progress)
         return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
-                "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed}
+                "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
+                "first_error": outcome.first_error}
 
     def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
         """Answer one free-text question (nothing is stored)."""
