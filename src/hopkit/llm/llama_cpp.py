@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import importlib.metadata
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -55,6 +56,14 @@ def default_model_path() -> Path:
                 return path
     raise LLMError(f"the installed package {DEFAULT_MODEL_PACKAGE!r} holds no .gguf file "
                    f"(broken install?): reinstall it, or pass model_path= a .gguf file")
+
+
+def available_cores() -> int:
+    """How many CPU cores this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 # Restoring a saved state costs about as much as evaluating this many prompt tokens.
@@ -107,7 +116,9 @@ class LlamaCppLLM:
         Args:
             model_path: the ``.gguf`` file; ``None`` for the packaged SmolLM2 model.
             n_ctx: context window in tokens (0: the model's training context).
-            n_threads: CPU threads (``None``: llama-cpp-python's default, half the logical CPUs).
+            n_threads: CPU threads for both prompt evaluation and decoding (``None``: every core this
+                process may use; llama-cpp-python's own default decodes on half of them, which on
+                two cores is one thread).
             n_batch: prompt tokens evaluated per batch.
             seed: sampling seed for temperature > 0.
             kv_states: how many recent prompts' KV states to keep in memory for reuse
@@ -127,10 +138,11 @@ class LlamaCppLLM:
         if n_ctx < 0 or n_batch < 1 or (n_threads is not None and n_threads < 1):
             raise LLMError(f"invalid llama.cpp options for {path}: n_ctx={n_ctx} (>= 0), "
                            f"n_batch={n_batch} (>= 1), n_threads={n_threads} (>= 1 or None)")
-        logger.info("loading %s (n_ctx=%d, n_threads=%s)", path, n_ctx, n_threads)
+        threads = n_threads or available_cores()
+        logger.info("loading %s (n_ctx=%d, n_threads=%d)", path, n_ctx, threads)
         try:
-            model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch,
-                                    seed=seed, verbose=False)
+            model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
+                                    n_batch=n_batch, seed=seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"llama.cpp could not load {path}: {exc}; is it a valid GGUF file "
                            f"and is there enough memory for n_ctx={n_ctx}?") from exc
