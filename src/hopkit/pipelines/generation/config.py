@@ -115,6 +115,20 @@ class GenerationPipelineConfig:
         return pipeline
 
 
+
+@dataclass(frozen=True)
+class ReaderPipelineConfig(GenerationPipelineConfig):
+    """Options of the pipelines that answer with the reader alone (NoR, OneR): ``reader``
+    ("direct"/"cot" or a mapping of its fields) and optional ``demonstrations``."""
+
+    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
+    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        reader_config(self.reader)
+        demonstration_spec(self.demonstrations)
+
 def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, with_context: bool) -> list[str]:
     """The authors' demonstrations for a reader (empty list = zero-shot prompts).
 

@@ -13,7 +13,7 @@ from hopkit.methods.protocol import Method
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
-    DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
+    DemonstrationSpec, ReaderPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
 )
 from hopkit.retrieval.protocol import Retriever
 
@@ -40,17 +40,10 @@ class NoRGenerationPipeline(GenerationPipeline):
 
 
 @dataclass(frozen=True)
-class NoRPipelineConfig(GenerationPipelineConfig):
+class NoRPipelineConfig(ReaderPipelineConfig):
     """YAML config of NoR: ``reader`` ("direct"/"cot" or a mapping) and optional ``demonstrations``."""
 
     retrieval_pipeline_name: str | None = None
-    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
-    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        reader_config(self.reader)
-        demonstration_spec(self.demonstrations)
 
     def build(self, session_factory: sessionmaker[Session]) -> NoRGenerationPipeline:
         return NoRGenerationPipeline(

@@ -15,7 +15,7 @@ from hopkit.methods.reader import ReaderConfig
 from hopkit.options import PositiveInt
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
-    DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
+    DemonstrationSpec, ReaderPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
 )
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
@@ -49,17 +49,10 @@ class OneRGenerationPipeline(GenerationPipeline):
 
 
 @dataclass(frozen=True)
-class OneRPipelineConfig(GenerationPipelineConfig):
+class OneRPipelineConfig(ReaderPipelineConfig):
     """YAML config of OneR: ``k``, ``reader`` and optional ``demonstrations``."""
 
     k: PositiveInt = 5
-    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
-    demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        reader_config(self.reader)
-        demonstration_spec(self.demonstrations)
 
     def build(self, session_factory: sessionmaker[Session]) -> OneRGenerationPipeline:
         retrieval = self.retrieval_pipeline(session_factory)
