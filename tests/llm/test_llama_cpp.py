@@ -107,6 +107,17 @@ def test_alternating_prompts_keep_both_prefixes_and_the_output(llm: LlamaCppLLM)
         without_states.close()
 
 
+def test_a_state_is_saved_only_when_a_prompt_drops_most_of_the_live_context(llm: LlamaCppLLM) -> None:
+    llm.reset()
+    llm.complete(PARAGRAPHS + "\n\nQ: When was Town 3 founded?\nA:", max_tokens=4, stop=["\n"])
+    llm.complete(PARAGRAPHS + "\n\nWikipedia Title: Town 99\nTown 99 is new.\n\nQ: When was Town 3 founded?\nA:",
+                 max_tokens=4, stop=["\n"])
+    assert len(llm._saved_states) == 0  # the next step of a growing prompt keeps the live context
+    llm.complete(OTHER_PARAGRAPHS + "\n\nQ: What do the ferries of Lake 2 carry?\nA:", max_tokens=4, stop=["\n"])
+    assert len(llm._saved_states) == 1  # the towns prompt, saved before the lakes prompt replaced it
+    assert llm._saved_states.best(llm._model.tokenize(PARAGRAPHS.encode(), add_bos=True, special=True))[0] > 100
+
+
 def test_early_stop_returns_a_prefix_with_the_same_first_sentence(llm: LlamaCppLLM) -> None:
     splitter = SyntokSplitter()
     settled = partial(first_sentence_settled, splitter)

@@ -33,3 +33,9 @@ def test_a_file_that_is_not_gguf_gives_llm_error(tmp_path: Path) -> None:
     fake.write_bytes(b"not a model at all")
     with pytest.raises(LLMError, match=f"llama.cpp could not load {fake}"):
         LlamaCppLLM.load(fake, n_ctx=64)
+
+
+def test_a_call_abandons_the_live_context_when_it_keeps_less_than_half() -> None:
+    assert backend.abandons(1000, 10)  # other demonstrations: save what the live context holds
+    assert not backend.abandons(1000, 900)  # the next step of the same prompt
+    assert not backend.abandons(0, 0)  # nothing live, nothing to save

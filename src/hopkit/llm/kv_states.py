@@ -25,10 +25,13 @@ def shared_prefix_length(previous: Sequence[int], tokens: Sequence[int]) -> int:
 
 @dataclass(frozen=True)
 class KVState:
-    """The token ids a context had evaluated and its serialised state (KV cache included)."""
+    """The token ids a context had evaluated and its serialised state (KV cache included).
+
+    ``data`` is a bytearray so llama.cpp can write and read it in place, without copies.
+    """
 
     tokens: tuple[int, ...]
-    data: bytes
+    data: bytes | bytearray
 
 
 class KVStateCache:

@@ -8,7 +8,9 @@ backend keeps one ``Llama`` per model, never resets it between calls, and report
 how many prompt tokens were served from that cache. It also keeps the saved states
 of a few recent prompts (:mod:`hopkit.llm.kv_states`), so a method that alternates
 two prompts with different demonstrations (reasoning, then reading) does not
-evaluate either set of demonstrations again for the next question.
+evaluate either set of demonstrations again for the next question. A state is saved
+only when a call is about to drop most of the live context (see :func:`abandons`),
+not after every call: a state is tens of megabytes.
 """
 
 from __future__ import annotations
@@ -68,6 +70,18 @@ def available_cores() -> int:
 
 # Restoring a saved state costs about as much as evaluating this many prompt tokens.
 RESTORE_MARGIN_TOKENS = 32
+
+
+def abandons(live_tokens: int, kept_tokens: int) -> bool:
+    """Whether a prompt that keeps ``kept_tokens`` of the live context's ``live_tokens`` drops
+    most of it, so the live context is worth saving first.
+
+    Consecutive steps of one prompt keep most of it (a step adds paragraphs before the
+    question), so nothing is saved between them; switching to a prompt with other
+    demonstrations keeps almost nothing, and the context it leaves is what the next
+    question's prompt of that kind will start from.
+    """
+    return live_tokens > 0 and 2 * kept_tokens < live_tokens
 
 __all__ = ["LlamaCppLLM", "default_model_path", "shared_prefix_length"]
 
@@ -189,7 +203,10 @@ class LlamaCppLLM:
             # Mirrors Llama.generate: the tokens it still holds from the last call (or from
             # a restored state) that begin the new prompt are not evaluated again (the
             # last prompt token always is, to get fresh logits).
-            held = shared_prefix_length(self._model.input_ids[: self._model.n_tokens].tolist(), tokens)
+            live = self._model.input_ids[: self._model.n_tokens].tolist()
+            held = shared_prefix_length(live, tokens)
+            if self._saved_states.capacity and abandons(len(live), held):
+                self._saved_states.remember(self._snapshot())
             saved_length, saved = self._saved_states.best(tokens)
             if saved is not None and saved_length > held + RESTORE_MARGIN_TOKENS:
                 self._restore(saved)
@@ -208,8 +225,6 @@ class LlamaCppLLM:
             except (ValueError, RuntimeError) as exc:
                 self._model.reset()  # the KV cache may be half-written: start cold next time
                 raise LLMError(f"{self.model_id}: llama.cpp failed on a {len(tokens)}-token prompt: {exc}") from exc
-            if self._saved_states.capacity:
-                self._saved_states.remember(self._snapshot())
             seconds = time.perf_counter() - started
         return Completion(text=cut_at_stop(raw, stop), prompt_tokens=len(tokens), completion_tokens=generated,
                           seconds=seconds, cached_prompt_tokens=max(cached, 0))
@@ -233,17 +248,20 @@ class LlamaCppLLM:
 
         ctx = self._model.ctx
         size = llama_cpp.llama_state_get_size(ctx)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_get_data(ctx, buffer, size)
+        data = bytearray(size)  # written in place: a state is about 28 KB per token for a 1.5B model
+        written = llama_cpp.llama_state_get_data(ctx, (ctypes.c_uint8 * size).from_buffer(data), size)
+        del data[written:]
         tokens = tuple(self._model.input_ids[: self._model.n_tokens].tolist())
-        return KVState(tokens=tokens, data=ctypes.string_at(buffer, written))
+        return KVState(tokens=tokens, data=data)
 
     def _restore(self, state: KVState) -> None:
         """Make ``state`` the live context, so Llama.generate continues from its tokens."""
         import llama_cpp
 
-        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
-        if llama_cpp.llama_state_set_data(self._model.ctx, buffer, len(state.data)) != len(state.data):
+        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
+        restored = llama_cpp.llama_state_set_data(self._model.ctx, buffer, len(state.data))
+        del buffer  # releases the export of state.data
+        if restored != len(state.data):
             self._model.reset()
             raise LLMError(f"{self.model_id}: llama.cpp could not restore a saved KV state")
         self._model.input_ids[: len(state.tokens)] = state.tokens
