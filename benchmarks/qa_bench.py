@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-zeroshot")
+METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot")
 DESCRIPTIONS = {
     "nor": "NoR: the question alone, few-shot direct reader (the authors' no-context demonstrations)",
     "oner": "OneR: BM25 with the question, K=5, few-shot direct reader",
@@ -48,6 +48,8 @@ DESCRIPTIONS = {
              "few-shot direct reader (Appendix E's choice for small models)",
     "ircot-cot": "IRCoT few-shot with the CoT reader (Appendix E's choice for GPT3), which reads from the "
                  "reasoning prompt's cached prefix",
+    "ircot-reasoning-reader": "IRCoT few-shot whose direct reader reads in the reasoning prompt's context "
+                              "(its cached demonstrations and paragraphs, cued with \"So the answer is:\")",
     "ircot-zeroshot": "IRCoT zero-shot: the documentation page's default templates, same K, steps and budget",
 }
 
@@ -74,6 +76,11 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
         return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
                                        demonstrations=demos, dataset=dataset, reader="cot",
                                        reader_max_tokens=120, generation_max_tokens=100)
+    if method == "ircot-reasoning-reader":  # the direct reader without re-reading the paragraphs
+        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
+                                       demonstrations=demos, dataset=dataset, reader="direct",
+                                       reader_context="reasoning", reader_max_tokens=32,
+                                       generation_max_tokens=100)
     if method == "ircot-zeroshot":
         return IRCoTGenerationPipeline(session_factory, f"ircot-zeroshot-{dataset}", llm, bm25, k_per_step=4,
                                        dataset=dataset, reader="direct", reader_max_tokens=32,

@@ -64,6 +64,9 @@ logger = logging.getLogger(__name__)
 
 ReaderChoice = Literal["cot", "direct", "none"]
 READER_CHOICES = ("cot", "direct", "none")
+ReaderContext = Literal["own", "reasoning"]
+# How the authors' CoT demonstrations end; after it, a direct reader writes only the answer.
+DIRECT_ANSWER_CUE = "So the answer is:"
 REASONING_STOP = ("\n",)
 # Stands for a paragraph not retrieved yet when sizing the largest prompt of a question
 # whose first retrieval found nothing: as many words as a prompt shows of a paragraph.
@@ -92,6 +95,13 @@ class IRCoTConfig:
             Flan-T5, Appendix E), "cot" (the paper's choice for GPT3), or "none" (Appendix F's "w/o reader": the answer is extracted
             from the retrieval CoT with the reader's extraction).
         reader_max_tokens: budget of the reader call.
+        reader_context: "own" (the paper's reader: its own demonstrations, then every collected
+            paragraph, evaluated again) or "reasoning": the reader's question follows the
+            reasoning prompt's demonstrations and paragraphs, which the model has just
+            evaluated, so with a prefix-caching backend only the question is new. A direct
+            reader there is cued with the demonstrations' closing "So the answer is:".
+            Needs few-shot reasoning and the reader's few-shot prompt (no ``qa_prompt_template``).
+            A CoT reader whose demonstrations are the reasoning ones reads there either way.
         question_prefix: put before the question in reasoning prompts; Flan-T5 files use
             "Answer the following question by reasoning step-by-step.\\n". Must end with
             a space or newline.
@@ -116,6 +126,7 @@ class IRCoTConfig:
     generation_max_tokens: PositiveInt = 300
     reader: ReaderChoice = "direct"
     reader_max_tokens: PositiveInt = 200
+    reader_context: ReaderContext = "own"
     question_prefix: str = ""
     reader_question_prefix: str = ""
     near_duplicate_threshold: Annotated[float, Interval(ge=0, le=100)] = 90.0
@@ -134,6 +145,9 @@ class IRCoTConfig:
             check_template(self.reasoning_prompt_template, "reasoning_prompt_template", REASONING_VARIABLES)
         if self.qa_prompt_template is not None:
             check_template(self.qa_prompt_template, "qa_prompt_template", QA_VARIABLES)
+        if self.reader_context == "reasoning" and (self.reader == "none" or self.qa_prompt_template is not None):
+            raise ConfigError("IRCoT option reader_context='reasoning' needs a reader ('direct' or 'cot') "
+                              "and no 'qa_prompt_template'")
 
 
 class _StablePrefix:
@@ -215,10 +229,13 @@ class IRCoT:
                                                max_tokens=config.reader_max_tokens), reader_demonstrations)
         self.template_reader = config.qa_prompt_template is not None or not (
             self.reader.fitter.demonstrations or self.few_shot)
-        # A CoT reader with the reasoning demonstrations reads from the last step's prompt
-        # without the CoT, so the model's cached prompt prefix serves all but its question.
-        self.reader_shares_prefix = (self.few_shot and config.reader == "cot" and not self.template_reader
-                                     and self.reader.fitter.demonstrations == self.fitter.demonstrations)
+        if config.reader_context == "reasoning" and not self.few_shot:
+            raise ConfigError("IRCoT option reader_context='reasoning' needs reasoning demonstrations (few-shot)")
+        # The reader then reads from the last step's prompt without the CoT, so the
+        # model's cached prompt prefix serves all but its question.
+        self.reader_shares_prefix = config.reader_context == "reasoning" or (
+            self.few_shot and config.reader == "cot" and not self.template_reader
+            and self.reader.fitter.demonstrations == self.fitter.demonstrations)
         self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
                              if title_matcher is not None else None)
 
@@ -363,10 +380,13 @@ class IRCoT:
             return extract_answer(" ".join(sentences)), None
         shown = with_main_passage(query, paragraphs)
         if self.reader_shares_prefix:
-            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}")
+            cue = "" if self.config.reader == "cot" else DIRECT_ANSWER_CUE
+            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}", cue)
             completion = self.llm.complete(prefix.prompt(instance, 0), stop=READER_STOP,
                                            max_tokens=self.config.reader_max_tokens, temperature=0.0)
-            return extract_answer(" ".join(completion.text.split())), completion.text
+            if self.config.reader == "cot":
+                return extract_answer(" ".join(completion.text.split())), completion.text
+            return clean_direct_answer(completion.text), completion.text
         if not self.template_reader:
             output = self.reader.read(f"{self.config.reader_question_prefix}{query.text.strip()}", shown)
             return output.answer, output.generation

@@ -191,6 +191,30 @@ def test_cot_reader_with_the_reasoning_demonstrations_reads_from_the_cached_pref
     assert result.metadata["reader_generation"] is not None
 
 
+def test_direct_reader_in_the_reasoning_context_is_cued_after_the_cached_prefix(kit) -> None:
+    llm = ScriptedLLM([*STEPS[:-1], " Germany.\n"])
+    config = IRCoTConfig(k_per_step=1, reader="direct", reader_context="reasoning")
+    result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS), config, [kit.DEMO_1],
+                   [kit.READER_DEMO]).generate(kit.QUESTION)
+    *reasoning, reader = llm.prompts
+    last = reasoning[-1]
+    assert kit.READER_DEMO.strip() not in reader  # the reasoning demonstrations, not the reader's own
+    assert reader == (last[: question_tail_start(last)]
+                      + "\n\nQ: In what country was Lost Gravity manufactured?\nA: So the answer is:")
+    assert result.text == "Germany"
+
+
+@pytest.mark.parametrize("options", [{"reader": "none"}, {"qa_prompt_template": "{query}"}])
+def test_reading_in_the_reasoning_context_needs_a_few_shot_reader(options: dict) -> None:
+    with pytest.raises(ConfigError, match="reader_context"):
+        IRCoTConfig(reader_context="reasoning", **options)
+
+
+def test_reading_in_the_reasoning_context_needs_reasoning_demonstrations(kit) -> None:
+    with pytest.raises(ConfigError, match="reader_context='reasoning' needs reasoning demonstrations"):
+        IRCoT(ScriptedLLM([]), kit.RecordingRetriever(kit.CORPUS), IRCoTConfig(reader_context="reasoning"))
+
+
 def test_the_estimate_uses_the_mean_paragraph_so_one_long_hit_does_not_evict_every_demonstration(kit) -> None:
     long = type(kit.GERMANY)(12, "Lost Gravity history", "Lost Gravity country " + " ".join(["filler"] * 200))
     config = IRCoTConfig(k_per_step=2, paragraph_budget=4, reader="direct", generation_max_tokens=10,
