@@ -10,8 +10,8 @@ from typing import Any
 from hopkit.config import instantiate, load_named, load_yaml
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
+from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError, StoreError
-from hopkit.paths import hopkit_home
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.report.files import write_report
 from hopkit.report.table import comparison_table, to_text

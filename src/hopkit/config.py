@@ -28,9 +28,9 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from hopkit import environment
 from hopkit.errors import ConfigError, HopkitError, UnknownNameError
 from hopkit.options import check_value, parameter_types, shown
-from hopkit.paths import ALLOWED_TARGETS_ENV, allowed_targets_from_env
 
 PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*?))?\}")
@@ -89,7 +89,7 @@ def allow_targets(*targets: str | Callable[..., Any]) -> None:
 
 def _listed(target: str) -> str | None:
     """How ``target`` is listed by the user: "exact", "classmethod" (its class is), or None."""
-    names = _USER_TARGETS | set(allowed_targets_from_env())
+    names = _USER_TARGETS | set(environment.allowed_targets())
     if target in names:
         return "exact"
     owner, _, attribute = target.rpartition(".")
@@ -107,8 +107,9 @@ def _expand_env(value: Any, source: str, field: str | None = None) -> Any:
     if isinstance(value, str):
         def substitute(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
-            if name in os.environ:
-                return os.environ[name]
+            value = environment.variable(name)
+            if value is not None:
+                return value
             if default is not None:
                 return os.path.expanduser(default)
             where = f" (field {field!r})" if field is not None else ""
@@ -209,7 +210,7 @@ def resolve_target(target: Any, source: str, kind: str | None = None) -> Callabl
     rule = _kind(kind)
     refusal = (f"{where}: {target!r} is not allowed: a config{f' of kind {kind!r}' if kind else ''} may name "
                f"{rule.description}, "
-               f"or a class you list with hopkit.config.allow_targets() or ${ALLOWED_TARGETS_ENV} "
+               f"or a class you list with hopkit.config.allow_targets() or ${environment.HOPKIT_ALLOWED_TARGETS} "
                "(see docs/configs.md)")
     listed = _listed(target)
     parts = target.split(".")
@@ -324,7 +325,6 @@ def load_llm(name: str) -> Any:
     prompt and parameters, so a rerun with the same prompts costs no model call.
     """
     from hopkit.llm.cache import CachedLLM
-    from hopkit.paths import llm_cache_path
 
     path = named_config_path("llm", name)
     spec = load_yaml(path)
@@ -332,4 +332,4 @@ def load_llm(name: str) -> Any:
     if not isinstance(cache, bool):
         raise ConfigError(f"{path}: field 'cache' must be true or false, got {cache!r}")
     llm = instantiate(spec, str(path), kind="llm")
-    return CachedLLM(llm, llm_cache_path()) if cache else llm
+    return CachedLLM(llm, environment.llm_cache_path()) if cache else llm

@@ -10,6 +10,7 @@ HopkitError
  ├── LLMError             a language model backend failed
  │    ├── LLMServerError  a server errored, timed out or rate-limited past the retries
  │    └── EmptyAnswerError the model's final answer to a question was empty
+ ├── ParseError           a model's output is not what was asked for (keeps the raw text)
  └── DownloadError        an official file could not be fetched
 """
 
@@ -75,6 +76,27 @@ class LLMServerError(LLMError):
 
 class EmptyAnswerError(LLMError):
     """The model gave no final answer to a question (recorded as that question's failure)."""
+
+
+class ParseError(HopkitError):
+    """A model's output could not be read as what was asked for.
+
+    Attributes:
+        expected: what the caller asked for ("a dict with fields ...", "a list").
+        raw: the model's text, unchanged, so the caller can ask again and record it.
+        detail: what was wrong with it.
+    """
+
+    def __init__(self, expected: str, raw: str, detail: str = "") -> None:
+        shown = raw if len(raw) <= 200 else raw[:200] + "..."
+        reason = f": {detail}" if detail else ""
+        super().__init__(f"expected {expected}{reason}; the model wrote {shown!r}")
+        self.expected = expected
+        self.raw = raw
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[type["ParseError"], tuple[str, str, str]]:
+        return (type(self), (self.expected, self.raw, self.detail))
 
 
 class DownloadError(HopkitError):

@@ -5,7 +5,7 @@ import pytest
 from hopkit.errors import ConfigError, LLMError, LLMServerError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import LangChainLLM, as_llm
-from hopkit.llm.protocol import LLM
+from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING, supports
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit
@@ -88,3 +88,35 @@ def test_plain_langchain_llms_get_the_prompt_string() -> None:
     llm = as_llm(FakeListLLM(responses=["Paris.\nQ: more"]))
     assert isinstance(llm, LangChainLLM)
     assert llm.complete("Q: capital of France?\nA:", stop=["\n"]).text == "Paris."
+
+
+def test_a_chat_model_with_logprobs_scores_the_first_token_of_its_reply() -> None:
+    with serve_fake_openai([], logprobs={"yes": -0.2, "no": -1.8, "Yes": -3.0}) as server:
+        llm = LangChainLLM(chat_model(server), top_logprobs=5)
+        assert supports(llm, SCORING) and not supports(llm, EARLY_STOP)
+        scores = llm.score_continuations("Is Paris in France? Answer yes or no.", ["yes", "no"])
+    assert list(scores) == [-0.2, -1.8] and scores.floored == ()
+    body = server.requests[0].body
+    assert (body["logprobs"], body["top_logprobs"]) == (True, 5)
+    assert 1 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+
+
+def test_a_provider_that_returns_no_logprobs_is_a_clear_error(server: FakeOpenAIServer) -> None:
+    llm = LangChainLLM(chat_model(server))  # the server has no logprobs table: it answers "logprobs": null
+    with pytest.raises(LLMError, match=r"langchain:ChatOpenAI:fake-chat returned no logprobs .*does not return "
+                                       "log-probabilities"):
+        llm.score_continuations("Is it?", ["yes", "no"])
+
+
+def test_models_without_a_logprobs_option_do_not_offer_scoring() -> None:
+    from langchain_core.language_models.fake import FakeListLLM
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    chat = LangChainLLM(FakeListChatModel(responses=["yes"]))
+    assert chat.capabilities == frozenset()
+    with pytest.raises(LLMError, match=r"LangChainLLM\('langchain:FakeListChatModel:default'\) does not support "
+                                       "'scoring'"):
+        chat.score_continuations("Is it?", ["yes"])
+    with pytest.raises(ConfigError, match="cannot score with a FakeListLLM"):
+        LangChainLLM(FakeListLLM(responses=["yes"]), scoring=True)
+    assert supports(LangChainLLM(FakeListChatModel(responses=["yes"]), scoring=True), SCORING)  # the user's word

@@ -4,12 +4,13 @@ import threading
 from functools import partial
 from typing import Iterator
 
+import numpy as np
 import pytest
 
 from hopkit.errors import LLMError
 from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
-from hopkit.llm.llama_cpp import LlamaCppLLM
-from hopkit.llm.protocol import LLM
+from hopkit.llm.llama_cpp import LlamaCppLLM, default_model_path
+from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING, supports
 
 pytestmark = pytest.mark.integration
 
@@ -107,7 +108,7 @@ def test_alternating_prompts_keep_both_prefixes_and_the_output(llm: LlamaCppLLM)
         without_states.close()
 
 
-def test_a_state_is_saved_only_when_a_prompt_drops_most_of_the_live_context(llm: LlamaCppLLM) -> None:
+def test_a_state_is_saved_only_when_a_prompt_drops_a_large_part_of_the_live_context(llm: LlamaCppLLM) -> None:
     llm.reset()
     llm.complete(PARAGRAPHS + "\n\nQ: When was Town 3 founded?\nA:", max_tokens=4, stop=["\n"])
     llm.complete(PARAGRAPHS + "\n\nWikipedia Title: Town 99\nTown 99 is new.\n\nQ: When was Town 3 founded?\nA:",
@@ -155,5 +156,95 @@ def test_too_long_prompt_and_clamped_generation() -> None:
         room = small.context_length - completion.prompt_tokens
         assert 0 < room < 10
         assert 0 < completion.completion_tokens <= room
+    finally:
+        small.close()
+
+
+CAPITAL = "The capital of France is"
+
+
+def reference_log_softmax(logits: np.ndarray) -> np.ndarray:
+    values = logits.astype(np.float64)
+    return values - values.max() - np.log(np.exp(values - values.max()).sum())
+
+
+def test_scoring_ranks_paris_above_banana(llm: LlamaCppLLM) -> None:
+    assert supports(llm, SCORING) and supports(llm, EARLY_STOP)
+    scores = llm.score_continuations(CAPITAL, [" Paris", " banana"])
+    assert scores.best == " Paris"
+    assert scores[0] > scores[1] + 5, list(scores)
+    assert scores.prompt_tokens == len(llm._model.tokenize(CAPITAL.encode(), add_bos=True, special=True))
+    assert scores.floored == ()
+
+
+def test_scores_equal_the_log_softmax_of_the_full_logits(llm: LlamaCppLLM) -> None:
+    """Against a second, cold model keeping every position's logits (logits_all), read with numpy.
+
+    A multi-token candidate is scored as generation sees it, one token decoded at a time;
+    the reference does the same. Decoding its tokens in one batch instead changes the
+    quantized kernels' rounding, by a few hundredths here (checked with a looser bound).
+    """
+    import llama_cpp
+
+    candidates = [" Paris", " banana", " the city of Lyon"]
+    llm.reset()
+    cold = llm.score_continuations(CAPITAL, candidates)
+    warm = llm.score_continuations(CAPITAL, candidates)  # all but the last prompt token reused
+    assert warm.cached_prompt_tokens == warm.prompt_tokens - 1
+    reference = llama_cpp.Llama(model_path=str(default_model_path()), n_ctx=256, n_threads=1, logits_all=True,
+                                verbose=False)
+    try:
+        prompt = reference.tokenize(CAPITAL.encode("utf-8"), add_bos=True, special=True)
+        stepwise, batched = [], []
+        for candidate in candidates:
+            pieces = reference.tokenize(candidate.encode("utf-8"), add_bos=False, special=True)
+            reference.reset()
+            reference.eval(prompt)
+            for token in pieces[:-1]:
+                reference.eval([token])
+            rows = reference.scores[len(prompt) - 1: reference.n_tokens]
+            stepwise.append(sum(float(reference_log_softmax(row)[token]) for row, token in zip(rows, pieces)))
+            reference.reset()
+            reference.eval(prompt + pieces)
+            rows = reference.scores[len(prompt) - 1: reference.n_tokens]
+            batched.append(sum(float(reference_log_softmax(row)[token]) for row, token in zip(rows, pieces)))
+        assert len(pieces) > 1  # the last candidate has several tokens: their log-probabilities are summed
+    finally:
+        reference.close()
+    assert list(cold) == pytest.approx(stepwise, abs=2e-3)
+    assert list(warm) == pytest.approx(stepwise, abs=2e-3)
+    assert list(cold) == pytest.approx(batched, abs=0.1)
+
+
+def test_a_score_leaves_the_context_ready_for_the_same_greedy_completion(llm: LlamaCppLLM) -> None:
+    llm.reset()
+    alone = llm.complete(PROMPT, max_tokens=16)
+    llm.reset()
+    llm.score_continuations(PROMPT, [" Paris", " Lyon"])
+    after_score = llm.complete(PROMPT, max_tokens=16)
+    assert after_score.text == alone.text
+    assert after_score.cached_prompt_tokens == after_score.prompt_tokens - 1  # the score's evaluation is reused
+    llm.score_continuations(PROMPT, [" the city of Paris", " Lyon"])  # multi-token: cut back to the prompt
+    assert llm.complete(PROMPT, max_tokens=16).text == alone.text
+    llm.complete(PROMPT + " Paris. The capital of Italy is", max_tokens=4)
+    assert llm.complete(PROMPT, max_tokens=16).text == alone.text
+
+
+def test_scoring_reuses_the_prefix_of_the_previous_prompt(llm: LlamaCppLLM) -> None:
+    question = PARAGRAPHS + "\n\nQ: Was Town 5 founded before 1510? Answer yes or no.\nA:"
+    llm.reset()
+    cold = llm.score_continuations(question, [" Yes", " No"])
+    llm.complete(PARAGRAPHS + "\n\nQ: When was Town 3 founded?\nA:", max_tokens=4, stop=["\n"])
+    warm = llm.score_continuations(question, [" Yes", " No"])
+    assert warm.cached_prompt_tokens >= llm.count_tokens(PARAGRAPHS) - 2
+    assert list(warm) == pytest.approx(list(cold), abs=2e-3)
+
+
+def test_a_prompt_and_candidate_too_long_for_the_context_are_refused() -> None:
+    small = LlamaCppLLM.load(n_ctx=256, n_threads=1)
+    try:
+        with pytest.raises(LLMError, match=r"the prompt has \d+ tokens and the longest candidate \d+ but the "
+                                           "context window is n_ctx=256"):
+            small.score_continuations("word " * 300, [" yes"])
     finally:
         small.close()

@@ -35,7 +35,8 @@ def test_a_file_that_is_not_gguf_gives_llm_error(tmp_path: Path) -> None:
         LlamaCppLLM.load(fake, n_ctx=64)
 
 
-def test_a_call_abandons_the_live_context_when_it_keeps_less_than_half() -> None:
-    assert backend.abandons(1000, 10)  # other demonstrations: save what the live context holds
-    assert not backend.abandons(1000, 900)  # the next step of the same prompt
+def test_a_call_saves_the_live_context_before_dropping_a_large_part_of_it() -> None:
+    assert backend.abandons(3000, 10)  # other demonstrations
+    assert backend.abandons(3800, 2500)  # one demonstration fewer: later prompts may want it back
+    assert not backend.abandons(3000, 2900)  # the next step of the same prompt drops its question tail
     assert not backend.abandons(0, 0)  # nothing live, nothing to save

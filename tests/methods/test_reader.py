@@ -2,8 +2,10 @@ import pytest
 
 from hopkit.errors import LLMError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.prompting import DemonstrationFitter, render_paragraphs, test_block
-from hopkit.methods.reader import Reader, ReaderConfig, clean_direct_answer, extract_answer
+from hopkit.methods.prompting import DemonstrationFitter
+from hopkit.methods.reader import Reader, ReaderConfig
+from hopkit.parsing import clean_direct_answer, extract_answer
+from hopkit.prompts.layout import render_paragraphs, test_block
 from hopkit.records import Paragraph
 
 pytestmark = pytest.mark.unit

@@ -7,7 +7,7 @@ import pytest
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
-from hopkit.retrieval.corpus_view import CorpusView, corpus_fingerprint, dedup_key
+from hopkit.retrieval.corpus_view import CorpusView, dedup_key, in_id_order
 
 pytestmark = pytest.mark.unit
 
@@ -70,13 +70,11 @@ def test_rejects_duplicate_ids() -> None:
         CorpusView([PARAGRAPHS[0], PARAGRAPHS[0]])
 
 
-def test_fingerprint_sees_every_field_and_order() -> None:
-    base = corpus_fingerprint(PARAGRAPHS)
-    assert base == corpus_fingerprint(list(PARAGRAPHS))
-    assert base != corpus_fingerprint(PARAGRAPHS[::-1])
-    assert base != corpus_fingerprint([Paragraph(8, "A", "alpha text"), *PARAGRAPHS[1:]])
-    assert base != corpus_fingerprint([Paragraph(7, "A ", "alpha text"), *PARAGRAPHS[1:]])
-    assert base != corpus_fingerprint([Paragraph(7, "A", "alpha text."), *PARAGRAPHS[1:]])
+def test_in_id_order() -> None:
+    assert [p.id for p in in_id_order(PARAGRAPHS)] == [3, 5, 7, 9]
+    ordered = sorted(PARAGRAPHS, key=lambda p: p.id)
+    assert in_id_order(ordered) is ordered
+    assert in_id_order([]) == []
 
 
 def test_dedup_key() -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hopkit.errors import RetrievalError, UnknownNameError
-from hopkit.records import Paragraph
+from hopkit.records import Paragraph, corpus_fingerprint
 from hopkit.retrieval.dense import (
     DenseRetriever,
     Embedder,
@@ -20,7 +20,6 @@ from hopkit.retrieval.dense import (
     WordLlamaEmbedder,
     load_embedder,
 )
-from hopkit.retrieval.corpus_view import corpus_fingerprint
 from hopkit.retrieval.index_meta import META_FILE
 from hopkit.retrieval.index_store import load_or_build
 from hopkit.retrieval.protocol import Retriever

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
 
 from hopkit.errors import RetrievalError, UnknownNameError
-from hopkit.records import Paragraph
+from hopkit.records import Paragraph, corpus_fingerprint
 from hopkit.retrieval import index_store
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.retrieval.corpus_view import corpus_fingerprint
 from hopkit.retrieval.dense import DenseRetriever, HashingEmbedder
 from hopkit.retrieval.hybrid import HybridRetriever
+from hopkit.retrieval.index_meta import META_FILE
 from hopkit.retrieval.index_store import load_or_build
 
 pytestmark = pytest.mark.unit
@@ -117,3 +119,38 @@ def test_rejects_unknown_names_and_bad_fingerprint(tmp_path: Path) -> None:
         load_or_build("bm25", PARAGRAPHS, tmp_path, "../escape")
     assert list(tmp_path.iterdir()) == []
 
+
+
+@pytest.mark.parametrize("kind", ["bm25", "dense"])
+def test_metadata_records_the_fingerprint_of_the_folder_name(tmp_path: Path, kind: str) -> None:
+    options = {"embedder": "hashing:32"} if kind == "dense" else {}
+    load_or_build(kind, PARAGRAPHS, tmp_path, FINGERPRINT, **options)
+    (folder,) = tmp_path.iterdir()
+    assert folder.name.startswith(f"{kind}-{FINGERPRINT[:12]}-")
+    assert json.loads((folder / META_FILE).read_text())["fingerprint"] == FINGERPRINT
+
+
+@pytest.mark.parametrize("kind", ["bm25", "dense"])
+def test_an_index_serves_its_paragraphs_in_any_order(tmp_path: Path, kind: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint ignores order, so the index must too: rows are kept in id order."""
+    options = {"embedder": "hashing:32"} if kind == "dense" else {}
+    in_memory = load_or_build(kind, PARAGRAPHS, tmp_path / "reference", FINGERPRINT, **options)
+    cls = BM25Retriever if kind == "bm25" else DenseRetriever
+    builds = count_builds(monkeypatch, cls)
+    load_or_build(kind, PARAGRAPHS[::-1], tmp_path / "shared", FINGERPRINT, **options)
+    loaded = load_or_build(kind, PARAGRAPHS, tmp_path / "shared", FINGERPRINT, **options)
+    assert len(builds) == 1 and corpus_fingerprint(PARAGRAPHS[::-1]) == FINGERPRINT
+    for query in ("capital of France", "capital of Germany", "highest mountain"):
+        assert loaded.retrieve(query, k=3) == in_memory.retrieve(query, k=3)
+
+
+def test_an_index_of_an_older_format_is_rebuilt_beside_it(tmp_path: Path) -> None:
+    identity = {"k1": 1.2, "b": 0.75, "method": "lucene", "tokenizer": index_store.TOKENIZER_ID}
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:12]
+    old = tmp_path / f"bm25-{FINGERPRINT[:12]}-{digest}"  # where format 1 saved it
+    old.mkdir()
+    (old / META_FILE).write_text(json.dumps({"format": 1, "kind": "bm25", "fingerprint": "older"}))
+    retriever = load_or_build("bm25", PARAGRAPHS, tmp_path, FINGERPRINT)
+    assert [h.id for h in retriever.retrieve("Paris", k=1)] == [1]
+    assert len(list(tmp_path.iterdir())) == 2

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Callable
 
 import pytest
 
 from hopkit.errors import StoreError
-from hopkit.records import Corpus, Paragraph, Query
+from hopkit.records import Corpus, Paragraph, Query, corpus_fingerprint
 from hopkit.store import Store
 from hopkit.store import convert
-from hopkit.store.convert import corpus_fingerprint
 
 pytestmark = pytest.mark.unit
 
@@ -98,7 +99,26 @@ def test_fingerprint_ignores_order_but_not_content() -> None:
     a, b = Paragraph(0, "A", "a"), Paragraph(1, "B", "b")
     assert corpus_fingerprint([a, b]) == corpus_fingerprint([b, a])
     assert corpus_fingerprint([a, b]) != corpus_fingerprint([a, Paragraph(1, "B", "b!")])
+    assert corpus_fingerprint([a, b]) != corpus_fingerprint([a, Paragraph(1, "B ", "b")])
+    assert corpus_fingerprint([a, b]) != corpus_fingerprint([a, Paragraph(2, "B", "b")])
     assert len(corpus_fingerprint([a])) == 64
+
+
+@pytest.mark.parametrize("text", ["", '"', "\\", "\n\t\r\x00\x1f\x7f", "é✓😀", "\u2028</script>"])
+def test_fingerprint_hashes_one_json_line_per_paragraph_in_id_order(text: str) -> None:
+    paragraphs = [Paragraph(5, text, "b"), Paragraph(-1, "a", text)]
+    lines = "".join(json.dumps([p.id, p.title, p.text], ensure_ascii=False) + "\n"
+                    for p in sorted(paragraphs, key=lambda p: p.id))
+    assert corpus_fingerprint(paragraphs) == hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def test_fingerprint_values_never_change(make_corpus: Callable[..., Corpus]) -> None:
+    """Stored runs carry these values: a change would turn every run on users' disks stale.
+    (Computed with the store's function before the index's own fingerprint was merged into it.)"""
+    assert corpus_fingerprint(make_corpus("toy", n_paragraphs=6).paragraphs) == (
+        "f9e8004e7f6a7ca2c0e7e6c851474821dbd143d7b6a876d0e01c1ed8180ac3e2")
+    assert corpus_fingerprint([Paragraph(2, "B", 'b "quoted"\n\tline'), Paragraph(0, "A", "a")]) == (
+        "63137b230b21cda761563661d9c5a19cce0fd01f54af89e4faeaaab355ddb5d7")
 
 
 class _WriteFailed(RuntimeError):

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import httpx
 
+from hopkit import environment
 from hopkit.errors import ConfigError, DownloadError
 
 logger = logging.getLogger(__name__)
@@ -115,8 +116,7 @@ class DownloadedDataset:
 
 def default_cache_dir() -> Path:
     """``$HOPKIT_CACHE_DIR/datasets`` if the variable is set, else ``~/.cache/hopkit/datasets``."""
-    root = os.environ.get("HOPKIT_CACHE_DIR")
-    return (Path(root) if root else Path.home() / ".cache" / "hopkit") / "datasets"
+    return environment.cache_dir() / "datasets"
 
 
 def download_dataset(name: str, *, cache_dir: Path | None = None,

@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import inspect
-import os
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hopkit import environment
 from hopkit.data.download import download_dataset
 from hopkit.data.formats import (
     load_2wikimultihopqa,
@@ -38,8 +38,6 @@ LOADERS: dict[str, Loader] = {
 }
 
 DATASET_NAMES: tuple[str, ...] = tuple(LOADERS)
-
-DATA_DIR_ENV = "HOPKIT_DATA_DIR"
 
 SAMPLE_FILES: dict[str, str] = {
     "hotpotqa": "hotpotqa/hotpot_dev_distractor_sample.json",
@@ -127,9 +125,9 @@ def sample_path(name: str, data_dir: str | Path | None = None) -> Path:
     _loader(name)
     if name not in SAMPLE_FILES:
         raise ConfigError(f"dataset {name!r} has no sample file; samples exist for {', '.join(SAMPLE_FILES)}")
-    folder = data_dir if data_dir is not None else os.environ.get(DATA_DIR_ENV)
+    folder = data_dir if data_dir is not None else environment.data_dir()
     if not folder:
-        raise ConfigError(f"{DATA_DIR_ENV} is not set; point it at the folder holding the benchmark samples")
+        raise ConfigError(f"{environment.HOPKIT_DATA_DIR} is not set; point it at the folder holding the benchmark samples")
     return Path(folder) / SAMPLE_FILES[name]
 
 

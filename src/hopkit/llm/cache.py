@@ -9,6 +9,15 @@ SQLite database is moved aside as ``<name>.corrupt-<timestamp>`` and a new cache
 started; a file deleted during a run is created again; a cache that still cannot be
 used (unwritable folder, disk full, locked too long) is bypassed for the rest of the
 process: the model answers every request. Each of these is logged as a warning.
+
+The cache has exactly the optional capabilities of the model it wraps. Scores are
+kept in their own table, keyed on the model, the prompt and the candidates in order.
+Early-stopped completions (``complete_until``) are kept under their own keys and never
+answer a plain ``complete``, whose caller may keep more than the early stop settled;
+``complete_until`` is answered by a stored plain completion (the full text settles any
+predicate), by a stored early-stopped one whose generation ran to its end, or by a
+stored early-stopped one on which the caller's own predicate holds (so a predicate
+that asks for more text than another's stored answer calls the model).
 """
 
 from __future__ import annotations
@@ -20,13 +29,15 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence, cast
 
-from hopkit.llm.protocol import LLM, Completion
+from hopkit.llm.logprobs import check_candidates
+from hopkit.llm.protocol import (EARLY_STOP, LLM, SCORING, Completion, Done, Scores, ScoringLLM, StreamingLLM,
+                                 capabilities_of, missing_capability)
 
 logger = logging.getLogger(__name__)
 
-_SCHEMA = """
+_SCHEMA = ("""
 CREATE TABLE IF NOT EXISTS completions (
     key TEXT PRIMARY KEY,
     model_id TEXT NOT NULL,
@@ -36,10 +47,24 @@ CREATE TABLE IF NOT EXISTS completions (
     seconds REAL NOT NULL,
     created REAL NOT NULL
 )
-"""
+""", """
+CREATE TABLE IF NOT EXISTS scores (
+    key TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    logprobs TEXT NOT NULL,
+    floored TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    created REAL NOT NULL
+)
+""")
+
+# How an early-stopped completion ended: the predicate held ("stopped") or the generation ran out first.
+EarlyStop = Literal["stopped", "finished"]
 
 
-def cache_key(model_id: str, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float) -> str:
+def cache_key(model_id: str, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
+              early_stop: EarlyStop | None = None) -> str:
     """The sha256 hex digest identifying one request.
 
     Args:
@@ -48,12 +73,21 @@ def cache_key(model_id: str, prompt: str, stop: Sequence[str], max_tokens: int, 
         stop: stop sequences, in order.
         max_tokens: the token limit.
         temperature: the temperature (as a float, so 0 and 0.0 are one key).
+        early_stop: for a ``complete_until`` answer, how it ended (``None``: a plain completion).
 
     Returns:
         64 hex characters.
     """
-    material = json.dumps([model_id, prompt, list(stop), int(max_tokens), float(temperature)],
-                          ensure_ascii=False, separators=(",", ":"))
+    fields: list[object] = [model_id, prompt, list(stop), int(max_tokens), float(temperature)]
+    if early_stop is not None:
+        fields.append(f"early_stop:{early_stop}")
+    material = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def scores_key(model_id: str, prompt: str, candidates: Sequence[str]) -> str:
+    """The sha256 hex digest identifying one scoring request (candidates in order)."""
+    material = json.dumps(["scores", model_id, prompt, list(candidates)], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
@@ -92,6 +126,11 @@ class CachedLLM:
         """The wrapped model's context window."""
         return self.inner.context_length
 
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """The wrapped model's optional capabilities."""
+        return capabilities_of(self.inner)
+
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
         """Return the stored completion for this exact request, or ask the model and store it.
@@ -110,26 +149,90 @@ class CachedLLM:
         """
         started = time.perf_counter()
         key = cache_key(self.inner.model_id, prompt, stop, max_tokens, temperature)
-        row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))
-        if row is not None:
-            text, prompt_tokens, completion_tokens = row
-            return Completion(text=str(text), prompt_tokens=int(prompt_tokens),
-                              completion_tokens=int(completion_tokens),
-                              seconds=time.perf_counter() - started, from_cache=True)
+        stored = self._stored_completion(key, started)
+        if stored is not None:
+            return stored
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
+        self._store_completion(key, completion)
+        return completion
+
+    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                       temperature: float = 0.0) -> Completion:
+        """The stored answer that settles ``done``, or the wrapped model's ``complete_until``, stored.
+
+        A stored plain completion of the same request answers it, then a stored
+        early-stopped one that ran to its end, then one on which ``done`` holds (see the
+        module docstring). A new answer is stored under an early-stop key, never under the
+        plain one.
+
+        Raises:
+            LLMError: the wrapped model has no ``"early_stop"`` capability, or its call failed.
+        """
+        if EARLY_STOP not in self.capabilities:
+            raise missing_capability(self.inner, EARLY_STOP)
+        started = time.perf_counter()
+        request = (self.inner.model_id, prompt, stop, max_tokens, temperature)
+        order: tuple[EarlyStop | None, ...] = (None, "finished", "stopped")
+        for early_stop in order:
+            stored = self._stored_completion(cache_key(*request, early_stop=early_stop), started)
+            if stored is not None and (early_stop != "stopped" or done(stored.text)):
+                return stored
+        completion = cast(StreamingLLM, self.inner).complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
+                                                                   temperature=temperature)
+        ended: EarlyStop = "stopped" if done(completion.text) else "finished"
+        self._store_completion(cache_key(*request, early_stop=ended), completion, replace=True)
+        return completion
+
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The stored scores of these candidates after this prompt, or the wrapped model's, stored.
+
+        Returns:
+            The scores (``from_cache=True``, ``cached_prompt_tokens=0`` and ``seconds`` the
+            lookup time on a hit).
+
+        Raises:
+            LLMError: the wrapped model has no ``"scoring"`` capability, or its call failed.
+        """
+        if SCORING not in self.capabilities:
+            raise missing_capability(self.inner, SCORING)
+        started = time.perf_counter()
+        chosen = check_candidates(candidates, backend=self.inner.model_id)
+        key = scores_key(self.inner.model_id, prompt, chosen)
+        row = self._run("SELECT logprobs, floored, prompt_tokens FROM scores WHERE key = ?", (key,))
+        if row is not None:
+            logprobs, floored, prompt_tokens = row
+            return Scores(candidates=chosen, logprobs=tuple(float(v) for v in json.loads(logprobs)),
+                          floored=tuple(bool(f) for f in json.loads(floored)), prompt_tokens=int(prompt_tokens),
+                          seconds=time.perf_counter() - started, from_cache=True)
+        scores = cast(ScoringLLM, self.inner).score_continuations(prompt, chosen)
+        self._run("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  (key, self.inner.model_id, json.dumps(list(scores.logprobs)), json.dumps(list(scores.floored)),
+                   scores.prompt_tokens, scores.seconds, time.time()))
+        return scores
+
+    def _stored_completion(self, key: str, started: float) -> Completion | None:
+        row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))
+        if row is None:
+            return None
+        text, prompt_tokens, completion_tokens = row
+        return Completion(text=str(text), prompt_tokens=int(prompt_tokens), completion_tokens=int(completion_tokens),
+                          seconds=time.perf_counter() - started, from_cache=True)
+
+    def _store_completion(self, key: str, completion: Completion, *, replace: bool = False) -> None:
+        """Keep ``completion`` under ``key`` unless it is blank (a retry should ask the model again)."""
         if not completion.text.strip():
-            return completion
-        self._run("INSERT OR IGNORE INTO completions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            return
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+        self._run(f"{verb} INTO completions VALUES (?, ?, ?, ?, ?, ?, ?)",
                   (key, self.inner.model_id, completion.text, completion.prompt_tokens,
                    completion.completion_tokens, completion.seconds, time.time()))
-        return completion
 
     def count_tokens(self, text: str) -> int:
         """The wrapped LLM's token count."""
         return self.inner.count_tokens(text)
 
     def __len__(self) -> int:
-        """How many completions the file holds."""
+        """How many completions (plain and early-stopped) the file holds."""
         row = self._run("SELECT COUNT(*) FROM completions", ())
         return int(row[0]) if row is not None else 0
 
@@ -150,7 +253,8 @@ class CachedLLM:
             try:
                 connection.execute("PRAGMA journal_mode = WAL")
                 with connection:
-                    connection.execute(_SCHEMA)
+                    for statement in _SCHEMA:
+                        connection.execute(statement)
             finally:
                 connection.close()
             self._ready = True

@@ -2,33 +2,90 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import re
+from typing import Callable, Mapping, Sequence
 
 from hopkit.errors import LLMError
-from hopkit.llm.protocol import Completion
+from hopkit.llm.logprobs import check_candidates
+from hopkit.llm.protocol import EARLY_STOP, SCORING, Completion, Done, Scores, missing_capability
+
+ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
+
+# What the scripted model "streams": each piece is a word with the whitespace before it.
+_PIECES = re.compile(r"\s*\S+|\s+$")
 
 
 class ScriptedLLM:
-    """Returns scripted completions and records every prompt it was given.
+    """Returns scripted completions and scores, and records every prompt it was given.
 
     Args:
         script: either the completions to return in order, or a function from the
             prompt to the completion.
         context_length: the context window it claims (tokens are whitespace words).
+        scores: scripted log-probabilities of candidate continuations: a mapping from
+            candidate to log-probability, or a function from the prompt to one. Given,
+            the model has the ``"scoring"`` capability.
+        streaming: offer ``complete_until`` (the ``"early_stop"`` capability), streaming
+            the scripted text word by word.
 
-    The text is cut at the first stop sequence, as a real backend would.
+    The text is cut at the first stop sequence, as a real backend would. Scored prompts
+    are recorded in ``scored`` (with their candidates), not in ``prompts``.
     """
 
     model_id = "scripted"
     supports_concurrency = False  # a scripted list is answered in call order
 
-    def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192) -> None:
+    def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
+                 scores: ScoreScript | None = None, streaming: bool = False) -> None:
         self.script = script
         self.context_length = context_length
+        self.scores = scores
         self.prompts: list[str] = []
+        self.scored: list[tuple[str, tuple[str, ...]]] = []
+        self.capabilities: frozenset[str] = frozenset(
+            ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
+        text = self._text(prompt, stop)
+        return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
+                          completion_tokens=self.count_tokens(text), seconds=0.0)
+
+    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                       temperature: float = 0.0) -> Completion:
+        """The scripted text, word by word, up to where ``done`` first holds (needs ``streaming=True``)."""
+        if EARLY_STOP not in self.capabilities:
+            raise missing_capability(self, EARLY_STOP)
+        whole = self._text(prompt, stop)
+        text = ""
+        for piece in _PIECES.findall(whole):
+            text += piece
+            if done(text):
+                break
+        return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
+                          completion_tokens=self.count_tokens(text), seconds=0.0)
+
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The scripted log-probability of each candidate (needs ``scores=``).
+
+        Raises:
+            LLMError: no scripted scores, or none for one of the candidates.
+        """
+        if self.scores is None:
+            raise missing_capability(self, SCORING)
+        chosen = check_candidates(candidates, backend="ScriptedLLM")
+        table = self.scores(prompt) if callable(self.scores) else self.scores
+        unknown = [candidate for candidate in chosen if candidate not in table]
+        if unknown:
+            raise LLMError(f"ScriptedLLM has no scripted score for {unknown!r}; scripted: {sorted(table)!r}")
+        self.scored.append((prompt, chosen))
+        return Scores(candidates=chosen, logprobs=tuple(float(table[c]) for c in chosen),
+                      prompt_tokens=self.count_tokens(prompt), seconds=0.0)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def _text(self, prompt: str, stop: Sequence[str]) -> str:
         if callable(self.script):
             text = self.script(prompt)
         else:
@@ -39,8 +96,4 @@ class ScriptedLLM:
         for sequence in stop:
             if sequence and sequence in text:
                 text = text[: text.index(sequence)]
-        return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
-                          completion_tokens=self.count_tokens(text), seconds=0.0)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
+        return text

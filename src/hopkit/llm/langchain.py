@@ -10,7 +10,8 @@ import time
 from typing import Any, Sequence
 
 from hopkit.errors import ConfigError, HopkitError, LLMError, LLMServerError
-from hopkit.llm.protocol import LLM, Completion
+from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
+from hopkit.llm.protocol import LLM, SCORING, Completion, Scores, missing_capability
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 
 
@@ -47,25 +48,47 @@ class LangChainLLM:
     (some providers ignore it). Token counts come from the message's
     ``usage_metadata`` when the provider fills it, else from an estimate.
 
+    Scoring (:meth:`score_continuations`) binds ``logprobs=True, top_logprobs=k`` to a chat
+    model and reads the first position's top-k from ``response_metadata["logprobs"]``
+    (single-token candidates; see :mod:`hopkit.llm.logprobs`). It is offered by chat models
+    whose class has a ``logprobs`` option (``ChatOpenAI`` and the OpenAI-compatible
+    providers), unless ``scoring`` says otherwise.
+
     Args:
         model: the LangChain model, e.g. ``ChatOpenAI(model="gpt-4o-mini")``.
         context_length: its context window in tokens (LangChain does not say).
         model_id: name for cache keys and run hashes; default ``langchain:<Class>:<model name>``.
         pass_options: send ``max_tokens`` and ``temperature`` as ``invoke`` keyword arguments
             (turn off for a model that rejects them; its own settings then apply).
+        scoring: whether to offer scoring; ``None``: if the model is a chat model with a
+            ``logprobs`` option. A provider that then returns no log-probabilities fails the
+            call with an LLMError.
+        top_logprobs: how many alternatives a scoring request asks for.
 
     Raises:
-        ConfigError: ``context_length`` below 1.
+        ConfigError: ``context_length`` or ``top_logprobs`` below 1, or ``scoring=True`` for a
+            model that is not a chat model.
     """
 
     def __init__(self, model: Any, *, context_length: int = 8192, model_id: str | None = None,
-                 pass_options: bool = True) -> None:
-        if context_length < 1:
-            raise ConfigError(f"LangChainLLM needs context_length >= 1, got {context_length}")
+                 pass_options: bool = True, scoring: bool | None = None, top_logprobs: int = 20) -> None:
+        from langchain_core.language_models import BaseChatModel
+
+        if context_length < 1 or top_logprobs < 1:
+            raise ConfigError(f"LangChainLLM needs context_length >= 1 and top_logprobs >= 1, got "
+                              f"{context_length} and {top_logprobs}")
+        chat = isinstance(model, BaseChatModel)
+        if scoring and not chat:
+            raise ConfigError(f"LangChainLLM cannot score with a {type(model).__name__}: scoring needs a chat "
+                              "model whose provider returns logprobs (such as ChatOpenAI)")
         self.model = model
         self.context_length = context_length
         self.model_id = model_id or f"langchain:{type(model).__name__}:{_name_of(model)}"
         self.pass_options = pass_options
+        self.top_logprobs = top_logprobs
+        if scoring is None:
+            scoring = chat and "logprobs" in (getattr(type(model), "model_fields", None) or {})
+        self.capabilities: frozenset[str] = frozenset({SCORING}) if scoring else frozenset()
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -91,15 +114,7 @@ class LangChainLLM:
         options: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature} if self.pass_options else {}
         payload: Any = [HumanMessage(content=prompt)] if isinstance(self.model, BaseChatModel) else prompt
         started = time.perf_counter()
-        try:
-            output = self.model.invoke(payload, stop=stops or None, **options)
-        except HopkitError:
-            raise
-        except Exception as exc:  # provider clients raise their own types; chain them, do not hide them
-            status = getattr(exc, "status_code", None)
-            server_side = status == 429 or (isinstance(status, int) and status >= 500)
-            error = LLMServerError if server_side else LLMError
-            raise error(f"{self.model_id} failed: {type(exc).__name__}: {exc}") from exc
+        output = self._invoke(self.model, payload, stop=stops or None, **options)
         seconds = time.perf_counter() - started
         text = cut_at_stop(_text_of(output), stops)
         usage = getattr(output, "usage_metadata", None) or {}
@@ -111,6 +126,57 @@ class LangChainLLM:
             seconds=seconds,
             cached_prompt_tokens=int(details.get("cache_read") or 0),
         )
+
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The log-probability of each candidate as the first token of the chat model's reply to ``prompt``.
+
+        Args:
+            prompt: the user message.
+            candidates: single tokens of the provider's model, e.g. ``"yes"`` and ``"no"``.
+
+        Returns:
+            The scores; a candidate outside the returned top-k has a floor value and its
+            ``floored`` flag set (see :mod:`hopkit.llm.logprobs`).
+
+        Raises:
+            LLMServerError: the provider answered 429 or 5xx.
+            LLMError: this model does not offer scoring, its provider returned no log-probabilities,
+                no candidates or a candidate of several words.
+        """
+        from langchain_core.messages import HumanMessage
+
+        if SCORING not in self.capabilities:
+            raise missing_capability(self, SCORING)
+        chosen = check_candidates(candidates, backend=self.model_id)
+        check_single_position(chosen, backend=self.model_id)
+        options: dict[str, Any] = {"max_tokens": 1, "temperature": 0.0} if self.pass_options else {}
+        scoring = self.model.bind(logprobs=True, top_logprobs=self.top_logprobs)
+        started = time.perf_counter()
+        output = self._invoke(scoring, [HumanMessage(content=prompt)], **options)
+        seconds = time.perf_counter() - started
+        logprobs = (getattr(output, "response_metadata", None) or {}).get("logprobs")
+        if not logprobs:
+            raise LLMError(f"{self.model_id} returned no logprobs in its response_metadata: its provider does not "
+                           "return log-probabilities for this model (or ignored logprobs=True); use a provider "
+                           "that does (ChatOpenAI, an OpenAI-compatible server) or the llama.cpp backend")
+        values, floored = first_token_scores(top_of_first_position(logprobs, where=self.model_id), chosen)
+        usage = getattr(output, "usage_metadata", None) or {}
+        details = usage.get("input_token_details") or {}
+        return Scores(candidates=chosen, logprobs=values, seconds=seconds, floored=floored,
+                      prompt_tokens=int(usage.get("input_tokens") or estimate_tokens(prompt)),
+                      cached_prompt_tokens=int(details.get("cache_read") or 0))
+
+    def _invoke(self, runnable: Any, payload: Any, **options: Any) -> Any:
+        """``runnable.invoke(payload, **options)``, with provider errors turned into LLM errors."""
+        try:
+            return runnable.invoke(payload, **options)
+        except HopkitError:
+            raise
+        except Exception as exc:  # provider clients raise their own types; chain them, do not hide them
+            status = getattr(exc, "status_code", None)
+            server_side = status == 429 or (isinstance(status, int) and status >= 500)
+            error = LLMServerError if server_side else LLMError
+            raise error(f"{self.model_id} failed: {type(exc).__name__}: {exc}") from exc
 
     def count_tokens(self, text: str) -> int:
         """An estimate (LangChain's own counters may need to download a tokenizer)."""

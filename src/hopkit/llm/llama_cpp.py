@@ -9,8 +9,12 @@ how many prompt tokens were served from that cache. It also keeps the saved stat
 of a few recent prompts (:mod:`hopkit.llm.kv_states`), so a method that alternates
 two prompts with different demonstrations (reasoning, then reading) does not
 evaluate either set of demonstrations again for the next question. A state is saved
-only when a call is about to drop most of the live context (see :func:`abandons`),
+only when a call is about to drop a large part of the live context (see :func:`abandons`),
 not after every call: a state is tens of megabytes.
+
+Scoring (:meth:`LlamaCppLLM.score_continuations`) evaluates its prompt through the same
+prefix reuse and reads the logits of the last position only (no ``logits_all``), so a
+yes/no score before a completion of the same prompt costs the completion nothing.
 """
 
 from __future__ import annotations
@@ -24,10 +28,13 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from hopkit.errors import LLMError
-from hopkit.llm.early_stop import Done
 from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
-from hopkit.llm.protocol import Completion
+from hopkit.llm.logprobs import check_candidates, log_softmax
+from hopkit.llm.protocol import EARLY_STOP, SCORING, Completion, Done, Scores
 from hopkit.llm.text import cut_at_stop
 from hopkit.options import NonNegativeInt, PositiveInt
 
@@ -70,18 +77,22 @@ def available_cores() -> int:
 
 # Restoring a saved state costs about as much as evaluating this many prompt tokens.
 RESTORE_MARGIN_TOKENS = 32
+# A call that drops at least this many tokens of the live context saves it first.
+SAVE_WHEN_DROPPING_TOKENS = 512
 
 
 def abandons(live_tokens: int, kept_tokens: int) -> bool:
     """Whether a prompt that keeps ``kept_tokens`` of the live context's ``live_tokens`` drops
-    most of it, so the live context is worth saving first.
+    enough of it that the live context is worth saving first.
 
-    Consecutive steps of one prompt keep most of it (a step adds paragraphs before the
-    question), so nothing is saved between them; switching to a prompt with other
-    demonstrations keeps almost nothing, and the context it leaves is what the next
-    question's prompt of that kind will start from.
+    Consecutive steps of one prompt drop only its question and reasoning tail (a step adds
+    paragraphs before the question), which no later prompt needs, so nothing is saved
+    between them. Switching to a prompt with other demonstrations, or with fewer of them,
+    drops more, and a later prompt may start from what it drops: evaluating that again
+    costs seconds, saving it tens of milliseconds.
     """
-    return live_tokens > 0 and 2 * kept_tokens < live_tokens
+    return live_tokens - kept_tokens >= SAVE_WHEN_DROPPING_TOKENS
+
 
 __all__ = ["LlamaCppLLM", "default_model_path", "shared_prefix_length"]
 
@@ -108,6 +119,7 @@ class LlamaCppLLM:
     # One context answers one prompt at a time; interleaving questions would also
     # evict each other's cached prompt prefix, so the runner sends one question at a time.
     supports_concurrency = False
+    capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING})
 
     def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:
         if not model_id:
@@ -203,14 +215,7 @@ class LlamaCppLLM:
             # Mirrors Llama.generate: the tokens it still holds from the last call (or from
             # a restored state) that begin the new prompt are not evaluated again (the
             # last prompt token always is, to get fresh logits).
-            live = self._model.input_ids[: self._model.n_tokens].tolist()
-            held = shared_prefix_length(live, tokens)
-            if self._saved_states.capacity and abandons(len(live), held):
-                self._saved_states.remember(self._snapshot())
-            saved_length, saved = self._saved_states.best(tokens)
-            if saved is not None and saved_length > held + RESTORE_MARGIN_TOKENS:
-                self._restore(saved)
-                held = saved_length
+            held = self._take_prefix(tokens)
             cached = min(held, len(tokens) - 1)
             started = time.perf_counter()
             options = dict(max_tokens=budget, temperature=temperature, top_k=40, top_p=0.95, min_p=0.05,
@@ -228,6 +233,107 @@ class LlamaCppLLM:
             seconds = time.perf_counter() - started
         return Completion(text=cut_at_stop(raw, stop), prompt_tokens=len(tokens), completion_tokens=generated,
                           seconds=seconds, cached_prompt_tokens=max(cached, 0))
+
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The natural-log probability of each candidate as the continuation of ``prompt``.
+
+        The prompt is evaluated like a completion's (reusing the KV cache of the prefix it
+        shares with the live context or a saved state); the model's raw distribution at its
+        last position (temperature 1, no top-k) gives each candidate's first token. A
+        multi-token candidate is fed token by token after the prompt and its tokens'
+        log-probabilities are summed; the context is then cut back to the prompt, so a
+        following completion of the same prompt starts from it. A candidate's tokens are
+        those the tokenizer gives ``prompt + candidate`` beyond the prompt's own (its own
+        tokens when the two merge across the boundary), so ``" yes"`` after ``"Answer:"``
+        is the one token ``" yes"``.
+
+        Args:
+            prompt: the text before the candidates (special tokens are parsed).
+            candidates: the continuations to score, leading space included.
+
+        Returns:
+            The scores, in the order of ``candidates``.
+
+        Raises:
+            LLMError: no (or an empty) candidate, a prompt plus candidate that does not fit
+                the context, or a llama.cpp failure.
+        """
+        chosen = check_candidates(candidates, backend=self.model_id)
+        tokens = self._model.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        pieces = [self._continuation_tokens(tokens, prompt, candidate) for candidate in chosen]
+        longest = max(len(piece) for piece in pieces)
+        if len(tokens) + longest > self.context_length:
+            raise LLMError(f"{self.model_id}: the prompt has {len(tokens)} tokens and the longest candidate "
+                           f"{longest} but the context window is n_ctx={self.context_length}: shorten the prompt "
+                           "or load the model with a larger n_ctx")
+        with self._lock:
+            held = self._take_prefix(tokens)
+            started = time.perf_counter()
+            try:
+                kept = self._evaluate(tokens, held)
+                first = log_softmax(self._last_logits())
+                values = [self._continuation_logprob(first, piece, len(tokens)) for piece in pieces]
+                if longest > 1:  # cut the context back to the prompt; its last logits are gone
+                    self._model._ctx.kv_cache_seq_rm(-1, len(tokens), -1)
+                    self._model._requires_eval = True
+            except (ValueError, RuntimeError) as exc:
+                self._model.reset()  # the KV cache may be half-written: start cold next time
+                raise LLMError(f"{self.model_id}: llama.cpp failed scoring after a {len(tokens)}-token prompt: "
+                               f"{exc}") from exc
+            seconds = time.perf_counter() - started
+        return Scores(candidates=chosen, logprobs=tuple(values), prompt_tokens=len(tokens), seconds=seconds,
+                      cached_prompt_tokens=kept)
+
+    def _continuation_tokens(self, tokens: list[int], prompt: str, candidate: str) -> list[int]:
+        """The token ids ``candidate`` adds after the prompt's ``tokens``."""
+        whole = self._model.tokenize((prompt + candidate).encode("utf-8"), add_bos=True, special=True)
+        if len(whole) > len(tokens) and whole[: len(tokens)] == tokens:
+            return list(whole[len(tokens):])
+        return list(self._model.tokenize(candidate.encode("utf-8"), add_bos=False, special=True))
+
+    def _evaluate(self, tokens: list[int], held: int) -> int:
+        """Evaluate ``tokens`` past the ``held`` ones the context already has (at least the last one,
+        for fresh logits), like Llama.generate; how many were reused."""
+        kept = min(held, len(tokens) - 1)
+        if kept > 0 and not self._model._ctx.kv_cache_seq_rm(-1, kept, -1):
+            kept = 0  # a model whose cache cannot be cut (recurrent): evaluate the whole prompt
+        if kept == 0:
+            self._model.reset()
+        self._model.n_tokens = kept
+        self._model.eval(tokens[kept:])
+        return kept
+
+    def _last_logits(self) -> npt.NDArray[np.float32]:
+        """A copy of the logits of the last evaluated position."""
+        import llama_cpp
+
+        pointer = llama_cpp.llama_get_logits_ith(self._model.ctx, -1)
+        if not pointer:
+            raise RuntimeError("llama.cpp returned no logits for the last position")
+        logits: npt.NDArray[np.float32] = np.ctypeslib.as_array(pointer, shape=(self._model.n_vocab(),)).copy()
+        return logits
+
+    def _continuation_logprob(self, first: npt.NDArray[np.float64], piece: list[int], prompt_length: int) -> float:
+        """log P(piece | prompt): ``first`` gives its first token; later tokens are evaluated one by one."""
+        total = float(first[piece[0]])
+        for previous, token in zip(piece, piece[1:]):
+            self._model.eval([previous])
+            total += float(log_softmax(self._last_logits())[token])
+        self._model.n_tokens = prompt_length  # the next candidate is evaluated from the prompt's end
+        return total
+
+    def _take_prefix(self, tokens: list[int]) -> int:
+        """How many leading ``tokens`` the context holds, after saving the live state if ``tokens``
+        abandon it and restoring a saved state if one holds more (call with the lock held)."""
+        live = self._model.input_ids[: self._model.n_tokens].tolist()
+        held = shared_prefix_length(live, tokens)
+        if self._saved_states.capacity and abandons(len(live), held):
+            self._saved_states.remember(self._snapshot())
+        saved_length, saved = self._saved_states.best(tokens)
+        if saved is not None and saved_length > held + RESTORE_MARGIN_TOKENS:
+            self._restore(saved)
+            held = saved_length
+        return held
 
     def _stream_until(self, tokens: list[int], done: Done, options: dict[str, Any]) -> str:
         """The generation's text, token by token, up to where ``done`` first holds."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import Sequence
+from typing import Sequence, cast
 
-from hopkit.llm.early_stop import Done, complete_until
-from hopkit.llm.protocol import LLM, Completion
+from hopkit.llm.protocol import (EARLY_STOP, LLM, SCORING, Completion, Done, Scores, ScoringLLM, StreamingLLM,
+                                 capabilities_of, missing_capability)
 from hopkit.usage import Usage, current_usage
 
 
@@ -20,6 +20,10 @@ class MeteredLLM:
     unchanged. Put it outside a :class:`~hopkit.llm.cache.CachedLLM` to count
     what the method asked for (cache hits count as calls, with their original
     token counts and near-zero seconds), inside to count only real model calls.
+
+    It has exactly the optional capabilities of the model it wraps (``capabilities``);
+    an early-stopped completion and a scoring call are counted and timed like a
+    completion (a scoring call generates no tokens).
 
     Args:
         inner: the LLM to meter.
@@ -39,6 +43,11 @@ class MeteredLLM:
     def context_length(self) -> int:
         """The wrapped model's context window."""
         return self.inner.context_length
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """The wrapped model's optional capabilities."""
+        return capabilities_of(self.inner)
 
     @property
     def total(self) -> Usage:
@@ -68,20 +77,41 @@ class MeteredLLM:
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
                        temperature: float = 0.0) -> Completion:
-        """:func:`~hopkit.llm.early_stop.complete_until` on the wrapped LLM, recorded like :meth:`complete`."""
+        """The wrapped LLM's ``complete_until``, recorded like :meth:`complete`.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"early_stop"`` capability, or its call failed.
+        """
+        if EARLY_STOP not in self.capabilities:
+            raise missing_capability(self.inner, EARLY_STOP)
         started = time.perf_counter()
-        completion = complete_until(self.inner, prompt, done, stop=stop, max_tokens=max_tokens,
-                                    temperature=temperature)
+        completion = cast(StreamingLLM, self.inner).complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
+                                                                   temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
 
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The wrapped LLM's ``score_continuations``, recorded as one call with its prompt tokens.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"scoring"`` capability, or its call failed.
+        """
+        if SCORING not in self.capabilities:
+            raise missing_capability(self.inner, SCORING)
+        started = time.perf_counter()
+        scores = cast(ScoringLLM, self.inner).score_continuations(prompt, candidates)
+        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
+        return scores
+
     def _record(self, completion: Completion, seconds: float) -> Completion:
+        self._add(completion.prompt_tokens, completion.completion_tokens, completion.cached_prompt_tokens, seconds)
+        return completion
+
+    def _add(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int, seconds: float) -> None:
         question = current_usage()
         with self._lock:
             for usage in (self._total, question):
                 if usage is not None:
-                    usage.add_llm(completion.prompt_tokens, completion.completion_tokens, seconds,
-                                  cached_prompt_tokens=completion.cached_prompt_tokens)
-        return completion
+                    usage.add_llm(prompt_tokens, completion_tokens, seconds, cached_prompt_tokens=cached_prompt_tokens)
 
     def count_tokens(self, text: str) -> int:
         """The wrapped LLM's token count."""

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from typing import Any, Literal, Sequence
 
 import httpx
 
-from hopkit.errors import LLMError
-from hopkit.llm.protocol import Completion
+from hopkit import environment
+from hopkit.errors import LLMError, LLMServerError
+from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
+from hopkit.llm.protocol import SCORING, Completion, Scores
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
@@ -67,6 +68,11 @@ class OpenAICompatibleLLM:
     ``Retry-After``); other 4xx answers fail at once. Nothing is sent and no
     environment variable is read until the first call.
 
+    Scoring (:meth:`score_continuations`) asks for one token with its ``top_logprobs``
+    most likely alternatives (completions: ``logprobs: k``; chat: ``logprobs: true,
+    top_logprobs: k``) and reads the candidates among them; see :mod:`hopkit.llm.logprobs`
+    for candidates outside the top-k (floored) and multi-token ones (refused).
+
     Args:
         base_url: the server, with or without the trailing ``/v1``.
         model: the model name the server knows.
@@ -76,6 +82,8 @@ class OpenAICompatibleLLM:
         timeout: seconds per HTTP request.
         max_retries: retries after the first attempt.
         backoff: seconds before the first retry, doubled for each further one.
+        top_logprobs: how many alternatives a scoring request asks for (OpenAI allows 20 in chat
+            and 5 on its completions endpoint; vLLM 20 unless started with a larger ``--max-logprobs``).
 
     Raises:
         LLMError: an invalid option.
@@ -84,16 +92,17 @@ class OpenAICompatibleLLM:
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  endpoint: Endpoint = "completions", context_length: PositiveInt = 8192,
                  timeout: PositiveFloat = 60, max_retries: NonNegativeInt = 4,
-                 backoff: NonNegativeFloat = 1.0) -> None:
+                 backoff: NonNegativeFloat = 1.0, top_logprobs: PositiveInt = 20) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise LLMError(f"base_url must start with http:// or https://, got {base_url!r}")
         if not model:
             raise LLMError(f"OpenAICompatibleLLM for {base_url} needs a model name")
         if endpoint not in _PATHS:
             raise LLMError(f"endpoint must be 'completions' or 'chat', got {endpoint!r}")
-        if context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0:
+        if context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0 or top_logprobs < 1:
             raise LLMError(f"invalid options for {base_url}: context_length={context_length} (>= 1), "
-                           f"timeout={timeout} (> 0), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0)")
+                           f"timeout={timeout} (> 0), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0), "
+                           f"top_logprobs={top_logprobs} (>= 1)")
         self.base_url = base_url
         self.model = model
         self.api_key = api_key
@@ -102,8 +111,10 @@ class OpenAICompatibleLLM:
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
+        self.top_logprobs = top_logprobs
         self.url = endpoint_url(base_url, endpoint)
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
+        self.capabilities: frozenset[str] = frozenset({SCORING})
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 
@@ -152,6 +163,52 @@ class OpenAICompatibleLLM:
             finish_reason=finish_reason,
         )
 
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The log-probability of each candidate as the first token after ``prompt`` (chat: of the reply).
+
+        Args:
+            prompt: the text to continue (chat endpoint: the user message).
+            candidates: single tokens of the server's model, e.g. ``" yes"`` and ``" no"`` after a
+                completions prompt, ``"yes"`` and ``"no"`` as the start of a chat reply.
+
+        Returns:
+            The scores; a candidate outside the returned top-k has a floor value and its
+            ``floored`` flag set (see :mod:`hopkit.llm.logprobs`).
+
+        Raises:
+            LLMServerError: the server kept failing past the retries.
+            LLMError: no candidates, a candidate of several words, a server that refused the
+                request or returned no log-probabilities.
+        """
+        chosen = check_candidates(candidates, backend=repr(self))
+        check_single_position(chosen, backend=repr(self))
+        body: dict[str, Any] = {"model": self.model, "max_tokens": 1, "temperature": 0.0}
+        if self.endpoint == "chat":
+            body.update(messages=[{"role": "user", "content": prompt}], logprobs=True, top_logprobs=self.top_logprobs)
+        else:
+            body.update(prompt=prompt, logprobs=self.top_logprobs, echo=False)
+        started = time.perf_counter()
+        try:
+            data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
+                              backoff=self.backoff)
+        except LLMServerError:
+            raise
+        except LLMError as exc:
+            raise LLMError(f"{exc}; this was a scoring request for top_logprobs={self.top_logprobs}: the server "
+                           "may not offer log-probabilities or may allow fewer (OpenAI's completions endpoint "
+                           "allows 5: pass top_logprobs=5)") from exc
+        seconds = time.perf_counter() - started
+        try:
+            logprobs = data["choices"][0].get("logprobs")
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMError(f"{self.url} answered a scoring request without choices[0]: {str(data)[:300]}") from exc
+        values, floored = first_token_scores(top_of_first_position(logprobs, where=self.url), chosen)
+        usage = data.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
+        return Scores(candidates=chosen, logprobs=values, seconds=seconds, floored=floored,
+                      prompt_tokens=int(usage.get("prompt_tokens") or estimate_tokens(prompt)),
+                      cached_prompt_tokens=int(details.get("cached_tokens") or 0))
+
     def count_tokens(self, text: str) -> int:
         """Estimate of the token count (the server's tokenizer is remote); see ``estimate_tokens``."""
         return estimate_tokens(text)
@@ -179,7 +236,7 @@ class OpenAICompatibleLLM:
             return self._client
 
     def _headers(self) -> dict[str, str]:
-        key = self.api_key if self.api_key is not None else os.environ.get("OPENAI_API_KEY")
+        key = self.api_key if self.api_key is not None else environment.openai_api_key()
         return {"Authorization": f"Bearer {key}"} if key else {}
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,35 @@
-"""The one interface every language model backend offers."""
+"""The one interface every language model backend offers, and the optional capabilities some add.
+
+Every backend is an :class:`LLM` (``complete`` and ``count_tokens``). A backend that
+can do more says so in its ``capabilities`` (a frozenset of capability names) and has
+the matching method:
+
+- ``"early_stop"``: ``complete_until(prompt, done, ...)`` (:class:`StreamingLLM`), a
+  completion ended as soon as a predicate on the text so far holds;
+- ``"scoring"``: ``score_continuations(prompt, candidates)`` (:class:`ScoringLLM`), the
+  log-probability of each candidate continuation, as :class:`Scores`.
+
+Ask with :func:`supports` (or :func:`require`, which raises), never by looking for the
+method: wrappers such as ``CachedLLM`` and ``MeteredLLM`` always have the methods but
+declare exactly the capabilities of the model they wrap, and raise :class:`LLMError`
+when the wrapped model lacks one. An LLM without ``capabilities`` has none.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runtime_checkable
+
+from hopkit.errors import LLMError
+
+Capability = Literal["early_stop", "scoring"]
+EARLY_STOP: Final = "early_stop"
+SCORING: Final = "scoring"
+CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations"}
+
+# A predicate on the text generated so far; see hopkit.llm.early_stop.
+Done = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
@@ -26,12 +52,73 @@ class Completion:
     finish_reason: str | None = None
 
 
+@dataclass(frozen=True)
+class Scores:
+    """Natural-log probabilities of candidate continuations of one prompt, and what they cost.
+
+    ``logprobs[i]`` is log P(``candidates[i]`` | prompt), summed over the candidate's
+    tokens. Iterating, indexing and ``len`` go over ``logprobs`` (``list(scores)`` is the
+    plain list of floats). ``floored[i]`` is true when the backend did not see the
+    candidate among the tokens it was given (a server's top-k) and ``logprobs[i]`` is
+    only an upper bound (see the backend); empty when no value is floored.
+    ``from_cache`` says the scores came from the on-disk response cache.
+
+    Raises:
+        LLMError: ``candidates``, ``logprobs`` and a non-empty ``floored`` differ in length.
+    """
+
+    candidates: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    prompt_tokens: int
+    seconds: float
+    cached_prompt_tokens: int = 0
+    from_cache: bool = False
+    floored: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.candidates) != len(self.logprobs) or (self.floored and len(self.floored) != len(self.logprobs)):
+            raise LLMError(f"Scores needs one log-probability (and floored flag) per candidate; got "
+                           f"{len(self.candidates)} candidates, {len(self.logprobs)} logprobs, "
+                           f"{len(self.floored)} floored flags")
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self.logprobs)
+
+    def __len__(self) -> int:
+        return len(self.logprobs)
+
+    def __getitem__(self, index: int) -> float:
+        return self.logprobs[index]
+
+    def logprob(self, candidate: str) -> float:
+        """The log-probability of ``candidate`` (its first occurrence among the candidates).
+
+        Raises:
+            LLMError: ``candidate`` was not scored.
+        """
+        if candidate not in self.candidates:
+            raise LLMError(f"{candidate!r} was not scored; the candidates were {list(self.candidates)!r}")
+        return self.logprobs[self.candidates.index(candidate)]
+
+    @property
+    def best(self) -> str:
+        """The most probable candidate (the first of equals)."""
+        return self.candidates[max(range(len(self.logprobs)), key=self.logprobs.__getitem__)]
+
+    def normalized(self) -> tuple[float, ...]:
+        """Probabilities renormalised over the candidates (they sum to 1), e.g. P(yes | yes or no)."""
+        top = max(self.logprobs)
+        weights = [math.exp(value - top) for value in self.logprobs]
+        total = sum(weights)
+        return tuple(weight / total for weight in weights)
+
+
 @runtime_checkable
 class LLM(Protocol):
     """A text-completion language model.
 
     ``model_id`` names the model for cache keys and run hashes; ``context_length`` is
-    its context window in tokens.
+    its context window in tokens. Optional capabilities: see the module docstring.
     """
 
     model_id: str
@@ -51,3 +138,93 @@ class LLM(Protocol):
     def count_tokens(self, text: str) -> int:
         """How many tokens ``text`` takes in this model's tokenizer (an estimate for servers)."""
         ...
+
+
+@runtime_checkable
+class DeclaresCapabilities(Protocol):
+    """Anything naming its optional capabilities."""
+
+    capabilities: frozenset[str]
+
+
+@runtime_checkable
+class StreamingLLM(LLM, Protocol):
+    """An LLM with the ``"early_stop"`` capability: it streams and can end a generation early."""
+
+    capabilities: frozenset[str]
+
+    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                       temperature: float = 0.0) -> Completion:
+        """``complete``, ended as soon as ``done(text so far)`` holds (see :mod:`hopkit.llm.early_stop`)."""
+        ...
+
+
+@runtime_checkable
+class ScoringLLM(LLM, Protocol):
+    """An LLM with the ``"scoring"`` capability: log-probabilities of given continuations."""
+
+    capabilities: frozenset[str]
+
+    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
+        """The natural-log probability of each candidate as the continuation of ``prompt``.
+
+        A candidate is the exact text that would follow the prompt, leading space
+        included (``" yes"`` after ``"... Answer:"``). Multi-token candidates sum their
+        tokens' log-probabilities where the backend can; where it cannot it raises.
+
+        Raises:
+            LLMError: no candidates, or one the backend cannot score (the message names
+                the backend and the limitation).
+        """
+        ...
+
+
+def capabilities_of(llm: object) -> frozenset[str]:
+    """The optional capabilities ``llm`` declares (none if it declares nothing).
+
+    Raises:
+        LLMError: it declares a capability without having its method.
+    """
+    if not isinstance(llm, DeclaresCapabilities):
+        return frozenset()
+    declared = frozenset(llm.capabilities)
+    for capability in declared:
+        method = CAPABILITY_METHODS.get(capability)
+        if method is not None and not callable(getattr(llm, method, None)):
+            raise LLMError(f"{_name_of(llm)} declares the capability {capability!r} but has no {method}() method")
+    return declared
+
+
+def supports(llm: object, capability: Capability) -> bool:
+    """Whether ``llm`` declares ``capability`` (``"early_stop"`` or ``"scoring"``)."""
+    return capability in capabilities_of(llm)
+
+
+def require(llm: object, capability: Capability, *, purpose: str = "") -> None:
+    """Check up front (at construction, not halfway through a run) that ``llm`` has ``capability``.
+
+    Args:
+        llm: the model.
+        capability: ``"early_stop"`` or ``"scoring"``.
+        purpose: who needs it, for the message (e.g. ``"the yes/no reader"``).
+
+    Raises:
+        LLMError: ``llm`` lacks it (the message names the model and what is missing).
+    """
+    if not supports(llm, capability):
+        raise missing_capability(llm, capability, purpose=purpose)
+
+
+def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LLMError:
+    """The error for calling ``capability`` on a model that lacks it."""
+    method = CAPABILITY_METHODS.get(capability, capability)
+    has = sorted(capabilities_of(llm))
+    needed = f" (needed by {purpose})" if purpose else ""
+    return LLMError(f"{_name_of(llm)} does not support {capability!r} ({method}){needed}; its capabilities: "
+                    f"{', '.join(has) or 'none'}. Use a backend that has it (llama.cpp has early_stop and "
+                    "scoring; OpenAI-compatible servers and LangChain chat models that return logprobs have scoring)")
+
+
+def _name_of(llm: object) -> str:
+    model_id = getattr(llm, "model_id", None)  # for messages only
+    return f"{type(llm).__name__}({model_id!r})" if isinstance(model_id, str) else type(llm).__name__

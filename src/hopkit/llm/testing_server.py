@@ -19,6 +19,14 @@ the server finished sending, with the time it was sent::
     faults = [Fault("status", status=503), Fault("null")]   # requests 1 and 2 misbehave
     with serve_fake_openai(lambda prompt: "Paris.", faults=faults) as server:
         ...
+
+Given ``logprobs`` (next-token log-probabilities, or a function of the prompt to them),
+a request asking for log-probabilities (completions: ``logprobs: k``; chat: ``logprobs:
+true, top_logprobs: k``) gets the likeliest token as its text and the top ``k`` in that
+endpoint's format, without using up the script; without them, ``"logprobs": null``::
+
+    with serve_fake_openai([], logprobs={" yes": -0.1, " no": -2.4}) as server:
+        OpenAICompatibleLLM(server.base_url, "m").score_continuations("Is it? Answer:", [" yes", " no"])
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.errors import ConfigError
 from hopkit.llm.text import cut_at_stop
@@ -81,6 +89,7 @@ class Fault:
 
 
 FaultSchedule = Sequence["Fault | None"] | Callable[[int, str], "Fault | None"]
+LogprobTable = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,23 @@ class _Plan:
     answered: AnsweredRequest | None = None  # recorded once the reply is fully sent
 
 
+def _logprobs_asked(path: str, body: dict[str, Any]) -> int | None:
+    """How many alternatives a request asks log-probabilities for (``None``: it asks for none)."""
+    requested = body.get("logprobs")
+    if path in _CHAT:
+        return int(body.get("top_logprobs") or 0) if requested is True else None
+    return int(requested) if isinstance(requested, int) and not isinstance(requested, bool) else None
+
+
+def _logprobs_payload(path: str, top: list[tuple[str, float]], prompt: str) -> dict[str, Any]:
+    """The ``logprobs`` of a one-token reply: ``top[0]`` chosen, the rest its alternatives."""
+    token, value = top[0]
+    if path in _CHAT:
+        entries = [{"token": t, "logprob": v, "bytes": list(t.encode("utf-8"))} for t, v in top]
+        return {"content": [{**entries[0], "top_logprobs": entries}], "refusal": None}
+    return {"tokens": [token], "token_logprobs": [value], "top_logprobs": [dict(top)], "text_offset": [len(prompt)]}
+
+
 def _prompt_of(path: str, body: dict[str, Any]) -> str:
     """The prompt text of a request: ``prompt``, or the chat messages' text joined by newlines."""
     if path in _CHAT:
@@ -147,6 +173,8 @@ class FakeOpenAIServer:
         faults: how to misbehave on each request after the failed and stalled ones:
             a list (``faults[n - 1]`` for the n-th request; ``None`` or past the end:
             answer normally) or a function of (request number, prompt).
+        logprobs: next-token log-probabilities for requests that ask for them: a mapping
+            from token text to log-probability, or a function from the prompt to one.
 
     Failed and stalled requests do not use up the script, nor do faults other than
     ``"length"`` and ``"delay"``. When a list script runs out the server answers 400.
@@ -155,7 +183,8 @@ class FakeOpenAIServer:
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, fail_first: int = 0,
                  fail_status: int = 500, retry_after: float | None = None, stall_first: int = 0,
-                 stall_seconds: float = 1.0, usage: bool = True, faults: FaultSchedule = ()) -> None:
+                 stall_seconds: float = 1.0, usage: bool = True, faults: FaultSchedule = (),
+                 logprobs: LogprobTable | None = None) -> None:
         if fail_first < 0 or stall_first < 0 or not 400 <= fail_status <= 599:
             raise ConfigError(f"fake server: need fail_first >= 0, stall_first >= 0, 400 <= fail_status <= 599; got "
                              f"{fail_first}, {stall_first}, {fail_status}")
@@ -167,6 +196,7 @@ class FakeOpenAIServer:
         self.stall_seconds = stall_seconds
         self.usage = usage
         self.faults = faults
+        self.logprobs = logprobs
         self.requests: list[RecordedRequest] = []
         self.answered: list[AnsweredRequest] = []
         self._replies = 0
@@ -230,9 +260,12 @@ class FakeOpenAIServer:
             if number <= self.fail_first + self.stall_first:
                 return _Plan(503, _error("stalled on purpose"), wait=self.stall_seconds)
         fault = self._fault_for(number, prompt)
+        top_k = _logprobs_asked(path, body)
         with self._lock:
             if fault is not None and fault.kind not in _ANSWERING_FAULTS:
                 return self._misbehave(path, body, prompt, number, fault)
+            if top_k is not None and self.logprobs is not None:
+                return self._scored(path, body, prompt, number, top_k, fault)
             if callable(self.script):
                 text = None
             elif self._replies < len(self.script):
@@ -252,6 +285,18 @@ class FakeOpenAIServer:
             wait = fault.seconds
         return _Plan(200, self._reply(path, body, prompt, text, number, finish_reason), wait=wait,
                      answered=AnsweredRequest(number, prompt, text, finish_reason, 0.0))
+
+    def _scored(self, path: str, body: dict[str, Any], prompt: str, number: int, top_k: int,
+                fault: Fault | None) -> _Plan:
+        """A one-token reply with the log-probabilities of the ``top_k`` likeliest tokens (lock held)."""
+        table = self.logprobs(prompt) if callable(self.logprobs) else self.logprobs
+        if not table:
+            return _Plan(400, _error("the fake server's logprobs table is empty for this prompt"))
+        top = sorted(table.items(), key=lambda item: -item[1])[: max(top_k, 1)]
+        reply = self._reply(path, body, prompt, top[0][0], number, "length")
+        reply["choices"][0]["logprobs"] = _logprobs_payload(path, top, prompt)
+        wait = fault.seconds if fault is not None and fault.kind == "delay" else 0.0
+        return _Plan(200, reply, wait=wait, answered=AnsweredRequest(number, prompt, top[0][0], "length", 0.0))
 
     def _misbehave(self, path: str, body: dict[str, Any], prompt: str, number: int, fault: Fault) -> _Plan:
         """The plan of a fault that does not use the script (called with the lock held)."""

@@ -17,7 +17,6 @@ Prompt (demonstrations from ``no_context_open_llm_retrieval_{codex,flan_t5}.txt`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
@@ -25,8 +24,10 @@ from rapidfuzz import fuzz, process, utils
 
 from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
-from hopkit.methods.prompting import DemonstrationFitter, test_block
+from hopkit.methods.prompting import DemonstrationFitter
+from hopkit.prompts.layout import test_block
 from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.titles import parse_titles
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
 
@@ -93,21 +94,6 @@ class RetrieverTitleMatcher:
             return None
         hits = self.retriever.retrieve(title, 1)
         return hits[0].paragraph.title if hits else None
-
-
-def parse_titles(generation: str) -> list[str]:
-    """The titles in a generation: a JSON list (GPT3 prompts) or comma-separated (Flan-T5)."""
-    text = generation.strip()
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError:
-        parsed = None
-    if isinstance(parsed, list):
-        candidates = [str(item).strip() for item in parsed]
-    else:
-        cleaned = text.replace('"', "").replace("[", "").replace("]", "")
-        candidates = [piece.strip() for piece in cleaned.split(",")]
-    return list(dict.fromkeys(c for c in candidates if c))
 
 
 @dataclass(frozen=True)

@@ -50,20 +50,20 @@ from hopkit.methods.context import with_main_passage
 from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot_query import next_query
 from hopkit.methods.paragraph_collection import ParagraphCollection
-from hopkit.methods.prompting import (PARAGRAPH_WORD_LIMIT, DemonstrationFitter, check_fits, render_paragraph,
-                                      test_block)
-from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig, clean_direct_answer, extract_answer
+from hopkit.methods.prompting import DemonstrationFitter, check_fits
+from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig
 from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer, extract_answer
 from hopkit.prompts.ircot_templates import (DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE,
                                             DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
                                             check_template, render_template)
+from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 
 logger = logging.getLogger(__name__)
 
 ReaderChoice = Literal["cot", "direct", "none"]
-READER_CHOICES = ("cot", "direct", "none")
 ReaderContext = Literal["own", "reasoning"]
 # How the authors' CoT demonstrations end; after it, a direct reader writes only the answer.
 DIRECT_ANSWER_CUE = "So the answer is:"
@@ -379,14 +379,19 @@ class IRCoT:
         if self.config.reader == "none":
             return extract_answer(" ".join(sentences)), None
         shown = with_main_passage(query, paragraphs)
-        if self.reader_shares_prefix:
-            cue = "" if self.config.reader == "cot" else DIRECT_ANSWER_CUE
-            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}", cue)
+        if self.reader_shares_prefix and self.config.reader == "cot":
+            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}")
             completion = self.llm.complete(prefix.prompt(instance, 0), stop=READER_STOP,
                                            max_tokens=self.config.reader_max_tokens, temperature=0.0)
-            if self.config.reader == "cot":
-                return extract_answer(" ".join(completion.text.split())), completion.text
-            return clean_direct_answer(completion.text), completion.text
+            return extract_answer(" ".join(completion.text.split())), completion.text
+        if self.reader_shares_prefix:
+            # after the cue the demonstrations end the answer's sentence, and a small model goes on
+            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}",
+                                  DIRECT_ANSWER_CUE)
+            completion = complete_until(self.llm, prefix.prompt(instance, 0),
+                                        partial(first_sentence_settled, self.splitter), stop=REASONING_STOP,
+                                        max_tokens=self.config.reader_max_tokens, temperature=0.0)
+            return clean_direct_answer(self.splitter.first(completion.text)), completion.text
         if not self.template_reader:
             output = self.reader.read(f"{self.config.reader_question_prefix}{query.text.strip()}", shown)
             return output.answer, output.generation

@@ -7,19 +7,19 @@ pattern does not match, the whole generation is the answer.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from hopkit.llm.protocol import LLM
 from hopkit.options import PositiveInt, check_fields
-from hopkit.methods.prompting import DemonstrationFitter, test_block
+from hopkit.methods.prompting import DemonstrationFitter
+from hopkit.prompts.layout import test_block
+from hopkit.parsing.answers import clean_direct_answer, extract_answer
 from hopkit.records import Paragraph
 
 ReaderMode = Literal["direct", "cot"]
 
 READER_STOP = ("\n\n", "\nQ:")
-ANSWER_PATTERN = re.compile(r".*answer is:?\s*(.*)", re.IGNORECASE | re.DOTALL)
 
 ZERO_SHOT_INSTRUCTIONS: dict[str, str] = {
     "direct": "Answer the question with a short answer (a name, a place, a date, a number, or yes/no), "
@@ -31,21 +31,6 @@ FLAN_QUESTION_PREFIXES: dict[str, str] = {
     "direct": "Answer the following question.",
     "cot": "Answer the following question by reasoning step-by-step.",
 }
-
-
-def extract_answer(generation: str) -> str:
-    """The answer in a chain of thought: what follows "answer is:", else the whole text."""
-    text = generation.strip()
-    match = ANSWER_PATTERN.match(text)
-    if match and match.group(1).strip():
-        text = match.group(1).strip()
-    return text[:-1].strip() if text.endswith(".") else text
-
-
-def clean_direct_answer(generation: str) -> str:
-    """A direct answer: the first non-empty line, with a trailing period and "answer is:" removed."""
-    first_line = generation.strip().split("\n", 1)[0].strip()
-    return extract_answer(first_line)
 
 
 @dataclass(frozen=True)

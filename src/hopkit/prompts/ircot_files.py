@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Sequence
 
 import httpx
 
+from hopkit import environment
 from hopkit.errors import DataError, DownloadError, UnknownNameError
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,6 @@ CONTEXTS = ("no_context", "gold_with_1_distractors", "gold_with_2_distractors", 
 READERS = ("cot", "direct")
 FAMILIES = ("codex", "flan_t5")
 METADATA_PREFIX = "# METADATA:"
-DEMONSTRATION_SEPARATOR = "\n\n\n"
 _SEPARATOR_RUN = re.compile(r"\n[ \t]*\n[ \t]*\n\s*")
 
 
@@ -168,10 +167,9 @@ class IRCoTPromptFiles:
     def from_env(cls) -> "IRCoTPromptFiles":
         """Local folder ``$HOPKIT_DATA_DIR/ircot/prompts``; cache under ``$HOPKIT_CACHE_DIR``
         (default ``~/.cache/hopkit``) in ``prompts/``."""
-        data_dir = os.environ.get("HOPKIT_DATA_DIR")
-        cache_root = os.environ.get("HOPKIT_CACHE_DIR") or str(Path.home() / ".cache" / "hopkit")
-        local = Path(data_dir) / "ircot" / "prompts" if data_dir else None
-        return cls(local_dir=local, cache_dir=Path(cache_root) / "prompts")
+        data_dir = environment.data_dir()
+        local = data_dir / "ircot" / "prompts" if data_dir is not None else None
+        return cls(local_dir=local, cache_dir=environment.cache_dir() / "prompts")
 
     def load(self, dataset: str, context: str = "gold_with_2_distractors", reader: str = "cot",
              family: str = "codex") -> PromptFile:

@@ -12,7 +12,7 @@ import string
 from typing import Sequence
 
 from hopkit.errors import ConfigError
-from hopkit.methods.prompting import clip_words
+from hopkit.prompts.layout import clip_words
 from hopkit.records import Paragraph
 
 REASONING_VARIABLES = frozenset({"query", "paragraphs", "cot_history"})

@@ -11,7 +11,7 @@ import bm25s
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.retrieval.corpus_view import CorpusView, passage_text
+from hopkit.retrieval.corpus_view import CorpusView, in_id_order, passage_text
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
 from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize, tokenize_corpus
 
@@ -30,7 +30,7 @@ class BM25Retriever:
 
     Args:
         model: an indexed ``bm25s.BM25`` whose rows follow ``corpus``.
-        corpus: the paragraphs, in index order.
+        corpus: the paragraphs, in index order (id order when built or loaded here).
 
     Raises:
         RetrievalError: if the index and the corpus differ in size.
@@ -49,7 +49,8 @@ class BM25Retriever:
         """Index ``paragraphs`` (title + text of each).
 
         Args:
-            paragraphs: the corpus, with unique ids.
+            paragraphs: the corpus, with unique ids, in any order (the index keeps them in
+                id order).
             k1: term-frequency saturation (Elasticsearch default 1.2).
             b: length normalisation (0..1).
             method: bm25s scoring variant, one of :data:`METHODS`.
@@ -66,7 +67,7 @@ class BM25Retriever:
             raise RetrievalError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         if not paragraphs:
             raise RetrievalError("cannot build a BM25 index over an empty corpus")
-        corpus = CorpusView(paragraphs)
+        corpus = CorpusView(in_id_order(paragraphs))
         start = time.perf_counter()
         tokenized = tokenize_corpus(passage_text(p) for p in corpus.paragraphs)
         if not tokenized.vocab:
@@ -96,7 +97,7 @@ class BM25Retriever:
 
         Args:
             directory: the folder :meth:`save` wrote.
-            paragraphs: the same corpus, in the same order, as at build time.
+            paragraphs: the same corpus as at build time, in any order.
             mmap: memory-map the score arrays instead of reading them into memory.
 
         Returns:
@@ -115,7 +116,7 @@ class BM25Retriever:
                 f"{TOKENIZER_ID!r}; {rebuild}")
         check_corpus(directory, meta, paragraphs, rebuild)
         model = bm25s.BM25.load(str(directory), mmap=mmap, show_progress=False)
-        return cls(model, CorpusView(paragraphs))
+        return cls(model, CorpusView(in_id_order(paragraphs)))
 
     def retrieve(
         self,

@@ -17,7 +17,8 @@ paragraphs are found or the candidates run out.
 
 from __future__ import annotations
 
-import hashlib
+from itertools import pairwise
+from operator import attrgetter
 from typing import Collection, Sequence
 
 import numpy as np
@@ -28,19 +29,16 @@ from hopkit.records import Paragraph, ScoredParagraph
 INITIAL_POOL = 100
 
 
-def corpus_fingerprint(paragraphs: Sequence[Paragraph]) -> str:
-    """A SHA-256 hex digest of every paragraph's id, title and text, in order.
+def in_id_order(paragraphs: Sequence[Paragraph]) -> Sequence[Paragraph]:
+    """``paragraphs`` sorted by id (returned as given when already sorted).
 
-    Args:
-        paragraphs: the corpus.
-
-    Returns:
-        64 hex characters; any change of order, id, title or text changes it.
+    The row order of every saved index, so that an index depends only on the corpus's
+    content, as its fingerprint (:func:`hopkit.records.corpus_fingerprint`) does: the
+    same paragraphs given in another order load the same index correctly.
     """
-    digest = hashlib.sha256()
-    for p in paragraphs:
-        digest.update(f"{p.id}:{len(p.title)}:{p.title}:{len(p.text)}:{p.text}\n".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    if all(a.id < b.id for a, b in pairwise(paragraphs)):
+        return paragraphs
+    return sorted(paragraphs, key=attrgetter("id"))
 
 
 def dedup_key(text: str) -> str:

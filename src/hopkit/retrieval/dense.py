@@ -11,7 +11,7 @@ import numpy as np
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.retrieval.corpus_view import CorpusView, passage_text
+from hopkit.retrieval.corpus_view import CorpusView, in_id_order, passage_text
 from hopkit.retrieval.embedders import (
     Embedder,
     HashingEmbedder,
@@ -49,7 +49,7 @@ class DenseRetriever:
 
     Args:
         matrix: ``(n, dim)`` unit-length float32 rows, one per paragraph of ``corpus``.
-        corpus: the paragraphs, in row order.
+        corpus: the paragraphs, in row order (id order when built or loaded here).
         embedder: the model that embedded them; it embeds the queries too.
 
     Raises:
@@ -68,7 +68,8 @@ class DenseRetriever:
         """Embed every paragraph's title and text.
 
         Args:
-            paragraphs: the corpus, with unique ids.
+            paragraphs: the corpus, with unique ids, in any order (the index keeps them in
+                id order).
             embedder: the embedding model.
             batch_size: paragraphs handed to the embedder at once.
 
@@ -83,7 +84,7 @@ class DenseRetriever:
             raise RetrievalError(f"batch_size must be >= 1, got {batch_size}")
         if not paragraphs:
             raise RetrievalError("cannot build a dense index over an empty corpus")
-        corpus = CorpusView(paragraphs)
+        corpus = CorpusView(in_id_order(paragraphs))
         start = time.perf_counter()
         parts = []
         for offset in range(0, len(corpus), batch_size):
@@ -110,7 +111,7 @@ class DenseRetriever:
 
         Args:
             directory: the folder :meth:`save` wrote.
-            paragraphs: the same corpus, in the same order, as at build time.
+            paragraphs: the same corpus as at build time, in any order.
             embedder: the same model (same ``model_id``) that built the index.
             mmap: memory-map the embeddings instead of reading them into memory.
 
@@ -133,7 +134,7 @@ class DenseRetriever:
             matrix = np.load(directory / MATRIX_FILE, mmap_mode="r" if mmap else None, allow_pickle=False)
         except (OSError, ValueError) as error:
             raise RetrievalError(f"{directory / MATRIX_FILE}: cannot read ({error}); {rebuild}") from error
-        return cls(matrix, CorpusView(paragraphs), embedder)
+        return cls(matrix, CorpusView(in_id_order(paragraphs)), embedder)
 
     def retrieve(
         self,

@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Sequence
 
 from hopkit.errors import RetrievalError
-from hopkit.records import Paragraph
-from hopkit.retrieval.corpus_view import corpus_fingerprint
+from hopkit.records import Paragraph, corpus_fingerprint
 
 META_FILE = "hopkit_index.json"
-FORMAT = 1
+# 2: rows in paragraph id order and the store's corpus fingerprint (format 1 had rows in
+# the order given and a fingerprint of its own). hopkit.retrieval.index_store puts the
+# format in the folder name, so format-1 folders are left alone and rebuilt beside.
+FORMAT = 2
 
 
 def write_meta(directory: Path, kind: str, paragraphs: Sequence[Paragraph], **extra: object) -> None:
@@ -42,6 +44,8 @@ def read_meta(directory: Path, kind: str) -> dict[str, object]:
 def check_corpus(directory: Path, meta: dict[str, object], paragraphs: Sequence[Paragraph], rebuild: str) -> None:
     """Refuse an index built for other paragraphs (count, then content fingerprint).
 
+    The order of ``paragraphs`` does not matter: indexes keep their rows in id order.
+
     Raises:
         RetrievalError: naming the folder and how to rebuild.
     """
@@ -50,5 +54,5 @@ def check_corpus(directory: Path, meta: dict[str, object], paragraphs: Sequence[
             f"{directory}: index built for {meta.get('count')} paragraphs, given {len(paragraphs)}; {rebuild}")
     if meta.get("fingerprint") != corpus_fingerprint(paragraphs):
         raise RetrievalError(
-            f"{directory}: index built for other paragraphs (same count, different ids, titles, texts "
-            f"or order); {rebuild}")
+            f"{directory}: index built for other paragraphs (same count, different ids, titles or "
+            f"texts); {rebuild}")

@@ -18,6 +18,7 @@ from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
 from hopkit.retrieval.hybrid import HybridRetriever
+from hopkit.retrieval.index_meta import FORMAT as INDEX_FORMAT
 from hopkit.retrieval.protocol import Retriever
 from hopkit.retrieval.tokenize import TOKENIZER_ID
 
@@ -45,10 +46,11 @@ def load_or_build(kind: str, paragraphs: Sequence[Paragraph], index_dir: Path, f
 
     Args:
         kind: ``"bm25"``, ``"dense"`` or ``"hybrid"``.
-        paragraphs: the corpus, with unique ids, in a fixed order.
+        paragraphs: the corpus, with unique ids, in any order.
         index_dir: the folder holding all indexes (created if needed).
-        fingerprint: identifies the corpus (letters, digits, ``-`` and ``_``), e.g.
-            :func:`hopkit.retrieval.corpus_view.corpus_fingerprint` of ``paragraphs``.
+        fingerprint: :func:`hopkit.records.corpus_fingerprint` of ``paragraphs``, which
+            the store keeps (``Store.fingerprint(dataset)``); the index's metadata file
+            records the same value. Letters, digits, ``-`` and ``_`` only.
         **options: bm25: ``k1``, ``b``, ``method``; dense: ``embedder`` (an
             :class:`Embedder` or a model id such as ``"wordllama:l2_supercat:256"``),
             ``batch_size``; hybrid: all of those plus ``rrf_k`` and ``depth``.
@@ -80,7 +82,12 @@ def load_or_build(kind: str, paragraphs: Sequence[Paragraph], index_dir: Path, f
 
 
 def index_path(index_dir: Path, kind: str, fingerprint: str, identity: Mapping[str, Any]) -> Path:
-    """The folder of an index: ``<kind>-<fingerprint[:12]>-<12 hex of the identity's hash>``."""
+    """The folder of an index: ``<kind>-<fingerprint[:12]>-<12 hex of the identity's hash>``.
+
+    The hash covers the index format too, so an index of another format is not found
+    (and is built anew beside it) rather than refused.
+    """
+    identity = {**identity, "index_format": INDEX_FORMAT}
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:12]
     return index_dir / f"{kind}-{fingerprint[:12]}-{digest}"
 

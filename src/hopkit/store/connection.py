@@ -7,7 +7,6 @@ SQLite file by default (``<HOPKIT_HOME>/hopkit.db``), PostgreSQL by URL
 from __future__ import annotations
 
 import logging
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,14 +17,12 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from hopkit import environment
 from hopkit.errors import StoreError
 from hopkit.store.models import Base
 
 logger = logging.getLogger(__name__)
 
-ENV_URL = "HOPKIT_DB_URL"
-ENV_HOME = "HOPKIT_HOME"
-DEFAULT_HOME = ".hopkit"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 10
 # Key of the PostgreSQL advisory lock taken while creating the tables (any fixed
@@ -109,15 +106,16 @@ class DBConnection:
         Raises:
             StoreError: if the HOPKIT_HOME folder cannot be created.
         """
-        chosen = url or os.environ.get(ENV_URL) or None
+        chosen = url or environment.db_url()
         if chosen is None:
-            home = Path(os.environ.get(ENV_HOME) or DEFAULT_HOME)
+            home = environment.hopkit_home()
             try:
                 home.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the hopkit home folder {home} for the SQLite store ({exc}); "
-                    f"set {ENV_HOME} to a writable folder or {ENV_URL} to a database URL"
+                    f"set {environment.HOPKIT_HOME} to a writable folder or {environment.HOPKIT_DB_URL} to a "
+                    "database URL"
                 ) from exc
             chosen = f"sqlite:///{(home / 'hopkit.db').resolve()}"
         return cls(chosen)

@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any
 
 from hopkit.errors import StoreError
 from hopkit.records import Corpus, Paragraph, Query
-from hopkit.store.models import ParagraphRow, QueryRow, ResultRow, RunRow
+from hopkit.store.models import QueryRow, ResultRow, RunRow
 from hopkit.store.records import QueryResult, RunInfo
 
 MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
-
-
-def corpus_fingerprint(paragraphs: Iterable[Paragraph]) -> str:
-    """SHA-256 (hex) of the pooled corpus content, in paragraph id order.
-
-    Args:
-        paragraphs: the corpus paragraphs, in any order.
-
-    Returns:
-        64 hex digits; equal for equal (id, title, text) sets.
-    """
-    digest = hashlib.sha256()
-    for paragraph in sorted(paragraphs, key=lambda p: p.id):
-        line = json.dumps([paragraph.id, paragraph.title, paragraph.text], ensure_ascii=False)
-        digest.update(line.encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
 
 
 def check_corpus(corpus: Corpus) -> None:
@@ -99,11 +81,6 @@ def query_row(dataset_id: int, position: int, query: Query) -> dict[str, Any]:
         "main_passage_text": main.text if main is not None else None,
         "answer_type": query.answer_type,
     }
-
-
-def to_paragraph(row: ParagraphRow) -> Paragraph:
-    """The record of a paragraph row."""
-    return Paragraph(id=row.id, title=row.title, text=row.text)
 
 
 def to_query(row: QueryRow) -> Query:

@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
-from hopkit.records import Corpus, Paragraph, Query
+from hopkit.records import Corpus, Paragraph, Query, corpus_fingerprint
 from hopkit.store import convert
 from hopkit.store.connection import DBConnection, mask_url
 from hopkit.store.models import (
@@ -122,7 +122,7 @@ class Store:
                 or if the write fails; nothing is written then.
         """
         convert.check_corpus(corpus)
-        fingerprint = convert.corpus_fingerprint(corpus.paragraphs)
+        fingerprint = corpus_fingerprint(corpus.paragraphs)
         made_stale = 0
         with self._transaction(f"storing corpus {corpus.name!r}") as session:
             old = session.scalars(
@@ -174,7 +174,8 @@ class Store:
             return list(session.scalars(select(DatasetRow.name).order_by(DatasetRow.name)))
 
     def fingerprint(self, dataset: str) -> str:
-        """SHA-256 of a dataset's pooled corpus (changes whenever a paragraph does).
+        """The :func:`~hopkit.records.corpus_fingerprint` of a dataset's pooled corpus, as
+        stored when it was ingested (changes whenever a paragraph does).
 
         Raises:
             StoreError: if the dataset is unknown.

@@ -8,8 +8,8 @@ import pytest
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.ircot import IRCoT, IRCoTConfig
-from hopkit.methods.prompting import render_paragraph
 from hopkit.prompts.ircot_templates import DEFAULT_QA_TEMPLATE, DEFAULT_REASONING_TEMPLATE
+from hopkit.prompts.layout import render_paragraph
 
 pytestmark = pytest.mark.unit
 
@@ -192,7 +192,7 @@ def test_cot_reader_with_the_reasoning_demonstrations_reads_from_the_cached_pref
 
 
 def test_direct_reader_in_the_reasoning_context_is_cued_after_the_cached_prefix(kit) -> None:
-    llm = ScriptedLLM([*STEPS[:-1], " Germany.\n"])
+    llm = ScriptedLLM([*STEPS[:-1], " Germany. Mack Rides builds roller coasters in Waldkirch."])
     config = IRCoTConfig(k_per_step=1, reader="direct", reader_context="reasoning")
     result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS), config, [kit.DEMO_1],
                    [kit.READER_DEMO]).generate(kit.QUESTION)

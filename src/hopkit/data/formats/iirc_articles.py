@@ -94,10 +94,6 @@ class ArticleIndex:
                                 path=str(path), record=repr(key))
         return cls(pages=data, min_words=min_words)
 
-    def has_page(self, title: str) -> bool:
-        """Whether the page exists (looked up as given, then lowercased)."""
-        return self._key(title) is not None
-
     def paragraphs(self, title: str) -> tuple[str, ...]:
         """The page's paragraph texts, or ``()`` if the page is missing or empty."""
         key = self._key(title)

@@ -7,9 +7,9 @@ from typing import Any, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from hopkit.environment import index_dir
 from hopkit.errors import StoreError
 from hopkit.options import NonEmptyStr, check_arguments
-from hopkit.paths import index_dir
 from hopkit.retrieval.index_store import load_or_build
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever

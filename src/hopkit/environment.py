@@ -1,0 +1,86 @@
+"""Everything hopkit reads from the environment; no other module reads it.
+
+Variables (each a constant of the same name below):
+
+==========================  ==============================================================
+``HOPKIT_HOME``             the working folder: default SQLite store, indexes, LLM cache,
+                            reports (default ``./.hopkit``)
+``HOPKIT_DB_URL``           the store's database URL (default: ``<HOPKIT_HOME>/hopkit.db``)
+``HOPKIT_DATA_DIR``         the folder holding the benchmark samples and the IRCoT
+                            authors' prompt files (``ircot/prompts``)
+``HOPKIT_CACHE_DIR``        where downloads are cached (default ``~/.cache/hopkit``)
+``HOPKIT_ALLOWED_TARGETS``  extra classes a config file may name (see ``hopkit.config``)
+``OPENAI_API_KEY``          the bearer token of an OpenAI-compatible server
+==========================  ==============================================================
+
+A config file may name any other variable as ``${VAR}`` or ``${VAR:-default}``
+(``hopkit.config``); :func:`variable` reads those. An empty value counts as unset
+for the variables above. Every value is read when asked for, never at import, so a
+variable set later (or by a test) takes effect.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HOPKIT_HOME = "HOPKIT_HOME"
+HOPKIT_DB_URL = "HOPKIT_DB_URL"
+HOPKIT_DATA_DIR = "HOPKIT_DATA_DIR"
+HOPKIT_CACHE_DIR = "HOPKIT_CACHE_DIR"
+HOPKIT_ALLOWED_TARGETS = "HOPKIT_ALLOWED_TARGETS"
+OPENAI_API_KEY = "OPENAI_API_KEY"
+
+DEFAULT_HOME = ".hopkit"
+
+
+def variable(name: str) -> str | None:
+    """The value of the environment variable ``name``, or None when it is not set."""
+    return os.environ.get(name)
+
+
+def _non_empty(name: str) -> str | None:
+    return os.environ.get(name) or None
+
+
+def hopkit_home() -> Path:
+    """The working folder for the default database, indexes, the LLM cache and reports."""
+    return Path(_non_empty(HOPKIT_HOME) or DEFAULT_HOME).expanduser()
+
+
+def index_dir() -> Path:
+    """Where retrieval indexes are saved: ``<HOPKIT_HOME>/indexes``."""
+    return hopkit_home() / "indexes"
+
+
+def llm_cache_path() -> Path:
+    """The LLM response cache: ``<HOPKIT_HOME>/llm-cache.sqlite``."""
+    return hopkit_home() / "llm-cache.sqlite"
+
+
+def db_url() -> str | None:
+    """``$HOPKIT_DB_URL``, or None when unset (then the store is a SQLite file in the home)."""
+    return _non_empty(HOPKIT_DB_URL)
+
+
+def data_dir() -> Path | None:
+    """``$HOPKIT_DATA_DIR``, or None when unset."""
+    value = _non_empty(HOPKIT_DATA_DIR)
+    return Path(value) if value else None
+
+
+def cache_dir() -> Path:
+    """``$HOPKIT_CACHE_DIR``, else ``~/.cache/hopkit``: the root of the download caches."""
+    value = _non_empty(HOPKIT_CACHE_DIR)
+    return Path(value) if value else Path.home() / ".cache" / "hopkit"
+
+
+def allowed_targets() -> tuple[str, ...]:
+    """Dotted names listed in ``$HOPKIT_ALLOWED_TARGETS`` (separated by commas or spaces)."""
+    value = os.environ.get(HOPKIT_ALLOWED_TARGETS, "")
+    return tuple(name for name in value.replace(",", " ").split() if name)
+
+
+def openai_api_key() -> str | None:
+    """``$OPENAI_API_KEY`` as set (None when unset), for the OpenAI-compatible backend."""
+    return os.environ.get(OPENAI_API_KEY)
