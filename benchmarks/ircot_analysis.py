@@ -24,7 +24,7 @@ from typing import Any
 
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1, paragraph_recall
-from hopkit.methods.reader import extract_answer
+from hopkit.parsing import extract_answer
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.records import Query
 from hopkit.store.connection import DBConnection

@@ -35,9 +35,10 @@ from hopkit.evaluation.metrics import exact_match, paragraph_recall
 from hopkit.methods.ircot import IRCoTConfig
 from hopkit.methods.ircot_query import is_reasoning_sentence, next_query, remove_wh_words
 from hopkit.methods.paragraph_collection import ParagraphCollection
-from hopkit.methods.prompting import DemonstrationFitter, test_block
+from hopkit.methods.prompting import DemonstrationFitter
 from hopkit.pipelines.generation.config import load_demonstrations
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.prompts.layout import test_block
 from hopkit.records import Paragraph, Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import QueryResult

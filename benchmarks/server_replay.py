@@ -16,7 +16,7 @@ for the server, as they would for a user), prompt tokens llama.cpp evaluated (th
 server's own ``llama_perf`` lines, hopkit's counters) and how many generated texts
 equal the recorded ones. Needs the server's extra packages::
 
-    .venv/bin/pip install "llama-cpp-python[server]"   # uvicorn, fastapi, sse-starlette, ...
+    .venv/bin/pip install -e ".[bench]"   # llama-cpp-python[server]: uvicorn, fastapi, sse-starlette, ...
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.server_replay --dataset musique --limit 3
 """
 

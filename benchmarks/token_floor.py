@@ -40,7 +40,7 @@ from typing import Any
 
 from hopkit.config import instantiate, named_config_path, load_yaml
 from hopkit.llm.llama_cpp import LlamaCppLLM
-from hopkit.methods.prompting import render_paragraphs
+from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import Paragraph
 from hopkit.scoring_runs import score_run
 from hopkit.store.connection import DBConnection
