@@ -113,7 +113,7 @@ def test_models_without_a_logprobs_option_do_not_offer_scoring() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     chat = LangChainLLM(FakeListChatModel(responses=["yes"]))
-    assert chat.capabilities == frozenset()
+    assert chat.capabilities == frozenset({"concurrent_calls"})  # no scoring
     with pytest.raises(LLMError, match=r"LangChainLLM\('langchain:FakeListChatModel:default'\) does not support "
                                        "'scoring'"):
         chat.score_continuations("Is it?", ["yes"])

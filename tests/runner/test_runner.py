@@ -136,8 +136,21 @@ def test_a_killed_run_resumes_without_losing_or_redoing_finished_questions(tmp_p
 
 def test_local_llama_models_answer_one_question_at_a_time() -> None:
     from hopkit.llm.llama_cpp import LlamaCppLLM
+    from hopkit.llm.protocol import CONCURRENT_CALLS
 
-    assert LlamaCppLLM.supports_concurrency is False
+    assert CONCURRENT_CALLS not in LlamaCppLLM.capabilities
+
+
+def test_servers_take_concurrent_questions_through_the_cache_and_meter_and_scripts_do_not(tmp_path: Path) -> None:
+    from hopkit.llm.cache import CachedLLM
+    from hopkit.llm.fake import ScriptedLLM
+    from hopkit.llm.meter import MeteredLLM
+    from hopkit.llm.openai_compat import OpenAICompatibleLLM
+    from hopkit.pipelines.base import supports_concurrency
+
+    server = OpenAICompatibleLLM("http://127.0.0.1:9/v1", "some-model")
+    assert supports_concurrency(MeteredLLM(CachedLLM(server, tmp_path / "cache.sqlite")))
+    assert not supports_concurrency(MeteredLLM(ScriptedLLM(["a"])))  # a script is answered in call order
 
 
 def test_a_server_that_keeps_failing_stops_the_run_and_keeps_what_was_stored(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ class ScriptedLLM:
     """
 
     model_id = "scripted"
-    supports_concurrency = False  # a scripted list is answered in call order
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
                  scores: ScoreScript | None = None, streaming: bool = False) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from hopkit.errors import ConfigError, HopkitError, LLMError, LLMServerError
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import LLM, SCORING, Completion, Scores, missing_capability
+from hopkit.llm.protocol import CONCURRENT_CALLS, LLM, SCORING, Completion, Scores, missing_capability
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 
 
@@ -88,7 +88,7 @@ class LangChainLLM:
         self.top_logprobs = top_logprobs
         if scoring is None:
             scoring = chat and "logprobs" in (getattr(type(model), "model_fields", None) or {})
-        self.capabilities: frozenset[str] = frozenset({SCORING}) if scoring else frozenset()
+        self.capabilities: frozenset[str] = frozenset({CONCURRENT_CALLS, SCORING} if scoring else {CONCURRENT_CALLS})
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:

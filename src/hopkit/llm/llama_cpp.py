@@ -116,9 +116,8 @@ class LlamaCppLLM:
         LLMError: an empty ``model_id``.
     """
 
-    # One context answers one prompt at a time; interleaving questions would also
-    # evict each other's cached prompt prefix, so the runner sends one question at a time.
-    supports_concurrency = False
+    # No "concurrent_calls": one context answers one prompt at a time, and interleaving
+    # questions would evict each other's cached prompt prefix.
     capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING})
 
     def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:

@@ -12,7 +12,7 @@ import httpx
 from hopkit import environment
 from hopkit.errors import LLMError, LLMServerError
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import SCORING, Completion, Scores
+from hopkit.llm.protocol import CONCURRENT_CALLS, SCORING, Completion, Scores
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
@@ -114,7 +114,7 @@ class OpenAICompatibleLLM:
         self.top_logprobs = top_logprobs
         self.url = endpoint_url(base_url, endpoint)
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
-        self.capabilities: frozenset[str] = frozenset({SCORING})
+        self.capabilities: frozenset[str] = frozenset({SCORING, CONCURRENT_CALLS})
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 

@@ -23,9 +23,11 @@ from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runti
 
 from hopkit.errors import LLMError
 
-Capability = Literal["early_stop", "scoring"]
+Capability = Literal["early_stop", "scoring", "concurrent_calls"]
 EARLY_STOP: Final = "early_stop"
 SCORING: Final = "scoring"
+# Serves several calls at once (a server); a model without it is sent one question at a time.
+CONCURRENT_CALLS: Final = "concurrent_calls"
 CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations"}
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hopkit.config import load_llm, named_spec
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
-from hopkit.llm.protocol import LLM
+from hopkit.llm.protocol import CONCURRENT_CALLS, LLM, supports
 from hopkit.methods.protocol import Method
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
@@ -28,12 +28,8 @@ from hopkit.store.store import Store
 
 
 def supports_concurrency(llm: Any) -> bool:
-    """Whether ``llm`` (or any backend it wraps, via ``.inner``) can serve concurrent calls."""
-    while llm is not None:
-        if getattr(llm, "supports_concurrency", True) is False:
-            return False
-        llm = getattr(llm, "inner", None)
-    return True
+    """Whether ``llm`` declares that it serves concurrent calls (wrappers declare what they wrap)."""
+    return supports(llm, CONCURRENT_CALLS)
 
 
 class GenerationPipeline(ABC):
