@@ -5,7 +5,7 @@ IRCoT's retrieval and reasoning do not depend on its reader, so one run of qa_be
 reasoning-context reader's (``reader_context="reasoning"``: the question is asked after
 the reasoning prompt's cached demonstrations and paragraphs, cued with "So the answer
 is:"). Re-reading each question's collected paragraphs with the paper's reader (its own
-direct demonstrations, through the same method's ``_read``) gives the own-context answer
+direct demonstrations, through the same method's reading step) gives the own-context answer
 on exactly the same paragraphs. Both are scored per question and compared paired.
 
 The IRCoT runs and the re-read answers are stored as they finish (the re-reads in
@@ -22,13 +22,12 @@ import json
 import os
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from hopkit.evaluation.aggregate import bootstrap_ci, paired_bootstrap
+from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -52,14 +51,14 @@ def reread(store: Store, session_factory: Any, dataset: str, llm: Any, results: 
     if not pending:
         return
     pipeline = pipeline_for("ircot", dataset, session_factory, llm)  # the own-context direct reader
-    method = pipeline.build_method(llm, retriever=_NoRetrieval(), top_k=None)
+    reading = pipeline.build_method(llm, retriever=_NoRetrieval(), top_k=None).reading
     queries = {q.id: q for q in store.queries(dataset)}
     for result in tqdm(pending, desc=f"re-reading {dataset} with the own-context reader"):
         paragraphs = store.paragraphs_by_ids(dataset, list(result.chunk_ids))
-        before, started = Counters.read(llm), time.perf_counter()
-        answer, _ = method._read(queries[result.query_id], paragraphs, (), None)
+        before = Counters.read(llm)
+        answer, _ = reading.answer(queries[result.query_id], paragraphs, ())
         spent = Counters.read(llm) - before
-        rereads[f"{dataset}/{result.query_id}"] = {"answer": answer, "seconds": time.perf_counter() - started,
+        rereads[f"{dataset}/{result.query_id}"] = {"answer": answer,
                                                    "evaluated": spent.batch_tokens + spent.single_tokens}
         REREADS.write_text(json.dumps(rereads, indent=1), encoding="utf-8")
 
@@ -87,7 +86,7 @@ def compare(store: Store, dataset: str, results: list[Any], rereads: dict[str, d
     for name in ("em", "f1"):
         shared, own = rows[name]
         difference = paired_bootstrap(shared, own)
-        cells += [f"{100 * bootstrap_ci(own).mean:.1f}", f"{100 * bootstrap_ci(shared).mean:.1f}",
+        cells += [f"{100 * sum(own) / len(own):.1f}", f"{100 * sum(shared) / len(shared):.1f}",
                   f"{100 * difference.mean:+.1f} [{100 * difference.low:+.1f}, {100 * difference.high:+.1f}]"]
     own_reads = [rereads[f"{dataset}/{r.query_id}"] for r in results]
     evaluated = sum(r["evaluated"] for r in own_reads) / len(own_reads)

@@ -37,13 +37,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from hopkit.llm.llama_cpp import LlamaCppLLM
-from hopkit.store.connection import DBConnection
-from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for  # noqa: E402
-from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
+from qa_bench import pipeline_for  # noqa: E402
+from token_floor import BENCH_HOME, Counters, fresh_store, load_llm, record_calls  # noqa: E402
 
 RECORDED = BENCH_HOME / "server_replay_calls.json"
 RESULTS = BENCH_HOME / "server_replay.json"
@@ -76,30 +74,18 @@ class Replay:
 def record_calls(args: argparse.Namespace) -> list[Call]:
     """Run the method on the first ``--limit`` questions and keep every call it made."""
     llm = load_llm(args.llm, args.threads)
-    db = BENCH_HOME / f"replay-{args.method}-{args.dataset}.db"
-    for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
-        stale.unlink(missing_ok=True)
-    session_factory = DBConnection(f"sqlite:///{db}").get_session_factory()
-    store = Store(session_factory)
-    ingest(store, args.dataset)
+    session_factory, store = fresh_store(f"replay-{args.method}-{args.dataset}", args.dataset)
     pipeline = pipeline_for(args.method, args.dataset, session_factory, llm)
-    made: list[tuple[str, list[str], Any]] = []
-    call = llm._call
-
-    def recording(prompt: str, done: Any, stop: Sequence[str], max_tokens: int, temperature: float) -> Any:
-        completion = call(prompt, done, stop, max_tokens, temperature)
-        made.append((prompt, list(stop), completion))
-        return completion
-
-    llm._call = recording  # type: ignore[method-assign]  (a benchmark's probe, not the product's path)
+    made = record_calls(llm)
     run_id = pipeline.run(limit=args.limit)["run_id"]
     llm.close()
     calls: list[Call] = []
     remaining = iter(made)
     for result in store.results(run_id):  # one question at a time: its calls are consecutive
         for _ in range(result.llm_calls):
-            prompt, stop, completion = next(remaining)
-            calls.append(Call(result.query_id, prompt, stop, completion.completion_tokens, completion.text))
+            made_call = next(remaining)
+            calls.append(Call(result.query_id, made_call.prompt, list(made_call.stop),
+                              made_call.completion.completion_tokens, made_call.completion.text))
     return calls
 
 

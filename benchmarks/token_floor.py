@@ -40,6 +40,7 @@ from typing import Any
 
 from hopkit.config import instantiate, named_config_path, load_yaml
 from hopkit.llm.llama_cpp import LlamaCppLLM
+from hopkit.llm.protocol import Completion
 from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import Paragraph
 from hopkit.scoring_runs import score_run
@@ -209,35 +210,52 @@ def minimum_tokens(llm: LlamaCppLLM, store: Store, dataset: str, result: Any, qu
     return llm.count_tokens(shown) + llm.count_tokens(f"Q: {question}\nA: {sentences}")
 
 
-def record_calls(llm: LlamaCppLLM) -> list[tuple[int, int, int]]:
-    """Record (prompt tokens, cached prompt tokens, generated tokens) of every call from now on."""
-    calls: list[tuple[int, int, int]] = []
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call the method made: its prompt, stop strings and completion."""
+
+    prompt: str
+    stop: tuple[str, ...]
+    completion: Completion
+
+
+def record_calls(llm: LlamaCppLLM) -> list[RecordedCall]:
+    """Record every call made from now on (the list fills as the method runs)."""
+    calls: list[RecordedCall] = []
     call = llm._call
 
-    def recording(*args: Any) -> Any:
-        completion = call(*args)
-        calls.append((completion.prompt_tokens, completion.cached_prompt_tokens, completion.completion_tokens))
+    def recording(prompt: str, done: Any, stop: Any, max_tokens: int, temperature: float) -> Completion:
+        completion = call(prompt, done, stop, max_tokens, temperature)
+        calls.append(RecordedCall(prompt, tuple(stop), completion))
         return completion
 
     llm._call = recording  # type: ignore[method-assign]  (a benchmark's probe, not the product's path)
     return calls
 
 
-def run_variant(args: argparse.Namespace, method: str, llm: LlamaCppLLM, rates: Rates, command: str) -> RunRecord:
-    db = BENCH_HOME / f"floor-{args.label}-{method}.db"
+def fresh_store(name: str, dataset: str) -> tuple[Any, Store]:
+    """A new SQLite store in the bench folder holding ``dataset``'s corpus (a measurement is made
+    whole in one process, so nothing is resumed)."""
+    db = BENCH_HOME / f"{name}.db"
     for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
-        stale.unlink(missing_ok=True)  # a speed measurement is made whole in one process
+        stale.unlink(missing_ok=True)
     session_factory = DBConnection(f"sqlite:///{db}").get_session_factory()
     store = Store(session_factory)
-    ingest(store, args.dataset)
+    ingest(store, dataset)
+    return session_factory, store
+
+
+def run_variant(args: argparse.Namespace, method: str, llm: LlamaCppLLM, rates: Rates, command: str) -> RunRecord:
+    session_factory, store = fresh_store(f"floor-{args.label}-{method}", args.dataset)
     pipeline = pipeline_for(method, args.dataset, session_factory, llm)
     llm.reset()
     calls = record_calls(llm)
     before = Counters.read(llm)
     run_id = pipeline.run(limit=args.limit)["run_id"]
     spent = Counters.read(llm) - before
-    depth_floor = sum(rates.prefill_seconds(cached, prompt) + rates.decode_seconds(prompt, generated)
-                      for prompt, cached, generated in calls)
+    depth_floor = sum(rates.prefill_seconds(c.completion.cached_prompt_tokens, c.completion.prompt_tokens)
+                      + rates.decode_seconds(c.completion.prompt_tokens, c.completion.completion_tokens)
+                      for c in calls)
     run = store.run(run_id)
     results = store.results(run_id)
     summary, _ = score_run(store, run)

@@ -13,7 +13,8 @@ Algorithm (Section 3.1 and Fig. 2; Appendix B for IIRC; Section 3.2 for the read
              stop if step = max_steps
     (d)      q <- last non-reasoning sentence of CoT, without wh-words
              P <- P + retrieve(q, K, excluding P)       skipped when q is empty
-    (e)  answer <- reader(P, Q)                        direct, CoT, or "none": taken from CoT
+    (e)  answer <- reader(P, Q)                        direct, CoT, or "none": taken from CoT;
+                                                       see hopkit.methods.ircot_reading
 
 P is a :class:`ParagraphCollection`: duplicates and near-duplicates are skipped, so
 are paragraphs over 600 words, and once ``paragraph_budget`` (15) paragraphs are
@@ -51,11 +52,9 @@ from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, Title
 from hopkit.methods.ircot_query import next_query
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter, check_fits
-from hopkit.methods.reader import READER_STOP, Reader, ReaderConfig
+from hopkit.methods.ircot_reading import IRCoTReading
 from hopkit.options import PositiveInt, check_fields
-from hopkit.parsing.answers import clean_direct_answer, extract_answer
-from hopkit.prompts.ircot_templates import (DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE,
-                                            DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
+from hopkit.prompts.ircot_templates import (DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
                                             check_template, render_template)
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
 from hopkit.records import GenerationResult, Paragraph, Query
@@ -65,8 +64,6 @@ logger = logging.getLogger(__name__)
 
 ReaderChoice = Literal["cot", "direct", "none"]
 ReaderContext = Literal["own", "reasoning"]
-# How the authors' CoT demonstrations end; after it, a direct reader writes only the answer.
-DIRECT_ANSWER_CUE = "So the answer is:"
 REASONING_STOP = ("\n",)
 # Stands for a paragraph not retrieved yet when sizing the largest prompt of a question
 # whose first retrieval found nothing: as many words as a prompt shows of a paragraph.
@@ -225,17 +222,7 @@ class IRCoT:
                               "(few-shot), not both")
         self.few_shot = bool(self.fitter.demonstrations)
         self.splitter: SentenceSplitter = splitter if splitter is not None else SyntokSplitter()
-        self.reader = Reader(llm, ReaderConfig(mode="direct" if config.reader == "direct" else "cot",
-                                               max_tokens=config.reader_max_tokens), reader_demonstrations)
-        self.template_reader = config.qa_prompt_template is not None or not (
-            self.reader.fitter.demonstrations or self.few_shot)
-        if config.reader_context == "reasoning" and not self.few_shot:
-            raise ConfigError("IRCoT option reader_context='reasoning' needs reasoning demonstrations (few-shot)")
-        # The reader then reads from the last step's prompt without the CoT, so the
-        # model's cached prompt prefix serves all but its question.
-        self.reader_shares_prefix = config.reader_context == "reasoning" or (
-            self.few_shot and config.reader == "cot" and not self.template_reader
-            and self.reader.fitter.demonstrations == self.fitter.demonstrations)
+        self.reading = IRCoTReading(llm, config, reader_demonstrations, self.fitter.demonstrations, self.splitter)
         self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
                              if title_matcher is not None else None)
 
@@ -281,7 +268,8 @@ class IRCoT:
             if step == config.max_steps:
                 break
             self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
-        answer, reader_generation = self._read(query, collection.paragraphs, sentences, prefix)  # (e)
+        answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
+                                                        partial(prefix.prompt, growth_tokens=0))
         metadata: dict[str, object] = {
             "steps": steps,
             "cot_sentences": sentences,
@@ -372,34 +360,3 @@ class IRCoT:
         return render_template(template, query=query.text.strip(),
                                paragraphs=with_main_passage(query, collection.paragraphs),
                                word_limit=PARAGRAPH_WORD_LIMIT, cot_history=sentences)
-
-    def _read(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str],
-              prefix: _StablePrefix) -> tuple[str, str | None]:
-        """(e) The answer and the reader's raw generation (None without a reader)."""
-        if self.config.reader == "none":
-            return extract_answer(" ".join(sentences)), None
-        shown = with_main_passage(query, paragraphs)
-        if self.reader_shares_prefix and self.config.reader == "cot":
-            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}")
-            completion = self.llm.complete(prefix.prompt(instance, 0), stop=READER_STOP,
-                                           max_tokens=self.config.reader_max_tokens, temperature=0.0)
-            return extract_answer(" ".join(completion.text.split())), completion.text
-        if self.reader_shares_prefix:
-            # after the cue the demonstrations end the answer's sentence, and a small model goes on
-            instance = test_block(shown, f"{self.config.reader_question_prefix}{query.text.strip()}",
-                                  DIRECT_ANSWER_CUE)
-            completion = complete_until(self.llm, prefix.prompt(instance, 0),
-                                        partial(first_sentence_settled, self.splitter), stop=REASONING_STOP,
-                                        max_tokens=self.config.reader_max_tokens, temperature=0.0)
-            return clean_direct_answer(self.splitter.first(completion.text)), completion.text
-        if not self.template_reader:
-            output = self.reader.read(f"{self.config.reader_question_prefix}{query.text.strip()}", shown)
-            return output.answer, output.generation
-        default = DEFAULT_COT_QA_TEMPLATE if self.config.reader == "cot" else DEFAULT_QA_TEMPLATE
-        prompt = render_template(self.config.qa_prompt_template or default, query=query.text.strip(),
-                                 paragraphs=shown, word_limit=PARAGRAPH_WORD_LIMIT)
-        completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.reader_max_tokens,
-                                       temperature=0.0)
-        if self.config.reader == "cot":
-            return extract_answer(" ".join(completion.text.split())), completion.text
-        return clean_direct_answer(completion.text), completion.text
