@@ -7,15 +7,22 @@ The issue names four suspects; each check reads the few-shot IRCoT run of qa_ben
    would have broken (initials, abbreviations, decimals), and how many copy a sentence
    of a collected paragraph word for word; and how many questions the model answered
    within two steps (one fact, then "answer is"), leaving IRCoT two retrievals.
-2. Query cleaning: the retrieval replayed from the stored CoT sentences, with the
-   queries IRCoT made (this must give back the stored paragraphs), with reasoning
-   sentences not skipped, with wh-words kept, and with the raw last sentence.
-   Counterfactual: a different retrieval would have changed the CoT too.
+2. Query cleaning: recall of the paragraphs IRCoT collected, read from its typed trace
+   (``hopkit.traces``: each retrieval's query, what it returned, what the collection
+   kept and dropped and why), beside counterfactual retrievals at the same points of the
+   traced CoT with reasoning sentences not skipped, with wh-words kept, and with the raw
+   last sentence (replayed with BM25; replayed with IRCoT's own queries, they must give
+   back the traced paragraphs). Counterfactual: a different retrieval would have changed
+   the CoT too. And, from the trace, what the collection dropped: duplicates, near
+   duplicates, paragraphs over 600 words, paragraphs past the budget, and retrievals
+   skipped (empty query, full budget).
 3. Prompt fitting: demonstrations kept in the reasoning prompts (first step, fewest,
    questions that dropped one mid-way) and in the reader's prompt, for IRCoT's
    paragraphs and for OneR's (the model's tokenizer, no generation).
 4. Reader: on the questions where IRCoT and OneR both hold every gold paragraph, the
    two readers' EM: retrieval is then equal, so a gap is the reading.
+
+Runs stored before IRCoT recorded a typed trace have none: rerun ``qa_bench`` for them.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.ircot_diagnostics --limit 50
 """
@@ -26,6 +33,7 @@ import argparse
 import os
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -41,8 +49,8 @@ from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.prompts.layout import test_block
 from hopkit.records import Paragraph, Query
 from hopkit.store.connection import DBConnection
-from hopkit.store.records import QueryResult
 from hopkit.store.store import Store
+from hopkit.traces import Step, Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
@@ -67,27 +75,52 @@ def raw_last_sentence(question: str, sentences: Sequence[str]) -> str:
     return (sentences[-1] if sentences else question).strip()
 
 
-QUERY_MAKERS: dict[str, QueryMaker] = {"as run": next_query, "reasoning not skipped": without_reasoning_skip,
-                                       "wh-words kept": with_wh_words, "raw last sentence": raw_last_sentence}
+COUNTERFACTUALS: dict[str, QueryMaker] = {"reasoning not skipped": without_reasoning_skip,
+                                          "wh-words kept": with_wh_words, "raw last sentence": raw_last_sentence}
+RECALL_COLUMNS = ("as run", *COUNTERFACTUALS)
+# What the trace says the collection did: retrievals made or skipped, paragraphs returned,
+# kept, and dropped by reason (the reasons of hopkit.methods.paragraph_collection).
+DROP_REASONS = ("duplicate", "near_duplicate", "too_long", "budget_full")
 
 
-def replay(retriever: Any, config: IRCoTConfig, query: Query, result: QueryResult, make_query: QueryMaker) -> list[int]:
-    """The paragraphs IRCoT would have collected with ``make_query``, given its stored CoT.
+def retrievals(trace: Trace) -> list[Step]:
+    """The traced retrievals, made or skipped, in order."""
+    return [step for step in trace.steps if step.kind == "retrieve"]
 
-    A retrieval follows each step but the last (the one that stopped, or max_steps).
-    """
+
+def traced_collection(trace: Trace) -> list[int]:
+    """The paragraphs IRCoT collected, in order, as its trace recorded them."""
+    return [int(pid) for step in retrievals(trace) for pid in step.output["kept"]]
+
+
+def sentences_before(trace: Trace, step: Step) -> list[str]:
+    """The CoT sentences written before ``step`` (an empty generation writes none)."""
+    return [str(s.output) for s in trace.steps[:step.id - 1] if s.kind == "reason" and s.output]
+
+
+def collection_tally(trace: Trace) -> Counter[str]:
+    """Retrievals made and skipped (by reason), paragraphs returned, kept and dropped (by reason)."""
+    tally: Counter[str] = Counter()
+    for step in retrievals(trace):
+        skipped = step.output["skipped"]
+        tally[f"skipped:{skipped}" if skipped else "retrievals"] += 1
+        tally["returned"] += len(step.paragraph_ids)
+        tally["kept"] += len(step.output["kept"])
+        tally.update(drop["reason"] for drop in step.output["dropped"])
+    return tally
+
+
+def replay(retriever: Any, config: IRCoTConfig, query: Query, trace: Trace, make_query: QueryMaker) -> list[int]:
+    """The paragraphs IRCoT would have collected with ``make_query``, at the points of its
+    traced CoT where it retrieved (a counterfactual: it needs the retriever)."""
     collection = ParagraphCollection(config.paragraph_budget, config.max_paragraph_words,
                                      config.near_duplicate_threshold)
-    sentences = list(result.trace.get("cot_sentences", []))
-
-    def retrieve(text: str) -> None:
+    for step in retrievals(trace):
+        text = make_query(query.text, sentences_before(trace, step))
         if text and not collection.is_full:
             exclude = set(collection.ids) if config.exclude_collected else set()
-            collection.extend(hit.paragraph for hit in retriever.retrieve(text, config.k_per_step, exclude=exclude))
-
-    retrieve(make_query(query.text, ()))
-    for step in range(1, int(result.trace.get("steps", 0))):
-        retrieve(make_query(query.text, sentences[:step]))
+            k = int(step.extra.get("k", config.k_per_step))
+            collection.extend(hit.paragraph for hit in retriever.retrieve(text, k, exclude=exclude))
     return list(collection.ids)
 
 
@@ -115,7 +148,9 @@ class Diagnosis:
     naive_breaks: int
     copies: int
     recall: dict[str, float]
-    reproduced: int
+    replay_agrees: int
+    trace_agrees: int
+    tally: Counter[str]
     first_demos: float
     fewest_demos: float
     dropped: int
@@ -139,28 +174,38 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
     ids = [qid for qid in queries if qid in ircot and qid in oner]
     if not ids or len(ids) < len(queries):
         return None
+    traces = {qid: Trace.from_result_trace(ircot[qid].trace) for qid in ids}
+    untraced = [qid for qid, trace in traces.items() if not retrievals(trace)]
+    if untraced:
+        print(f"{dataset}: {len(untraced)} IRCoT results have no typed trace (stored before IRCoT recorded one, "
+              f"e.g. question {untraced[0]}); rerun qa_bench to diagnose them", file=sys.stderr)
+        return None
     config = ircot_pipeline.config
     retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=dataset).retriever()
     paragraphs = {p.id: p for p in store.paragraphs(dataset)}
     fitter = DemonstrationFitter(llm, load_demonstrations(ircot_pipeline.demonstrations, "direct", with_context=True))
     reserve = config.reader_max_tokens
-    sentences = naive = copies = reproduced = dropped = early = 0
-    recall = {name: 0.0 for name in QUERY_MAKERS}
+    sentences = naive = copies = replay_agrees = trace_agrees = dropped = early = 0
+    recall = {name: 0.0 for name in RECALL_COLUMNS}
+    tally: Counter[str] = Counter()
     first, fewest, demos_ircot, demos_oner = [], [], [], []
     complete: list[tuple[float, float]] = []
     for qid in ids:
-        query, result = queries[qid], ircot[qid]
+        query, result, trace = queries[qid], ircot[qid], traces[qid]
         collected = [paragraphs[i] for i in result.chunk_ids]
+        tally += collection_tally(trace)
         early += result.trace.get("stop_reason") == "answer" and int(result.trace.get("steps", 0)) <= 2
         for sentence in result.trace.get("cot_sentences", []):
             sentences += 1
             naive += naive_first_sentence(sentence) != sentence
             copies += copied(sentence, collected)
-        for name, make_query in QUERY_MAKERS.items():
-            ids_replayed = replay(retriever, config, query, result, make_query)
+        as_run = traced_collection(trace)
+        trace_agrees += as_run == list(result.chunk_ids)
+        replay_agrees += replay(retriever, config, query, trace, next_query) == as_run
+        recall["as run"] += paragraph_recall(as_run, query.gold_paragraph_ids, BUDGET)
+        for name, make_query in COUNTERFACTUALS.items():
+            ids_replayed = replay(retriever, config, query, trace, make_query)
             recall[name] += paragraph_recall(ids_replayed, query.gold_paragraph_ids, BUDGET)
-            if name == "as run":
-                reproduced += ids_replayed == list(result.chunk_ids)
         kept = [int(n) for n in result.trace.get("demonstrations", [])]
         if kept:
             first.append(kept[0])
@@ -180,30 +225,47 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
 
     return Diagnosis(
         dataset=dataset, n=n, sentences=sentences, answered_early=early, naive_breaks=naive, copies=copies,
-        recall={name: 100 * total / n for name, total in recall.items()}, reproduced=reproduced,
+        recall={name: 100 * total / n for name, total in recall.items()}, replay_agrees=replay_agrees,
+        trace_agrees=trace_agrees, tally=tally,
         first_demos=mean(first), fewest_demos=mean(fewest), dropped=dropped,
         reader_demos_ircot=mean(demos_ircot), reader_demos_oner=mean(demos_oner), both_complete=len(complete),
         both_complete_em=(100 * mean([c[0] for c in complete]), 100 * mean([c[1] for c in complete])))
 
 
 def render(diagnoses: list[Diagnosis], command: str) -> str:
-    names = list(QUERY_MAKERS)
+    names = list(RECALL_COLUMNS)
     lines = [
         "## Why IRCoT wins or loses: four checks on the stored runs (`benchmarks/ircot_diagnostics.py`)",
         f"Command: `{command}`. No LLM calls; few-shot IRCoT (direct reader) against OneR (K=5) on the same "
         "questions. See the script's docstring for what each column measures.",
         "",
-        "**Sentence cutting and query cleaning.** Recall of gold paragraphs (at most 15) with the retrieval "
-        "replayed from IRCoT's stored CoT sentences, each query rule in turn:",
+        "**Sentence cutting and query cleaning.** Recall of gold paragraphs (at most 15): as run (read from "
+        "IRCoT's trace), then with the retrieval replayed at the same points of its traced CoT, each query rule "
+        "in turn. Last columns: questions whose trace gives the stored paragraphs, and whose replay with "
+        "IRCoT's own queries gives the traced ones.",
         "",
         "| dataset | n | answered within 2 steps | CoT sentences | a naive `. ` cut breaks | "
         "copy a paragraph sentence | "
-        + " | ".join(f"recall: {name}" for name in names) + " | replay gives the stored paragraphs |",
-        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|",
+        + " | ".join(f"recall: {name}" for name in names) + " | trace = stored | replay = trace |",
+        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|---:|",
     ]
     for d in diagnoses:
         lines.append(f"| {d.dataset} | {d.n} | {d.answered_early} | {d.sentences} | {d.naive_breaks} | {d.copies} | "
-                     + " | ".join(f"{d.recall[name]:.1f}" for name in names) + f" | {d.reproduced} of {d.n} |")
+                     + " | ".join(f"{d.recall[name]:.1f}" for name in names)
+                     + f" | {d.trace_agrees} of {d.n} | {d.replay_agrees} of {d.n} |")
+    lines += [
+        "",
+        "**What the collection kept and dropped** (totals over the questions, from the trace): retrievals made "
+        "and skipped, paragraphs the retriever returned, those kept, and those dropped by reason.",
+        "",
+        "| dataset | retrievals | skipped: empty query | skipped: budget full | returned | kept | "
+        + " | ".join(f"dropped: {reason.replace('_', ' ')}" for reason in DROP_REASONS) + " |",
+        "|---|---:|---:|---:|---:|---:|" + "---:|" * len(DROP_REASONS),
+    ]
+    for d in diagnoses:
+        t = d.tally
+        lines.append(f"| {d.dataset} | {t['retrievals']} | {t['skipped:empty_query']} | {t['skipped:budget_full']} | "
+                     f"{t['returned']} | {t['kept']} | " + " | ".join(str(t[reason]) for reason in DROP_REASONS) + " |")
     lines += [
         "",
         "**Prompt fitting and reader.** Demonstrations kept (4k context); the reader's are the direct-reader "

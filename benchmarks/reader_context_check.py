@@ -1,4 +1,4 @@
-"""IRCoT's direct reader in its own context against the reasoning prompt's, on the same paragraphs.
+"""IRCoT's readers on the same paragraphs: its own context, the reasoning prompt's, and the chat format.
 
 IRCoT's retrieval and reasoning do not depend on its reader, so one run of qa_bench's
 ``ircot-reasoning-reader`` gives both readers' inputs. Its stored answers are the
@@ -6,10 +6,14 @@ reasoning-context reader's (``reader_context="reasoning"``: the question is aske
 the reasoning prompt's cached demonstrations and paragraphs, cued with "So the answer
 is:"). Re-reading each question's collected paragraphs with the paper's reader (its own
 direct demonstrations, through the same method's reading step) gives the own-context answer
-on exactly the same paragraphs. Both are scored per question and compared paired.
+on exactly the same paragraphs. A third reader re-reads them in the instruct model's chat
+format (hopkit's Reader with ``format="chat"``, zero-shot: a system instruction, then the
+paragraphs and the question as the user's turn, through the GGUF's own chat template).
+All are scored per question and compared paired against the paper's reader.
 
 The IRCoT runs and the re-read answers are stored as they finish (the re-reads in
-``.hopkit-bench/reader_context_rereads.json``): rerun the command to resume.
+``.hopkit-bench/reader_context_rereads.json`` and ``reader_chat_rereads.json``): rerun
+the command to resume.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.reader_context_check \\
         --datasets hotpotqa 2wikimultihopqa musique --limit 30
@@ -23,12 +27,15 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tqdm import tqdm
 
 from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
+from hopkit.methods.context import with_main_passage
+from hopkit.methods.reader import Reader, ReaderConfig
+from hopkit.records import Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -37,30 +44,42 @@ from _report import write_section  # noqa: E402  (pysbd ships a package named "b
 from qa_bench import ingest, pipeline_for  # noqa: E402
 from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
 
-REREADS = BENCH_HOME / "reader_context_rereads.json"
+REREADS = {"own": BENCH_HOME / "reader_context_rereads.json", "chat": BENCH_HOME / "reader_chat_rereads.json"}
+DESCRIPTIONS = {"own": "the own-context reader", "chat": "the zero-shot chat reader"}
+Rereads = dict[str, dict[str, Any]]
 
 
-def load_rereads() -> dict[str, dict[str, Any]]:
-    return json.loads(REREADS.read_text(encoding="utf-8")) if REREADS.exists() else {}
+def load_rereads(variant: str) -> Rereads:
+    path = REREADS[variant]
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def reread(store: Store, session_factory: Any, dataset: str, llm: Any, results: list[Any],
-           rereads: dict[str, dict[str, Any]]) -> None:
-    """The paper's reader (own demonstrations) on each result's collected paragraphs, saved as each finishes."""
+def reader_for(variant: str, dataset: str, session_factory: Any, llm: Any) -> Callable[[Query, list[Any]], str]:
+    """The re-reading function of ``variant``: the paper's own-context reader, or the chat reader."""
+    if variant == "own":
+        pipeline = pipeline_for("ircot", dataset, session_factory, llm)  # the own-context direct reader
+        reading = pipeline.build_method(llm, retriever=_NoRetrieval(), top_k=None).reading
+        return lambda query, paragraphs: reading.answer(query, paragraphs, ())[0]
+    chat = Reader(llm, ReaderConfig(mode="direct", max_tokens=32, format="chat"))
+    return lambda query, paragraphs: chat.read(query.text, with_main_passage(query, paragraphs)).answer
+
+
+def reread(variant: str, store: Store, session_factory: Any, dataset: str, llm: Any, results: list[Any],
+           rereads: Rereads) -> None:
+    """``variant``'s reader on each result's collected paragraphs, saved as each finishes."""
     pending = [r for r in results if f"{dataset}/{r.query_id}" not in rereads]
     if not pending:
         return
-    pipeline = pipeline_for("ircot", dataset, session_factory, llm)  # the own-context direct reader
-    reading = pipeline.build_method(llm, retriever=_NoRetrieval(), top_k=None).reading
+    read = reader_for(variant, dataset, session_factory, llm)
     queries = {q.id: q for q in store.queries(dataset)}
-    for result in tqdm(pending, desc=f"re-reading {dataset} with the own-context reader"):
+    for result in tqdm(pending, desc=f"re-reading {dataset} with {DESCRIPTIONS[variant]}"):
         paragraphs = store.paragraphs_by_ids(dataset, list(result.chunk_ids))
         before = Counters.read(llm)
-        answer, _ = reading.answer(queries[result.query_id], paragraphs, ())
+        answer = read(queries[result.query_id], paragraphs)
         spent = Counters.read(llm) - before
         rereads[f"{dataset}/{result.query_id}"] = {"answer": answer,
                                                    "evaluated": spent.batch_tokens + spent.single_tokens}
-        REREADS.write_text(json.dumps(rereads, indent=1), encoding="utf-8")
+        REREADS[variant].write_text(json.dumps(rereads, indent=1), encoding="utf-8")
 
 
 class _NoRetrieval:
@@ -70,30 +89,28 @@ class _NoRetrieval:
         raise AssertionError("the reader check does not retrieve")
 
 
-def compare(store: Store, dataset: str, results: list[Any], rereads: dict[str, dict[str, Any]]) -> str:
+def paired_cells(shared: list[float], own: list[float]) -> str:
+    difference = paired_bootstrap(shared, own)
+    return f"{100 * difference.mean:+.1f} [{100 * difference.low:+.1f}, {100 * difference.high:+.1f}]"
+
+
+def compare(store: Store, dataset: str, results: list[Any], rereads: dict[str, Rereads]) -> str:
+    """One row: each reader's EM and F1, and each against the paper's (own-context) reader, paired."""
     queries = {q.id: q for q in store.queries(dataset)}
-    rows = {"em": ([], []), "f1": ([], [])}
-    wins = losses = 0
-    for result in results:
-        golds = queries[result.query_id].answers
-        own = rereads[f"{dataset}/{result.query_id}"]["answer"]
-        for name, metric in (("em", exact_match), ("f1", f1)):
-            rows[name][0].append(metric(result.prediction, golds))
-            rows[name][1].append(metric(own, golds))
-        wins += rows["em"][0][-1] > rows["em"][1][-1]
-        losses += rows["em"][0][-1] < rows["em"][1][-1]
+    answers = {"own": [rereads["own"][f"{dataset}/{r.query_id}"]["answer"] for r in results],
+               "reasoning": [r.prediction for r in results],
+               "chat": [rereads["chat"][f"{dataset}/{r.query_id}"]["answer"] for r in results]}
+    golds = [queries[r.query_id].answers for r in results]
     cells = []
-    for name in ("em", "f1"):
-        shared, own = rows[name]
-        difference = paired_bootstrap(shared, own)
-        cells += [f"{100 * sum(own) / len(own):.1f}", f"{100 * sum(shared) / len(shared):.1f}",
-                  f"{100 * difference.mean:+.1f} [{100 * difference.low:+.1f}, {100 * difference.high:+.1f}]"]
-    own_reads = [rereads[f"{dataset}/{r.query_id}"] for r in results]
-    evaluated = sum(r["evaluated"] for r in own_reads) / len(own_reads)
-    same = sum(r.prediction == rereads[f"{dataset}/{r.query_id}"]["answer"] for r in results)
-    ircot_evaluated = sum(r.prompt_tokens - r.cached_prompt_tokens for r in results) / len(results)
-    return (f"| {dataset} | {len(results)} | {' | '.join(cells)} | {wins} / {losses} | {same} | "
-            f"{evaluated:,.0f} | {ircot_evaluated:,.0f} |")
+    for metric in (exact_match, f1):
+        scored = {name: [metric(a, g) for a, g in zip(values, golds)] for name, values in answers.items()}
+        cells += [f"{100 * sum(scored[name]) / len(results):.1f}" for name in ("own", "reasoning", "chat")]
+        cells += [paired_cells(scored["reasoning"], scored["own"]), paired_cells(scored["chat"], scored["own"])]
+    evaluated = {variant: sum(rereads[variant][f"{dataset}/{r.query_id}"]["evaluated"] for r in results)
+                 / len(results) for variant in ("own", "chat")}
+    ircot_evaluated = sum(r.usage.prompt_tokens - r.usage.cached_prompt_tokens for r in results) / len(results)
+    return (f"| {dataset} | {len(results)} | {' | '.join(cells)} | {evaluated['own']:,.0f} | "
+            f"{evaluated['chat']:,.0f} | {ircot_evaluated:,.0f} |")
 
 
 def main() -> int:
@@ -109,7 +126,7 @@ def main() -> int:
     session_factory = DBConnection.from_config().get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm, None)  # also names the runs
-    rereads = load_rereads()
+    rereads = {variant: load_rereads(variant) for variant in REREADS}
     rows = []
     for dataset in args.datasets:
         ingest(store, dataset)
@@ -118,26 +135,28 @@ def main() -> int:
         limited = {q.id for q in store.queries(dataset, limit=args.limit)}
         results = [r for r in store.results(run_id) if r.query_id in limited and r.error is None]
         if not args.report_only:
-            reread(store, session_factory, dataset, llm, results, rereads)
-        results = [r for r in results if f"{dataset}/{r.query_id}" in rereads]
+            for variant in REREADS:
+                reread(variant, store, session_factory, dataset, llm, results, rereads[variant])
+        results = [r for r in results if all(f"{dataset}/{r.query_id}" in done for done in rereads.values())]
         if results:
             rows.append(compare(store, dataset, results, rereads))
     write_section("reader-context", "\n\n".join([
-        "## IRCoT's reader: its own context or the reasoning prompt's (paired, same paragraphs)",
+        "## IRCoT's reader: its own context, the reasoning prompt's, or the chat format (paired, same paragraphs)",
         f"Command: `{command}`",
         "One IRCoT run per dataset (qa_bench's `ircot-reasoning-reader`: the authors' demonstrations, K=4, at most "
-        "8 steps, budget 15, Qwen2.5-Coder-1.5B, 4k context). *Reasoning context*: its stored answers; the direct "
-        "reader's question follows the last reasoning prompt's demonstrations and paragraphs, which llama.cpp has "
-        "cached, cued with \"So the answer is:\". *Own context*: the paper's reader (its own direct "
-        "demonstrations, then every collected paragraph again) re-reading the same paragraphs. Differences are "
-        "reasoning − own with a 95% paired bootstrap interval; *wins / losses*: questions only the "
-        "reasoning-context reader / only the own-context reader gets right (EM). *Own reader: evaluated*: "
-        "tokens llama.cpp evaluated per question for the re-read, which the reasoning-context reader saves; "
-        "*IRCoT evaluated*: prompt tokens the whole reasoning-context run evaluated per question (hopkit's "
-        "count). Token counts, not seconds: these runs shared the machine with other work.",
-        "| dataset | n | EM own | EM reasoning | EM difference | F1 own | F1 reasoning | F1 difference | "
-        "wins / losses | same answer | own reader: evaluated tok/q | IRCoT evaluated tok/q (reasoning "
-        "context) |\n|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|---:|\n" + "\n".join(rows),
+        "8 steps, budget 15, Qwen2.5-Coder-1.5B, 4k context); each question's collected paragraphs are then read "
+        "by three direct readers. *Own*: the paper's reader, its own direct demonstrations, then every collected "
+        "paragraph again. *Reasoning*: IRCoT's stored answers; the question follows the last reasoning prompt's "
+        "demonstrations and paragraphs, which llama.cpp has cached, cued with \"So the answer is:\". *Chat*: "
+        "zero-shot, a system instruction, then the paragraphs and the question as the user's turn through the "
+        "GGUF's own chat template. Differences are against the paper's reader (variant − own), with a 95% paired "
+        "bootstrap interval. *Evaluated*: tokens llama.cpp evaluated per question for each re-read (the "
+        "reasoning-context reader needs none), and prompt tokens the whole IRCoT run evaluated per question "
+        "(hopkit's count). Token counts, not seconds: these runs shared the machine with other work.",
+        "| dataset | n | EM own | EM reasoning | EM chat | EM reasoning − own | EM chat − own | F1 own | "
+        "F1 reasoning | F1 chat | F1 reasoning − own | F1 chat − own | own re-read tok/q | chat re-read tok/q | "
+        "IRCoT evaluated tok/q |\n|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---:|---:|---:|\n"
+        + "\n".join(rows),
     ]))
     return 0
 

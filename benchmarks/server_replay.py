@@ -82,7 +82,7 @@ def record_calls(args: argparse.Namespace) -> list[Call]:
     calls: list[Call] = []
     remaining = iter(made)
     for result in store.results(run_id):  # one question at a time: its calls are consecutive
-        for _ in range(result.llm_calls):
+        for _ in range(result.usage.llm_calls):
             made_call = next(remaining)
             calls.append(Call(result.query_id, made_call.prompt, list(made_call.stop),
                               made_call.completion.completion_tokens, made_call.completion.text))

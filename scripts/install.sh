@@ -5,7 +5,11 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 if [ "${1:-}" = "test" ]; then
-  .venv/bin/python -m pip install -q -e ".[test]"
+  # The dedicated-model judge tests build tiny models with torch. Its CPU build first: on
+  # machines that keep torch 2.13.0+cpu on disk pip takes that file, and a bare "torch"
+  # requirement would otherwise resolve to a CUDA build of several GB.
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[test,judges]"
 else
   .venv/bin/python -m pip install -q -e .
 fi

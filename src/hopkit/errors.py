@@ -7,6 +7,8 @@ HopkitError
  ├── StoreError           the database cannot be reached or is inconsistent
  ├── RetrievalError       an index is missing, stale or cannot answer
  ├── ReportError          a report cannot be written where it was asked to go
+ ├── UsageError           a usage record holds a bad count or a non-finite number of seconds
+ ├── TraceError           a method's trace has a malformed step or a value JSON cannot hold
  ├── LLMError             a language model backend failed
  │    ├── LLMServerError  a server errored, timed out or rate-limited past the retries
  │    └── EmptyAnswerError the model's final answer to a question was empty
@@ -64,6 +66,15 @@ class RetrievalError(HopkitError):
 
 class ReportError(HopkitError):
     """A report (tables, plots) cannot be written to the folder asked for."""
+
+
+class UsageError(HopkitError):
+    """A usage record holds something that is not a count or a finite number of seconds."""
+
+
+class TraceError(HopkitError):
+    """A method's trace holds something it must not: a malformed step or citation, or a
+    value JSON cannot represent (the message names the question and the key path)."""
 
 
 class LLMError(HopkitError):

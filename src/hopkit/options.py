@@ -181,3 +181,33 @@ def _resolve_types(target: Any) -> dict[str, Any]:
         return typing.get_type_hints(owner, include_extras=True)
     except (NameError, TypeError, AttributeError):
         return {}
+
+
+# Field metadata of an option added after its method's runs existed: left out of the run's
+# identity while it has its default, so those runs still resume (their hash is unchanged).
+ADDED_AFTER_FIRST_RUNS = {"run_identity": "when_not_default"}
+
+
+def run_options(config: Any) -> dict[str, Any]:
+    """``dataclasses.asdict(config)``, without the later-added options at their defaults (nested too)."""
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(config):
+        value = getattr(config, item.name)
+        if item.metadata.get("run_identity") == "when_not_default" and value == _default_of(item):
+            continue
+        values[item.name] = run_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+    return values
+
+
+def _default_of(item: dataclasses.Field[Any]) -> Any:
+    if item.default_factory is not dataclasses.MISSING:
+        return item.default_factory()
+    return item.default
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -1,10 +1,11 @@
 """Runs a method over many questions: resume, progress, concurrency, one stored result each.
 
 The method answers one question at a time and knows nothing of the store; the
-runner skips the questions a run already finished, times each question, splits its
-time into LLM, retrieval and everything else (from the meters' usage block), and
-writes each result as soon as it is done, so an interrupted run loses at most the
-questions in flight.
+runner skips the questions a run already finished, records what each question cost
+(the usage block it opens around the question: tokens, wall time, and calls and
+seconds per component such as the model, retrieval and judges), and writes each
+result as soon as it is done, so an interrupted run loses at most the questions in
+flight.
 
 With several workers the questions are answered by daemon threads and their results
 come back in the order they finish, not the order they were given, so a slow question
@@ -22,7 +23,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Generator, Sequence
@@ -34,6 +34,7 @@ from hopkit.methods.protocol import Method
 from hopkit.records import GenerationResult, Query
 from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
+from hopkit.traces import TraceError, collect_trace, stored_trace
 from hopkit.usage import track_usage
 
 log = logging.getLogger(__name__)
@@ -60,11 +61,15 @@ def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | N
 
     An empty (or blank) final answer is a failure too, an :class:`EmptyAnswerError`; its
     result keeps the method's trace and retrieved ids, so what the model said is stored.
+
+    The steps and citations the method records (``hopkit.traces``) are stored under
+    ``trace["typed_trace"]``, beside the method's metadata. A trace that is not JSON
+    (NaN, an object) is a failure too, a :class:`~hopkit.traces.TraceError` naming the
+    question and the key path; the result then stores no trace.
     """
-    started = time.perf_counter()
     result: GenerationResult | None = None
     failure: Exception | None = None
-    with track_usage() as usage:
+    with track_usage() as usage, collect_trace() as steps:
         try:
             result = method.generate(query)
         except Exception as exc:  # one question's failure must not stop the run
@@ -72,16 +77,18 @@ def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | N
     if result is not None and not result.text.strip():
         failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer is empty); "
                                    "it counts as failed and a rerun retries it")
+    try:  # the steps the method recorded, beside its metadata; a failed question keeps those it reached
+        trace = stored_trace(query.id, result.metadata if result is not None else {}, steps)
+    except TraceError as exc:  # a trace JSON cannot hold fails its question, not the store write and the run
+        trace = {}
+        failure = exc if failure is None else failure
     if failure is not None:
         log.warning("question %s failed: %s: %s", query.id, type(failure).__name__, failure)
     return QueryResult(
         query_id=query.id, prediction=result.text if result is not None else "",
         chunk_ids=tuple(result.chunk_ids) if result is not None else (),
-        trace=dict(result.metadata) if result is not None else {},
-        llm_calls=usage.llm_calls, prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens, cached_prompt_tokens=usage.cached_prompt_tokens,
-        llm_seconds=usage.llm_seconds, retrieval_seconds=usage.retrieval_seconds,
-        total_seconds=time.perf_counter() - started,
+        trace=trace,
+        usage=usage.copy(),  # the block closed: its wall time is usage.total_seconds
         error=None if failure is None else f"{type(failure).__name__}: {failure}",
     ), failure
 

@@ -94,12 +94,7 @@ def score_run(store: Store, run: RunInfo,
                                              list(result.chunk_ids[:RETRIEVAL_BUDGET]))
                      if retrieves else None)
         scores.append(score_question(query, result.prediction, retrieved, budget=RETRIEVAL_BUDGET))
-        costs.append(QuestionCost(
-            llm_calls=result.llm_calls, prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens, cached_prompt_tokens=result.cached_prompt_tokens,
-            llm_seconds=result.llm_seconds, retrieval_seconds=result.retrieval_seconds,
-            total_seconds=result.total_seconds, failed=result.error is not None,
-        ))
+        costs.append(QuestionCost(result.usage, failed=result.error is not None))
     if not costs:
         what = "on the questions asked for" if query_ids is not None else "for its dataset's questions"
         raise StoreError(_no_results(current) if current.finished + current.failed == 0 else

@@ -4,8 +4,9 @@ import pytest
 
 from hopkit.config import instantiate, load_named, load_yaml, named_config_path
 from hopkit.errors import ConfigError, UnknownNameError
-from hopkit.pipelines.generation.config import reader_config
-from hopkit.pipelines.generation.one_step import OneRPipelineConfig
+from hopkit.methods.one_step import OneRConfig
+from hopkit.pipelines.generation.declared import method_config
+from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
 
 pytestmark = pytest.mark.unit
 
@@ -37,14 +38,14 @@ def test_missing_file() -> None:
 
 
 def test_instantiate_builds_the_target_with_its_options() -> None:
-    config = instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRPipelineConfig",
+    config = instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig",
                           "name": "oner", "k": 9, "reader": "cot"}, "inline")
-    assert isinstance(config, OneRPipelineConfig) and config.k == 9
+    assert isinstance(config, OneRGenerationPipelineConfig) and config.k == 9
 
 
 def test_instantiate_reports_unknown_option_and_bad_target() -> None:
     with pytest.raises(ConfigError, match="inline: .*unexpected keyword argument 'kk'"):
-        instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRPipelineConfig",
+        instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig",
                      "name": "x", "kk": 1}, "inline")
     with pytest.raises(ConfigError, match="cannot import 'hopkit.nope.Thing'"):
         instantiate({"_target_": "hopkit.nope.Thing"}, "inline")
@@ -68,12 +69,12 @@ def test_local_configs_folder_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_reader_option_forms() -> None:
-    assert reader_config("cot").mode == "cot"
-    assert reader_config({"mode": "direct", "max_tokens": 20}).max_tokens == 20
-    with pytest.raises(ConfigError, match="mode must be"):
-        reader_config("verbose")
-    with pytest.raises(ConfigError, match="unknown field"):
-        reader_config({"mood": "cot"})
+    assert method_config(OneRConfig, {"reader": "cot"}, "OneR").reader.mode == "cot"
+    assert method_config(OneRConfig, {"reader": {"mode": "direct", "max_tokens": 20}}, "OneR").reader.max_tokens == 20
+    with pytest.raises(ConfigError, match=r"OneR: option 'reader'.*'mode'.*one of 'direct', 'cot'.*'verbose'"):
+        method_config(OneRConfig, {"reader": "verbose"}, "OneR")
+    with pytest.raises(ConfigError, match=r"OneR: option 'reader': unknown option\(s\) \['mood'\]"):
+        method_config(OneRConfig, {"reader": {"mood": "cot"}}, "OneR")
 
 
 def test_an_llm_config_can_turn_on_the_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,8 +22,8 @@ from hopkit.errors import ConfigError
 
 pytestmark = pytest.mark.unit
 
-PIPELINES = ["hopkit.pipelines.generation.one_step.OneRPipelineConfig",
-             "hopkit.pipelines.generation.no_retrieval.NoRPipelineConfig",
+PIPELINES = ["hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig",
+             "hopkit.pipelines.generation.no_retrieval.NoRGenerationPipelineConfig",
              "hopkit.pipelines.generation.ircot.IRCoTGenerationPipelineConfig"]
 RETRIEVAL = ["hopkit.pipelines.retrieval.bm25.BM25RetrievalPipeline",
              "hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline",

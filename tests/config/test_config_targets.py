@@ -11,7 +11,7 @@ from hopkit import config as config_module
 from hopkit.config import allow_targets, instantiate, load_llm, load_named, load_yaml
 from hopkit.errors import ConfigError
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
-from hopkit.pipelines.generation.one_step import OneRPipelineConfig
+from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 
 pytestmark = pytest.mark.unit
@@ -107,7 +107,7 @@ def test_each_kind_takes_only_its_own_classes(spy_module: types.ModuleType) -> N
         instantiate({"_target_": "hopkit.llm.llama_cpp.LlamaCppLLM.load"}, "inline", kind="pipelines")
     load.assert_not_called()
     with pytest.raises(ConfigError, match="field '_target_'"):
-        instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRPipelineConfig", "name": "x"},
+        instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig", "name": "x"},
                     "inline", kind="llm")
     with pytest.raises(ConfigError, match="field '_target_'"):
         instantiate({"_target_": "hopkit_test_user_targets.Unrelated"}, "inline", kind="retrieval")
@@ -164,6 +164,6 @@ def test_every_packaged_config_names_an_allowed_target(path: Path, no_user_targe
 
 
 def test_the_old_generic_call_still_builds_pipeline_configs() -> None:
-    built = instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRPipelineConfig", "name": "o"},
+    built = instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig", "name": "o"},
                         "inline")
-    assert isinstance(built, OneRPipelineConfig)
+    assert isinstance(built, OneRGenerationPipelineConfig)

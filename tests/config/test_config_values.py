@@ -12,8 +12,8 @@ from hopkit.errors import ConfigError
 
 pytestmark = pytest.mark.unit
 
-ONER = "hopkit.pipelines.generation.one_step.OneRPipelineConfig"
-NOR = "hopkit.pipelines.generation.no_retrieval.NoRPipelineConfig"
+ONER = "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig"
+NOR = "hopkit.pipelines.generation.no_retrieval.NoRGenerationPipelineConfig"
 IRCOT = "hopkit.pipelines.generation.ircot.IRCoTGenerationPipelineConfig"
 
 
@@ -45,7 +45,8 @@ def build(tmp_path: Path, text: str) -> Any:
     (IRCOT, "title_matching: maybe", "title_matching", "true or false or null, got 'maybe'"),
     (IRCOT, "stop_sequence: 7", "stop_sequence", "a string, got 7"),
     (IRCOT, "reasoning_prompt_template: [1]", "reasoning_prompt_template", "a string or null"),
-    (IRCOT, "options: [reader, cot]", "options", "a mapping"),
+    (IRCOT, "iirc: 3", "iirc", "an IIRCConfig or a mapping, got 3"),
+    (IRCOT, "reader: verbose", "reader", "one of 'cot', 'direct', 'none', got 'verbose'"),
     (NOR, "batch_size: .nan", "batch_size", "an integer >= 1"),
 ])
 def test_wrong_type_or_range_names_file_and_field(tmp_path: Path, target: str, line: str, field: str,
@@ -59,13 +60,13 @@ def test_wrong_type_or_range_names_file_and_field(tmp_path: Path, target: str, l
 
 
 @pytest.mark.parametrize(("text", "pattern"), [
-    ("options: {reader: verbose}", r"'reader'.*one of 'cot', 'direct', 'none'"),
-    ("options: {max_paragraph_words: 0.5}", r"'max_paragraph_words'.*an integer >= 1"),
-    ("options: {near_duplicate_threshold: 101}", r"'near_duplicate_threshold'.*<= 100"),
-    ("options: {exclude_collected: 1}", r"'exclude_collected'.*true or false"),
-    ("options: {iirc: {title_count: two}}", r"'title_count'.*an integer >= 1"),
-    ("options: {iirc: 3}", r"'iirc'"),
-    ("options: {colour: red}", r"field 'options'.*unknown option.*colour"),
+    ("reader_context: elsewhere", r"'reader_context'.*one of 'own', 'reasoning'"),
+    ("max_paragraph_words: 0.5", r"'max_paragraph_words'.*an integer >= 1"),
+    ("near_duplicate_threshold: 101", r"'near_duplicate_threshold'.*<= 100"),
+    ("exclude_collected: 1", r"'exclude_collected'.*true or false"),
+    ("iirc: {title_count: two}", r"option 'iirc'.*'title_count'.*an integer >= 1"),
+    ("iirc: {title_cont: 2}", r"option 'iirc'.*unknown option.*title_cont"),
+    ("colour: red", r"field 'colour'.*unknown option"),
     ("demonstrations: {dataset: hotpotqa, distractors: 9}", r"'distractors'.*<= 3"),
     ("demonstrations: {dataset: nq}", r"'dataset'.*hotpotqa"),
     ("demonstrations: {dataset: hotpotqa, family: gpt}", r"'family'.*'codex', 'flan_t5'"),
@@ -82,7 +83,7 @@ def test_nested_ircot_options_are_checked_when_the_file_is_read(tmp_path: Path, 
 @pytest.mark.parametrize(("text", "pattern"), [
     ("reader: {mode: cot, max_tokens: many}", r"'max_tokens'.*an integer >= 1"),
     ("reader: {mode: cot, instruction: 4}", r"'instruction'.*a string or null"),
-    ("reader: {mode: loud}", r"mode must be"),
+    ("reader: {mode: loud}", r"'mode'.*one of 'direct', 'cot'"),
     ("reader: [cot]", r"field 'reader'"),
 ])
 def test_reader_option_is_checked_when_the_file_is_read(tmp_path: Path, text: str, pattern: str) -> None:
@@ -125,8 +126,11 @@ def test_llm_and_retrieval_options_are_checked_before_anything_loads(tmp_path: P
 def test_good_values_still_build(tmp_path: Path) -> None:
     config = build(tmp_path, f"_target_: {IRCOT}\nname: run\nk_per_step: 2\ntop_k: 3\ntitle_matching: null\n"
                              "demonstrations: {dataset: musique, distractors: 1, family: flan_t5}\n"
-                             "options: {reader: cot, near_duplicate_threshold: 85, iirc: {title_count: 2}}\n")
-    assert config.top_k == 3 and config.options["reader"] == "cot"
+                             "reader: cot\nnear_duplicate_threshold: 85\niirc: {title_count: 2}\n")
+    assert config.top_k == 3 and config.reader == "cot"
+    pipeline = config.build(None)
+    assert (pipeline.config.k_per_step, pipeline.config.near_duplicate_threshold) == (3, 85)
+    assert pipeline.config.iirc.title_count == 2
     config = build(tmp_path, f"_target_: {ONER}\nname: run\nk: 15\nreader: {{mode: cot, max_tokens: 50}}\n")
     assert config.k == 15
 
@@ -225,14 +229,15 @@ def test_docs_list_every_option() -> None:
     from hopkit.methods.reader import ReaderConfig
     from hopkit.pipelines.generation.config import DemonstrationSpec
     from hopkit.pipelines.generation.ircot import IRCoTGenerationPipelineConfig
-    from hopkit.pipelines.generation.no_retrieval import NoRPipelineConfig
-    from hopkit.pipelines.generation.one_step import OneRPipelineConfig
+    from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipelineConfig
+    from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
     from hopkit.pipelines.retrieval.dense import DenseRetrievalPipeline
     from hopkit.pipelines.retrieval.hybrid import HybridRetrievalPipeline
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
-    names = {f.name for cls in (NoRPipelineConfig, OneRPipelineConfig, IRCoTGenerationPipelineConfig, IRCoTConfig,
+    names = {f.name for cls in (NoRGenerationPipelineConfig, OneRGenerationPipelineConfig,
+                                IRCoTGenerationPipelineConfig, IRCoTConfig,
                                 ReaderConfig, IIRCConfig, DemonstrationSpec) for f in dataclasses.fields(cls)}
     for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, LlamaCppLLM.load,
                    OpenAICompatibleLLM):

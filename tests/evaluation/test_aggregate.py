@@ -141,10 +141,18 @@ def test_paired_values_rejects_bad_input() -> None:
         paired_values([_scores("q1", 1.0)], [_scores("q2", 1.0)], "em")
 
 
+def _usage(calls: int, total: float, **judges: float) -> Usage:
+    usage = Usage(total_seconds=total)
+    for _ in range(calls):
+        usage.add_llm(100, 10, 0.5, cached_prompt_tokens=50)
+    usage.add_retrieval(0.1)
+    for name, seconds in judges.items():
+        usage.add_call(f"judge:{name}", seconds)
+    return usage
+
+
 def _cost(calls: int, total: float, failed: bool = False) -> QuestionCost:
-    return QuestionCost(llm_calls=calls, prompt_tokens=100 * calls, completion_tokens=10 * calls,
-                        cached_prompt_tokens=50 * calls, llm_seconds=0.5 * calls,
-                        retrieval_seconds=0.1, total_seconds=total, failed=failed)
+    return QuestionCost(_usage(calls, total), failed=failed)
 
 
 def test_summarize_run_averages_metrics_and_costs() -> None:
@@ -165,6 +173,19 @@ def test_summarize_run_averages_metrics_and_costs() -> None:
     # other = (2-1-.1) + max(0, 2-2-.1) + (0.5-0-.1) + (1.5-1.5-.1 -> 0) = 0.9 + 0 + 0.4 + 0
     assert s.other_seconds_per_q == pytest.approx(1.3 / 4)
     assert s.cached_prompt_share == pytest.approx(0.5)
+    assert dict(s.component_seconds_per_q) == pytest.approx({"model": 4.5 / 4, "retrieval": 0.1})
+    assert s.extra_components == ()
+
+
+def test_summarize_run_keeps_each_judge_component_apart() -> None:
+    costs = [QuestionCost(_usage(1, 2.0, relevance=0.4, support=0.2)), QuestionCost(_usage(1, 1.0, relevance=0.2))]
+    s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0), _scores("q2", 0.0)], costs)
+    assert s.extra_components == ("judge:relevance", "judge:support")
+    assert s.component_seconds_per_q["judge:relevance"] == pytest.approx(0.3)
+    assert s.component_seconds_per_q["judge:support"] == pytest.approx(0.1)  # the second question never judged
+    # other = (2 - .5 - .1 - .4 - .2) + (1 - .5 - .1 - .2) = 0.8 + 0.2
+    assert s.other_seconds_per_q == pytest.approx(0.5)
+    assert (s.llm_seconds_per_q, s.retrieval_seconds_per_q) == pytest.approx((0.5, 0.1))
 
 
 def test_summarize_run_leaves_out_metrics_that_never_apply() -> None:
@@ -176,7 +197,7 @@ def test_summarize_run_leaves_out_metrics_that_never_apply() -> None:
 
 
 def test_summarize_run_without_prompt_tokens_has_zero_cached_share() -> None:
-    cost = QuestionCost(0, 0, 0, 0, 0.0, 0.0, 0.1)
+    cost = QuestionCost(Usage(total_seconds=0.1))
     s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0)], [cost])
     assert s.cached_prompt_share == 0.0
 
@@ -190,10 +211,7 @@ def test_summarize_run_checks_counts() -> None:
         summarize_run("r", "n", "m", "d", [_scores("q1", 1.0)] * 2, [_cost(1, 1.0)])
 
 
-def test_question_cost_from_usage() -> None:
-    usage = Usage()
-    usage.add_llm(120, 30, 0.75, cached_prompt_tokens=100)
-    usage.add_llm(80, 10, 0.25)
-    usage.add_retrieval(0.2)
-    cost = QuestionCost.from_usage(usage, total_seconds=1.5)
-    assert cost == QuestionCost(2, 200, 40, 100, 1.0, 0.2, 1.5, False)
+def test_summarize_run_without_any_component_has_only_other_time() -> None:
+    s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0)], [QuestionCost(Usage(total_seconds=0.1))])
+    assert dict(s.component_seconds_per_q) == {} and s.llm_seconds_per_q == 0.0
+    assert s.other_seconds_per_q == pytest.approx(0.1)

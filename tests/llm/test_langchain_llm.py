@@ -113,7 +113,8 @@ def test_models_without_a_logprobs_option_do_not_offer_scoring() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     chat = LangChainLLM(FakeListChatModel(responses=["yes"]))
-    assert chat.capabilities == frozenset({"concurrent_calls"})  # no scoring
+    assert chat.capabilities == frozenset({"concurrent_calls", "chat"})  # no scoring
+    assert LangChainLLM(FakeListLLM(responses=["yes"])).capabilities == frozenset({"concurrent_calls"})  # no chat
     with pytest.raises(LLMError, match=r"LangChainLLM\('langchain:FakeListChatModel:default'\) does not support "
                                        "'scoring'"):
         chat.score_continuations("Is it?", ["yes"])

@@ -248,3 +248,17 @@ def test_a_prompt_and_candidate_too_long_for_the_context_are_refused() -> None:
             small.score_continuations("word " * 300, [" yes"])
     finally:
         small.close()
+
+
+def test_chat_turns_go_through_the_ggufs_own_template(llm: LlamaCppLLM) -> None:
+    from hopkit.llm.protocol import CHAT, ChatMessage
+
+    assert supports(llm, CHAT)  # SmolLM2's GGUF carries its chat template
+    turns = [ChatMessage("system", "Answer with one word."), ChatMessage("user", "What colour is the sky?")]
+    rendered = llm._chat_template.render(turns)  # type: ignore[union-attr]
+    assert rendered.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>\n<|im_start|>user\n")
+    assert rendered.endswith("<|im_start|>assistant\n")
+    chat = llm.complete_chat(turns, max_tokens=8)
+    plain = llm.complete(rendered, max_tokens=8)
+    assert chat.text == plain.text and chat.text.strip()  # the same prompt as a plain completion
+    assert "<|im_end|>" not in chat.text and chat.prompt_tokens == plain.prompt_tokens

@@ -38,6 +38,7 @@ def test_calls_inside_a_block_are_added_to_it_and_to_the_total() -> None:
     assert completion.text == "ok"
     assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens, usage.cached_prompt_tokens) == (2, 20, 4, 8)
     assert usage.llm_seconds > 0
+    assert list(usage.components) == ["model"] and usage.components["model"].calls == 2
     total = llm.total
     assert (total.llm_calls, total.prompt_tokens, total.completion_tokens) == (3, 30, 6)
 

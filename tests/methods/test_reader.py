@@ -70,3 +70,55 @@ def test_few_shot_reader_puts_demonstrations_first_without_instruction() -> None
     llm = ScriptedLLM(["Tarsk"])
     Reader(llm, ReaderConfig(mode="direct"), ["Q: demo question\nA: demo answer"]).read("Where?", PARAGRAPHS)
     assert llm.prompts[0].startswith("Q: demo question\nA: demo answer\n\n\nWikipedia Title: Velmora Ironworks")
+
+
+def test_reader_reports_the_paragraphs_it_read() -> None:
+    output = Reader(ScriptedLLM(["Tarsk"]), ReaderConfig()).read("Where?", PARAGRAPHS)
+    assert output.paragraph_ids == (1, 2) and output.confidence is None
+
+
+def test_chat_reader_sends_system_demonstration_and_question_turns() -> None:
+    llm = ScriptedLLM(["Tarsk.\n\nmore"], chat=True)
+    demo = "Wikipedia Title: X\nX is in Y.\n\nQ: Where is X?\nA: Y"
+    output = Reader(llm, ReaderConfig(format="chat"), [demo]).read("Where was Ada Quill born?", PARAGRAPHS)
+    assert output.answer == "Tarsk"
+    assert llm.prompts[0] == (
+        "<|system|>\n" + "Answer the question with a short answer (a name, a place, a date, a number, or yes/no), "
+        "using the Wikipedia paragraphs if they help.\n"
+        "<|user|>\nWikipedia Title: X\nX is in Y.\n\nQ: Where is X?\n<|assistant|>\nY\n"
+        "<|user|>\nWikipedia Title: Velmora Ironworks\nVelmora Ironworks was founded by Ada Quill.\n\n"
+        "Wikipedia Title: Ada Quill\nAda Quill was born in Tarsk.\n\nQ: Where was Ada Quill born?\n<|assistant|>\n")
+
+
+def test_chat_reader_keeps_only_the_demonstrations_that_fit() -> None:
+    llm = ScriptedLLM(["Tarsk"], chat=True, context_length=300)
+    demos = [f"Q: demo {i} " + "word " * 60 + "\nA: answer" for i in range(5)]
+    Reader(llm, ReaderConfig(format="chat", max_tokens=20), demos).read("Where?", PARAGRAPHS)
+    kept = llm.prompts[0].count("<|assistant|>\nanswer")
+    assert 1 <= kept < 5
+
+
+def test_chat_reader_needs_a_chat_model() -> None:
+    with pytest.raises(LLMError, match=r"'chat'.*the chat-format reader"):
+        Reader(ScriptedLLM([]), ReaderConfig(format="chat"))
+
+
+def test_zero_shot_template_replaces_the_instruction_layout() -> None:
+    llm = ScriptedLLM(["Tarsk"])
+    Reader(llm, ReaderConfig(template="Question: {query}\nDocs:\n{paragraphs}\nAnswer:")).read("Where?", PARAGRAPHS)
+    assert llm.prompts[0].startswith("Question: Where?\nDocs:\n") and llm.prompts[0].endswith("\nAnswer:")
+
+
+def test_a_template_without_the_question_is_refused() -> None:
+    from hopkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"template.*\{query\}"):
+        ReaderConfig(template="no placeholders")
+
+
+def test_read_after_cues_a_direct_answer_and_keeps_its_first_sentence() -> None:
+    llm = ScriptedLLM(["Tarsk. Ada Quill was born there."], streaming=True)
+    output = Reader(llm, ReaderConfig()).read_after(lambda instance: f"DEMOS\n\n\n{instance}", "Where?", PARAGRAPHS)
+    assert output.answer == "Tarsk"
+    assert llm.prompts[0].startswith("DEMOS\n\n\nWikipedia Title: Velmora Ironworks")
+    assert llm.prompts[0].endswith("Q: Where?\nA: So the answer is:")

@@ -94,7 +94,7 @@ def test_the_documented_python_example_runs_as_written(documented_environment) -
     again = pipeline.run(top_k=4)
     assert again["already_done"] == 2 and len(documented_environment.requests) == asked
     stored = Store(session_factory).results(results["run_id"])
-    assert {r.query_id for r in stored} == {"q1", "q2"} and all(r.llm_calls >= 2 for r in stored)
+    assert {r.query_id for r in stored} == {"q1", "q2"} and all(r.usage.llm_calls >= 2 for r in stored)
 
 
 def test_top_k_is_an_alias_that_takes_effect(documented_environment) -> None:

@@ -9,20 +9,21 @@ import pytest
 
 from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
-from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
+from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split, time_split_parts
 
 pytestmark = pytest.mark.unit
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _summary(name: str, dataset: str, em: float, recall: float | None) -> RunSummary:
+def _summary(name: str, dataset: str, em: float, recall: float | None, **judges: float) -> RunSummary:
     metrics = {"em": Estimate(em, em - 0.05, em + 0.05, 100),
                "f1": Estimate(em + 0.1, em + 0.05, em + 0.15, 100)}
     if recall is not None:
         metrics["paragraph_recall"] = Estimate(recall, recall - 0.04, recall + 0.04, 100)
+    components = {"model": 1.4, "retrieval": 0.3, **{f"judge:{j}": s for j, s in judges.items()}}
     return RunSummary(f"id-{name}-{dataset}", name, name.split()[0], dataset, 100, 0, metrics,
-                      3.0, 1500.0, 80.0, 2.0, 1.4, 0.3, 0.3, 0.2)
+                      3.0, 1500.0, 80.0, 2.0 + sum(judges.values()), 0.3, 0.2, components)
 
 
 RUNS = [
@@ -73,6 +74,15 @@ def test_plot_time_split_writes_png(tmp_path: Path) -> None:
     assert width > height
     with pytest.raises(ValueError):
         plot_time_split([], tmp_path / "empty.png")
+
+
+def test_plot_time_split_draws_judge_components(tmp_path: Path) -> None:
+    runs = [RUNS[0], _summary("MIGRES", "hotpotqa", 0.5, 0.7, relevance=0.6, support=0.2)]
+    assert list(time_split_parts(RUNS)) == ["LLM", "retrieval", "other"]
+    parts = time_split_parts(runs)
+    assert list(parts) == ["LLM", "retrieval", "judge:relevance", "judge:support", "other"]
+    assert parts["judge:relevance"] == [0.0, 0.6] and parts["LLM"] == [1.4, 1.4]
+    assert plot_time_split(runs, tmp_path / "judged.png").stat().st_size > 10_000
 
 
 def test_plot_recall_curves_draws_one_panel_per_dataset(tmp_path: Path) -> None:

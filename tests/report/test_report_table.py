@@ -10,22 +10,38 @@ import pytest
 from hopkit.evaluation.aggregate import Estimate, QuestionCost, RunSummary, summarize_run
 from hopkit.evaluation.scoring import QuestionScores
 from hopkit.report.table import Column, Table, comparison_table, to_csv, to_markdown, to_text
+from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
+
+
+def _usage(calls: int, prompt: int, completion: int, cached: int, llm_s: float, retrieval_s: float,
+           total_s: float, **components: float) -> Usage:
+    parts = {"model": ComponentUsage(calls, llm_s)}
+    if retrieval_s:
+        parts["retrieval"] = ComponentUsage(calls, retrieval_s)
+    parts.update({name: ComponentUsage(1, seconds) for name, seconds in components.items()})
+    return Usage(prompt, completion, cached, total_s, parts)
 
 
 def _ircot() -> RunSummary:
     scores = [QuestionScores(f"q{i}", float(i % 2), 0.5 + 0.1 * (i % 3), 1.0, 0.75, 1.0, 1.0)
               for i in range(20)]
-    costs = [QuestionCost(4, 2000, 120, 1000, 3.0, 0.5, 4.0)] * 20
+    costs = [QuestionCost(_usage(4, 2000, 120, 1000, 3.0, 0.5, 4.0))] * 20
     return summarize_run("aaa111", "IRCoT K=4", "IRCoT", "hotpotqa", scores, costs)
 
 
 def _nor() -> RunSummary:
     scores = [QuestionScores(f"q{i}", 0.0, 0.2, 0.0, None, None, None) for i in range(19)]
-    costs = [QuestionCost(1, 300, 20, 0, 0.5, 0.0, 0.6)] * 19 + [
-        QuestionCost(1, 300, 20, 0, 0.5, 0.0, 0.6, failed=True)]
+    costs = [QuestionCost(_usage(1, 300, 20, 0, 0.5, 0.0, 0.6))] * 19 + [
+        QuestionCost(_usage(1, 300, 20, 0, 0.5, 0.0, 0.6), failed=True)]
     return summarize_run("bbb222", "NoR", "NoR", "hotpotqa", scores, costs)
+
+
+def _judged() -> RunSummary:
+    scores = [QuestionScores(f"q{i}", 1.0, 1.0, 1.0, 1.0, 1.0, 1.0) for i in range(4)]
+    costs = [QuestionCost(_usage(2, 900, 40, 0, 1.0, 0.1, 2.0, **{"judge:relevance": 0.5}))] * 4
+    return summarize_run("ccc333", "judged", "MIGRES", "hotpotqa", scores, costs)
 
 
 def test_comparison_table_cells() -> None:
@@ -87,6 +103,23 @@ def test_csv_writes_raw_fractions(tmp_path: Path) -> None:
     assert rows[1]["paragraph_recall"] == rows[1]["paragraph_recall_high"] == ""
     assert rows[1]["failed"] == "1"
     assert float(rows[1]["prompt_tokens_per_q"]) == 300.0
+
+
+def test_judge_components_get_their_own_columns(tmp_path: Path) -> None:
+    table = comparison_table([_ircot(), _judged()])
+    assert table.columns[-1].key == "judge_relevance_seconds_per_q"
+    assert table.columns[-1].header == "judge:relevance s/q"
+    assert table.rows[0][-1] is None and table.rows[1][-1] == pytest.approx(0.5)
+    lines = to_markdown(table).splitlines()
+    assert lines[0].endswith("| s/q | judge:relevance s/q |")
+    assert lines[2].endswith("| 4.00 | - |") and lines[3].endswith("| 2.00 | 0.50 |")
+    with to_csv(table, tmp_path / "t.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows[0]["judge_relevance_seconds_per_q"] == "" and float(rows[1]["judge_relevance_seconds_per_q"]) == 0.5
+
+
+def test_runs_without_judges_have_no_component_columns() -> None:
+    assert [c.key for c in comparison_table([_ircot(), _nor()]).columns][-1] == "seconds_per_q"
 
 
 def test_bad_tables_are_rejected() -> None:

@@ -31,7 +31,7 @@ def test_forwards_and_counts_inside_a_block() -> None:
     assert [h.id for h in hits] == [2]
     assert usage.retrieval_calls == 2
     assert usage.retrieval_seconds >= 0.0
-    assert usage.llm_calls == 0
+    assert usage.llm_calls == 0 and list(usage.components) == ["retrieval"]
 
 
 def test_counts_nothing_outside_a_block_and_blocks_do_not_mix() -> None:

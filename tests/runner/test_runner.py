@@ -15,7 +15,7 @@ from hopkit.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
-from hopkit.usage import current_usage
+from hopkit.usage import current_usage, timed_component
 
 pytestmark = pytest.mark.unit
 
@@ -57,9 +57,30 @@ def test_results_are_stored_with_their_usage_and_failures_recorded(tmp_path: Pat
     assert (outcome.finished, outcome.failed, outcome.already_done) == (5, 1, 0)
     results = {r.query_id: r for r in store.results(outcome.run_id)}
     assert results["q3"].prediction == "a3" and results["q3"].chunk_ids == (0,)
-    assert results["q3"].llm_calls == 1 and results["q3"].prompt_tokens == 10
-    assert results["q3"].llm_seconds == 0.5 and results["q3"].retrieval_seconds == 0.25
+    usage = results["q3"].usage
+    assert usage.llm_calls == 1 and usage.prompt_tokens == 10
+    assert usage.llm_seconds == 0.5 and usage.retrieval_seconds == 0.25
+    assert usage.total_seconds > 0 and results["q2"].usage.llm_calls == 1  # a failure's cost is kept
     assert "LLMError: server said no" in (results["q2"].error or "")
+
+
+class JudgingMethod:
+    """Times a judge inside each question, as the methods with judges do."""
+
+    name = "judging"
+
+    def generate(self, query: Query) -> GenerationResult:
+        with timed_component("judge:relevance"):
+            time.sleep(0.01)
+        return GenerationResult(text="a", chunk_ids=(), metadata={})
+
+
+def test_judge_components_are_stored_with_the_result(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    outcome = run_method(JudgingMethod(), QUERIES[:2], store, SPEC, progress=False)
+    for result in store.results(outcome.run_id):
+        judge = result.usage.components["judge:relevance"]
+        assert judge.calls == 1 and 0.01 <= judge.seconds <= result.usage.total_seconds
 
 
 def test_resume_redoes_only_unfinished_and_failed_questions(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from hopkit.store import DBConnection, QueryResult, Store
+from hopkit.usage import ComponentUsage, Usage
 
 MANY = 1_000_000
 
@@ -23,13 +24,10 @@ def expected_result(index: int, *, retried: bool = False) -> QueryResult:
         prediction="" if failed else f"answer {index}",
         chunk_ids=(index, index + 1),
         trace={"index": index, "hops": [{"query": f"hop {index}", "ids": [index]}]},
-        llm_calls=index % 3,
-        prompt_tokens=10 * index,
-        completion_tokens=index,
-        cached_prompt_tokens=index // 2,
-        llm_seconds=index / 8,
-        retrieval_seconds=index / 16,
-        total_seconds=index / 4,
+        usage=Usage(prompt_tokens=10 * index, completion_tokens=index, cached_prompt_tokens=index // 2,
+                    total_seconds=index / 4,
+                    components={"model": ComponentUsage(index % 3, index / 8),
+                                "retrieval": ComponentUsage(1, index / 16)}),
         error=f"RuntimeError: question {index} failed" if failed else None,
     )
 

@@ -10,6 +10,7 @@ import pytest
 from hopkit.errors import ConfigError, StoreError
 from hopkit.records import Corpus
 from hopkit.store import QueryResult, RunSpec, Store
+from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
 
@@ -26,13 +27,17 @@ def spec(name: str = "ircot-a", config: dict[str, Any] | None = None, method: st
                    config=BASE_CONFIG if config is None else config)
 
 
+def usage() -> Usage:
+    return Usage(prompt_tokens=120, completion_tokens=15, cached_prompt_tokens=40, total_seconds=1.8,
+                 components={"model": ComponentUsage(2, 1.5), "retrieval": ComponentUsage(2, 0.25),
+                             "judge:relevance": ComponentUsage(3, 0.1 + 0.2)})
+
+
 def result(query_id: str, prediction: str = "yes", error: str | None = None,
            **extra: Any) -> QueryResult:
     return QueryResult(query_id=query_id, prediction=prediction, chunk_ids=(3, 1, 2),
                        trace={"steps": [{"query": query_id, "ids": [3, 1]}], "note": "é"},
-                       llm_calls=2, prompt_tokens=120, completion_tokens=15,
-                       cached_prompt_tokens=40, llm_seconds=1.5, retrieval_seconds=0.25,
-                       total_seconds=1.8, error=error, **extra)
+                       usage=usage(), error=error, **extra)
 
 
 @pytest.fixture
@@ -166,7 +171,7 @@ def test_unknown_run_is_a_clear_error(toy: Store) -> None:
 
 def test_trace_must_be_json(toy: Store) -> None:
     run_id = toy.ensure_run(spec()).run_id
-    bad = QueryResult("q0", "x", (), {"obj": object()}, 0, 0, 0, 0, 0.0, 0.0, 0.0)
+    bad = QueryResult("q0", "x", (), {"obj": object()}, Usage())
     with pytest.raises(StoreError, match="question 'q0'.*not JSON-serialisable"):
         toy.record_result(run_id, bad)
     assert toy.results(run_id) == []

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
-from hopkit.usage import Usage
+from hopkit.usage import BUILTIN_COMPONENTS, MODEL, RETRIEVAL, Usage
 
 __all__ = [
     "Estimate",
@@ -51,27 +51,14 @@ class Estimate:
 
 @dataclass(frozen=True)
 class QuestionCost:
-    """What one question cost, as the runner measured it.
+    """What one question cost: the usage record the runner stored with it.
 
-    ``total_seconds`` is the wall time of the whole question; ``failed`` says the
-    method raised on it (its spending still counts towards the run's cost).
+    ``usage.total_seconds`` is the wall time of the whole question; ``failed`` says
+    the method raised on it (its spending still counts towards the run's cost).
     """
 
-    llm_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    cached_prompt_tokens: int
-    llm_seconds: float
-    retrieval_seconds: float
-    total_seconds: float
+    usage: Usage
     failed: bool = False
-
-    @classmethod
-    def from_usage(cls, usage: Usage, total_seconds: float, failed: bool = False) -> QuestionCost:
-        """Build from the :class:`hopkit.usage.Usage` block the runner opened for the question."""
-        return cls(usage.llm_calls, usage.prompt_tokens, usage.completion_tokens,
-                   usage.cached_prompt_tokens, usage.llm_seconds, usage.retrieval_seconds,
-                   total_seconds, failed)
 
 
 @dataclass(frozen=True)
@@ -82,9 +69,11 @@ class RunSummary:
     to estimates; a metric that applies to no question of the run (retrieval
     metrics of NoR) is absent. ``n_questions`` counts every attempted question,
     ``n_failed`` those where the method raised. Cost fields are means over all
-    attempted questions; ``other_seconds_per_q`` is the wall time spent outside LLM
-    and retrieval calls; ``cached_prompt_share`` is the share of prompt tokens
-    served from a cache.
+    attempted questions: ``component_seconds_per_q`` maps each usage component
+    (``"model"``, ``"retrieval"``, ``"judge:relevance"`` ...) to its seconds per
+    question (a question that never called it counts 0); ``other_seconds_per_q`` is
+    the wall time spent outside every component; ``cached_prompt_share`` is the
+    share of prompt tokens served from a cache.
     """
 
     run_id: str
@@ -98,10 +87,24 @@ class RunSummary:
     prompt_tokens_per_q: float
     completion_tokens_per_q: float
     seconds_per_q: float
-    llm_seconds_per_q: float
-    retrieval_seconds_per_q: float
     other_seconds_per_q: float
     cached_prompt_share: float
+    component_seconds_per_q: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def llm_seconds_per_q(self) -> float:
+        """Seconds per question in model calls (component ``"model"``)."""
+        return self.component_seconds_per_q.get(MODEL, 0.0)
+
+    @property
+    def retrieval_seconds_per_q(self) -> float:
+        """Seconds per question in retriever calls (component ``"retrieval"``)."""
+        return self.component_seconds_per_q.get(RETRIEVAL, 0.0)
+
+    @property
+    def extra_components(self) -> tuple[str, ...]:
+        """The components besides the model and retrieval (judges), sorted by name."""
+        return tuple(sorted(name for name in self.component_seconds_per_q if name not in BUILTIN_COMPONENTS))
 
 
 def _as_vector(values: Sequence[float], what: str) -> np.ndarray:
@@ -286,8 +289,10 @@ def summarize_run(run_id: str, name: str, method: str, dataset: str,
                         len(values), len(scores))
         estimates[metric] = bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence,
                                          seed=seed)
-    prompt_total = sum(c.prompt_tokens for c in costs)
-    cached_total = sum(c.cached_prompt_tokens for c in costs)
+    usages = [c.usage for c in costs]
+    prompt_total = sum(u.prompt_tokens for u in usages)
+    cached_total = sum(u.cached_prompt_tokens for u in usages)
+    components = sorted({name for u in usages for name in u.components})
     return RunSummary(
         run_id=run_id,
         name=name,
@@ -296,14 +301,12 @@ def summarize_run(run_id: str, name: str, method: str, dataset: str,
         n_questions=n_questions,
         n_failed=n_failed,
         metrics=MappingProxyType(estimates),
-        llm_calls_per_q=_mean([c.llm_calls for c in costs]),
-        prompt_tokens_per_q=_mean([c.prompt_tokens for c in costs]),
-        completion_tokens_per_q=_mean([c.completion_tokens for c in costs]),
-        seconds_per_q=_mean([c.total_seconds for c in costs]),
-        llm_seconds_per_q=_mean([c.llm_seconds for c in costs]),
-        retrieval_seconds_per_q=_mean([c.retrieval_seconds for c in costs]),
-        # Calls made in parallel can add up to more than the wall time: clip at 0.
-        other_seconds_per_q=_mean([max(0.0, c.total_seconds - c.llm_seconds - c.retrieval_seconds)
-                                   for c in costs]),
+        llm_calls_per_q=_mean([u.llm_calls for u in usages]),
+        prompt_tokens_per_q=_mean([u.prompt_tokens for u in usages]),
+        completion_tokens_per_q=_mean([u.completion_tokens for u in usages]),
+        seconds_per_q=_mean([u.total_seconds for u in usages]),
+        other_seconds_per_q=_mean([u.other_seconds for u in usages]),
         cached_prompt_share=cached_total / prompt_total if prompt_total else 0.0,
+        component_seconds_per_q=MappingProxyType(
+            {name: _mean([u.seconds(name) for u in usages]) for name in components}),
     )

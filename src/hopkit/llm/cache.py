@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, Literal, Sequence, cast
 
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (EARLY_STOP, LLM, SCORING, Completion, Done, Scores, ScoringLLM, StreamingLLM,
-                                 capabilities_of, missing_capability)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
+                                 ScoringLLM, StreamingLLM, capabilities_of, missing_capability)
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +63,13 @@ CREATE TABLE IF NOT EXISTS scores (
 EarlyStop = Literal["stopped", "finished"]
 
 
-def cache_key(model_id: str, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
-              early_stop: EarlyStop | None = None) -> str:
+def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence[str], max_tokens: int,
+              temperature: float, early_stop: EarlyStop | None = None) -> str:
     """The sha256 hex digest identifying one request.
 
     Args:
         model_id: the model's id.
-        prompt: the prompt.
+        prompt: the prompt, or the turns of a chat request.
         stop: stop sequences, in order.
         max_tokens: the token limit.
         temperature: the temperature (as a float, so 0 and 0.0 are one key).
@@ -78,7 +78,8 @@ def cache_key(model_id: str, prompt: str, stop: Sequence[str], max_tokens: int, 
     Returns:
         64 hex characters.
     """
-    fields: list[object] = [model_id, prompt, list(stop), int(max_tokens), float(temperature)]
+    shown: object = prompt if isinstance(prompt, str) else ["chat", [m.as_dict() for m in prompt]]
+    fields: list[object] = [model_id, shown, list(stop), int(max_tokens), float(temperature)]
     if early_stop is not None:
         fields.append(f"early_stop:{early_stop}")
     material = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
@@ -153,6 +154,25 @@ class CachedLLM:
         if stored is not None:
             return stored
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
+        self._store_completion(key, completion)
+        return completion
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """:meth:`complete` for a chat request, keyed on its turns.
+
+        Raises:
+            LLMError: the wrapped model has no ``"chat"`` capability, or its call failed.
+        """
+        if CHAT not in self.capabilities:
+            raise missing_capability(self.inner, CHAT)
+        started = time.perf_counter()
+        key = cache_key(self.inner.model_id, messages, stop, max_tokens, temperature)
+        stored = self._stored_completion(key, started)
+        if stored is not None:
+            return stored
+        completion = cast(ChatLLM, self.inner).complete_chat(messages, stop=stop, max_tokens=max_tokens,
+                                                             temperature=temperature)
         self._store_completion(key, completion)
         return completion
 

@@ -7,7 +7,7 @@ from typing import Callable, Mapping, Sequence
 
 from hopkit.errors import LLMError
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import EARLY_STOP, SCORING, Completion, Done, Scores, missing_capability
+from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 
@@ -27,6 +27,9 @@ class ScriptedLLM:
             the model has the ``"scoring"`` capability.
         streaming: offer ``complete_until`` (the ``"early_stop"`` capability), streaming
             the scripted text word by word.
+        chat: offer ``complete_chat`` (the ``"chat"`` capability): the turns are laid out as
+            ``<|role|>\ncontent`` blocks ending in ``<|assistant|>\n`` (see :func:`chat_prompt`),
+            recorded in ``prompts`` and answered like a prompt.
 
     The text is cut at the first stop sequence, as a real backend would. Scored prompts
     are recorded in ``scored`` (with their candidates), not in ``prompts``.
@@ -35,20 +38,27 @@ class ScriptedLLM:
     model_id = "scripted"
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
-                 scores: ScoreScript | None = None, streaming: bool = False) -> None:
+                 scores: ScoreScript | None = None, streaming: bool = False, chat: bool = False) -> None:
         self.script = script
         self.context_length = context_length
         self.scores = scores
         self.prompts: list[str] = []
         self.scored: list[tuple[str, tuple[str, ...]]] = []
         self.capabilities: frozenset[str] = frozenset(
-            ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []))
+            ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []) + ([CHAT] if chat else []))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
         text = self._text(prompt, stop)
         return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
                           completion_tokens=self.count_tokens(text), seconds=0.0)
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """The scripted answer to :func:`chat_prompt` of the turns (needs ``chat=True``)."""
+        if CHAT not in self.capabilities:
+            raise missing_capability(self, CHAT)
+        return self.complete(chat_prompt(messages), stop=stop, max_tokens=max_tokens, temperature=temperature)
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
                        temperature: float = 0.0) -> Completion:
@@ -96,3 +106,10 @@ class ScriptedLLM:
             if sequence and sequence in text:
                 text = text[: text.index(sequence)]
         return text
+
+
+def chat_prompt(messages: Sequence[ChatMessage]) -> str:
+    """How :class:`ScriptedLLM` lays out chat turns: ``<|role|>\ncontent\n`` each, then ``<|assistant|>\n``."""
+    if not messages:
+        raise LLMError("a chat needs at least one message")
+    return "".join(f"<|{m.role}|>\n{m.content}\n" for m in messages) + "<|assistant|>\n"

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from hopkit.errors import ConfigError, HopkitError, LLMError, LLMServerError
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import CONCURRENT_CALLS, LLM, SCORING, Completion, Scores, missing_capability
+from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, LLM, SCORING, ChatMessage, Completion, Scores, missing_capability
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 
 
@@ -88,7 +88,8 @@ class LangChainLLM:
         self.top_logprobs = top_logprobs
         if scoring is None:
             scoring = chat and "logprobs" in (getattr(type(model), "model_fields", None) or {})
-        self.capabilities: frozenset[str] = frozenset({CONCURRENT_CALLS, SCORING} if scoring else {CONCURRENT_CALLS})
+        self.capabilities: frozenset[str] = frozenset(
+            {CONCURRENT_CALLS} | ({SCORING} if scoring else set()) | ({CHAT} if chat else set()))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -108,11 +109,33 @@ class LangChainLLM:
             LLMError: the model (or its provider client) raised anything else; the original error is chained.
         """
         from langchain_core.language_models import BaseChatModel
-        from langchain_core.messages import HumanMessage
 
+        if isinstance(self.model, BaseChatModel):
+            return self.complete_chat([ChatMessage("user", prompt)], stop=stop, max_tokens=max_tokens,
+                                      temperature=temperature)
+        return self._complete(prompt, prompt, stop, max_tokens, temperature)
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """Invoke a chat model with the turns as LangChain messages (the ``"chat"`` capability).
+
+        Raises:
+            LLMError: the model is not a chat model, no messages, or :meth:`complete`'s errors.
+        """
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        if CHAT not in self.capabilities:
+            raise missing_capability(self, CHAT, purpose="a chat prompt (a LangChain chat model)")
+        if not messages:
+            raise LLMError("a chat needs at least one message")
+        kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+        payload = [kinds[m.role](content=m.content) for m in messages]
+        return self._complete(payload, " ".join(m.content for m in messages), stop, max_tokens, temperature)
+
+    def _complete(self, payload: Any, prompt_text: str, stop: Sequence[str], max_tokens: int,
+                  temperature: float) -> Completion:
         stops = [s for s in stop if s]
         options: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature} if self.pass_options else {}
-        payload: Any = [HumanMessage(content=prompt)] if isinstance(self.model, BaseChatModel) else prompt
         started = time.perf_counter()
         output = self._invoke(self.model, payload, stop=stops or None, **options)
         seconds = time.perf_counter() - started
@@ -121,7 +144,7 @@ class LangChainLLM:
         details = usage.get("input_token_details") or {}
         return Completion(
             text=text,
-            prompt_tokens=int(usage.get("input_tokens") or estimate_tokens(prompt)),
+            prompt_tokens=int(usage.get("input_tokens") or estimate_tokens(prompt_text)),
             completion_tokens=int(usage.get("output_tokens") or estimate_tokens(text)),
             seconds=seconds,
             cached_prompt_tokens=int(details.get("cache_read") or 0),

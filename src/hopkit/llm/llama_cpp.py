@@ -32,9 +32,10 @@ import numpy as np
 import numpy.typing as npt
 
 from hopkit.errors import LLMError
+from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
 from hopkit.llm.logprobs import check_candidates, log_softmax
-from hopkit.llm.protocol import EARLY_STOP, SCORING, Completion, Done, Scores
+from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
 from hopkit.llm.text import cut_at_stop
 from hopkit.options import NonNegativeInt, PositiveInt
 
@@ -117,7 +118,7 @@ class LlamaCppLLM:
     """
 
     # No "concurrent_calls": one context answers one prompt at a time, and interleaving
-    # questions would evict each other's cached prompt prefix.
+    # questions would evict each other's cached prompt prefix. "chat" when the GGUF has a template.
     capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING})
 
     def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:
@@ -131,6 +132,9 @@ class LlamaCppLLM:
         self.context_length: int = int(model.n_ctx())
         self.seed = seed
         self._lock = threading.Lock()
+        self._chat_template = chat_template_of(model)
+        if self._chat_template is not None:
+            self.capabilities = LlamaCppLLM.capabilities | {CHAT}
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, n_ctx: NonNegativeInt = 8192,
@@ -190,6 +194,17 @@ class LlamaCppLLM:
             LLMError: bad arguments, a prompt that does not fit the context, or a llama.cpp failure.
         """
         return self._call(prompt, None, stop, max_tokens, temperature)
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """The assistant's turn after ``messages``, laid out by the GGUF's own chat template.
+
+        Raises:
+            LLMError: the GGUF has no chat template, or :meth:`complete`'s errors.
+        """
+        if self._chat_template is None:
+            raise missing_capability(self, CHAT, purpose="a chat prompt (this GGUF has no tokenizer.chat_template)")
+        return self._call(self._chat_template.render(messages), None, stop, max_tokens, temperature)
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
                        temperature: float = 0.0) -> Completion:

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from typing import Sequence, cast
 
-from hopkit.llm.protocol import (EARLY_STOP, LLM, SCORING, Completion, Done, Scores, ScoringLLM, StreamingLLM,
-                                 capabilities_of, missing_capability)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
+                                 ScoringLLM, StreamingLLM, capabilities_of, missing_capability)
 from hopkit.usage import Usage, current_usage
 
 
 class MeteredLLM:
     """Wraps any LLM and counts its calls, tokens and wall-clock seconds.
 
-    Every call is added to the ``track_usage()`` block open in the calling thread or
-    task (if any) and to the running :attr:`total`. Completions pass through
-    unchanged. Put it outside a :class:`~hopkit.llm.cache.CachedLLM` to count
-    what the method asked for (cache hits count as calls, with their original
-    token counts and near-zero seconds), inside to count only real model calls.
+    Every call is added, under the usage component ``"model"``, to the
+    ``track_usage()`` block open in the calling thread or task (if any) and to the
+    running :attr:`total`. Completions pass through unchanged. Put it outside a
+    :class:`~hopkit.llm.cache.CachedLLM` to count what the method asked for (cache
+    hits count as calls, with their original token counts and near-zero seconds),
+    inside to count only real model calls.
 
     It has exactly the optional capabilities of the model it wraps (``capabilities``);
     an early-stopped completion and a scoring call are counted and timed like a
@@ -51,9 +51,10 @@ class MeteredLLM:
 
     @property
     def total(self) -> Usage:
-        """A snapshot of everything metered so far, across all threads."""
+        """A snapshot of everything metered so far, across all threads (its
+        ``total_seconds`` stays 0: no block measures the meter's wall time)."""
         with self._lock:
-            return dataclasses.replace(self._total)
+            return self._total.copy()
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -73,6 +74,20 @@ class MeteredLLM:
         """
         started = time.perf_counter()
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
+        return self._record(completion, time.perf_counter() - started)
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """The wrapped LLM's ``complete_chat``, recorded like :meth:`complete`.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"chat"`` capability, or its call failed.
+        """
+        if CHAT not in self.capabilities:
+            raise missing_capability(self.inner, CHAT)
+        started = time.perf_counter()
+        completion = cast(ChatLLM, self.inner).complete_chat(messages, stop=stop, max_tokens=max_tokens,
+                                                             temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,

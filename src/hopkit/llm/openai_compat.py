@@ -12,7 +12,7 @@ import httpx
 from hopkit import environment
 from hopkit.errors import LLMError, LLMServerError
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import CONCURRENT_CALLS, SCORING, Completion, Scores
+from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, SCORING, ChatMessage, Completion, Scores, missing_capability
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
@@ -114,7 +114,8 @@ class OpenAICompatibleLLM:
         self.top_logprobs = top_logprobs
         self.url = endpoint_url(base_url, endpoint)
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
-        self.capabilities: frozenset[str] = frozenset({SCORING, CONCURRENT_CALLS})
+        chat = {CHAT} if endpoint == "chat" else set()
+        self.capabilities: frozenset[str] = frozenset({SCORING, CONCURRENT_CALLS, *chat})
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 
@@ -138,11 +139,28 @@ class OpenAICompatibleLLM:
             LLMError: the server refused the request (other 4xx), answered something unreadable,
                 answered with no text (null content) or withheld the answer (content filter).
         """
-        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature}
         if self.endpoint == "chat":
-            body["messages"] = [{"role": "user", "content": prompt}]
-        else:
-            body["prompt"] = prompt
+            return self.complete_chat([ChatMessage("user", prompt)], stop=stop, max_tokens=max_tokens,
+                                      temperature=temperature)
+        return self._request({"prompt": prompt}, prompt, stop, max_tokens, temperature)
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """Send the turns to the chat endpoint (the ``"chat"`` capability, with ``endpoint="chat"``).
+
+        Raises:
+            LLMError: the model was configured for the completions endpoint, or :meth:`complete`'s errors.
+        """
+        if CHAT not in self.capabilities:
+            raise missing_capability(self, CHAT, purpose="a chat prompt (configure endpoint: chat)")
+        if not messages:
+            raise LLMError("a chat needs at least one message")
+        return self._request({"messages": [m.as_dict() for m in messages]}, " ".join(m.content for m in messages),
+                             stop, max_tokens, temperature)
+
+    def _request(self, payload: dict[str, Any], prompt_text: str, stop: Sequence[str], max_tokens: int,
+                 temperature: float) -> Completion:
+        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature, **payload}
         stops = [s for s in stop if s]
         if stops:
             body["stop"] = stops
@@ -156,7 +174,7 @@ class OpenAICompatibleLLM:
         details = usage.get("prompt_tokens_details") or {}
         return Completion(
             text=text,
-            prompt_tokens=int(usage.get("prompt_tokens") or estimate_tokens(prompt)),
+            prompt_tokens=int(usage.get("prompt_tokens") or estimate_tokens(prompt_text)),
             completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)),
             seconds=seconds,
             cached_prompt_tokens=int(details.get("cached_tokens") or 0),

@@ -7,7 +7,9 @@ the matching method:
 - ``"early_stop"``: ``complete_until(prompt, done, ...)`` (:class:`StreamingLLM`), a
   completion ended as soon as a predicate on the text so far holds;
 - ``"scoring"``: ``score_continuations(prompt, candidates)`` (:class:`ScoringLLM`), the
-  log-probability of each candidate continuation, as :class:`Scores`.
+  log-probability of each candidate continuation, as :class:`Scores`;
+- ``"chat"``: ``complete_chat(messages, ...)`` (:class:`ChatLLM`), the answer to system
+  and user turns laid out by the model's own chat template (or a server's chat endpoint).
 
 Ask with :func:`supports` (or :func:`require`, which raises), never by looking for the
 method: wrappers such as ``CachedLLM`` and ``MeteredLLM`` always have the methods but
@@ -23,12 +25,15 @@ from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runti
 
 from hopkit.errors import LLMError
 
-Capability = Literal["early_stop", "scoring", "concurrent_calls"]
+Capability = Literal["early_stop", "scoring", "chat", "concurrent_calls"]
 EARLY_STOP: Final = "early_stop"
 SCORING: Final = "scoring"
+CHAT: Final = "chat"
 # Serves several calls at once (a server); a model without it is sent one question at a time.
 CONCURRENT_CALLS: Final = "concurrent_calls"
-CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations"}
+CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations",
+                                              CHAT: "complete_chat"}
+Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
 Done = Callable[[str], bool]
@@ -52,6 +57,18 @@ class Completion:
     cached_prompt_tokens: int = 0
     from_cache: bool = False
     finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One turn of a chat: who speaks (``system``, ``user``, ``assistant``) and what they say."""
+
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        """The OpenAI-style ``{"role": ..., "content": ...}`` mapping chat templates and servers take."""
+        return {"role": self.role, "content": self.content}
 
 
 @dataclass(frozen=True)
@@ -181,6 +198,18 @@ class ScoringLLM(LLM, Protocol):
         ...
 
 
+@runtime_checkable
+class ChatLLM(LLM, Protocol):
+    """An LLM with the ``"chat"`` capability: it answers chat turns through its chat template."""
+
+    capabilities: frozenset[str]
+
+    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
+                      temperature: float = 0.0) -> Completion:
+        """The assistant's next turn after ``messages``; stops before any of ``stop``."""
+        ...
+
+
 def capabilities_of(llm: object) -> frozenset[str]:
     """The optional capabilities ``llm`` declares (none if it declares nothing).
 
@@ -224,7 +253,8 @@ def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LL
     needed = f" (needed by {purpose})" if purpose else ""
     return LLMError(f"{_name_of(llm)} does not support {capability!r} ({method}){needed}; its capabilities: "
                     f"{', '.join(has) or 'none'}. Use a backend that has it (llama.cpp has early_stop and "
-                    "scoring; OpenAI-compatible servers and LangChain chat models that return logprobs have scoring)")
+                    "scoring, and chat when the GGUF has a chat template; OpenAI-compatible servers and LangChain chat models "
+                    "that return logprobs have scoring; servers on their chat endpoint and LangChain chat models have chat)")
 
 
 def _name_of(llm: object) -> str:

@@ -32,6 +32,10 @@ The demonstrations are chosen once per question, against the largest prompt that
 question can reach (a full budget and a long CoT), so their number never changes
 between its steps; only if a step's prompt would still overflow are more dropped.
 Without demonstrations the zero-shot templates of the documentation page are used.
+
+Trace. Every step above is recorded in the question's typed trace (``hopkit.traces``):
+what each retrieval returned and what the collection kept or dropped and why, each
+sentence with the model's whole line, and the reading; see ``hopkit.methods.ircot_steps``.
 """
 
 from __future__ import annotations
@@ -50,10 +54,13 @@ from hopkit.llm.protocol import LLM, Completion
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot_query import next_query
+from hopkit.methods.ircot_steps import (record_reading, record_reasoning, record_retrieval, record_scope,
+                                        record_skipped_retrieval)
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter, check_fits
 from hopkit.methods.ircot_reading import IRCoTReading
-from hopkit.options import PositiveInt, check_fields
+from hopkit.methods.reader import ReaderFormat
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.prompts.ircot_templates import (DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
                                             check_template, render_template)
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
@@ -99,6 +106,9 @@ class IRCoTConfig:
             reader there is cued with the demonstrations' closing "So the answer is:".
             Needs few-shot reasoning and the reader's few-shot prompt (no ``qa_prompt_template``).
             A CoT reader whose demonstrations are the reasoning ones reads there either way.
+        reader_format: "completion" (the authors' text layout) or "chat": the reader's
+            instruction, demonstrations and question as chat turns through the model's own
+            chat template (a backend with the "chat" capability); reads in its own context.
         question_prefix: put before the question in reasoning prompts; Flan-T5 files use
             "Answer the following question by reasoning step-by-step.\\n". Must end with
             a space or newline.
@@ -124,6 +134,7 @@ class IRCoTConfig:
     reader: ReaderChoice = "direct"
     reader_max_tokens: PositiveInt = 200
     reader_context: ReaderContext = "own"
+    reader_format: ReaderFormat = field(default="completion", metadata=ADDED_AFTER_FIRST_RUNS)
     question_prefix: str = ""
     reader_question_prefix: str = ""
     near_duplicate_threshold: Annotated[float, Interval(ge=0, le=100)] = 90.0
@@ -142,6 +153,9 @@ class IRCoTConfig:
             check_template(self.reasoning_prompt_template, "reasoning_prompt_template", REASONING_VARIABLES)
         if self.qa_prompt_template is not None:
             check_template(self.qa_prompt_template, "qa_prompt_template", QA_VARIABLES)
+        if self.reader_format == "chat" and (self.reader_context == "reasoning" or self.qa_prompt_template is not None):
+            raise ConfigError("IRCoT option reader_format='chat' reads in its own context, with its own turns: "
+                              "it takes neither reader_context='reasoning' nor a 'qa_prompt_template'")
         if self.reader_context == "reasoning" and (self.reader == "none" or self.qa_prompt_template is not None):
             raise ConfigError("IRCoT option reader_context='reasoning' needs a reader ('direct' or 'cot') "
                               "and no 'qa_prompt_template'")
@@ -241,11 +255,12 @@ class IRCoT:
         """
         config = self.config
         scope = self._scope(query)                                                     # (i)
+        last = record_scope(query.text, scope) if scope is not None else None  # the trace's latest step
         titles = scope.titles if scope is not None and scope.titles else None
         collection = ParagraphCollection(config.paragraph_budget, config.max_paragraph_words,
                                          config.near_duplicate_threshold)
         queries: list[str] = []
-        self._retrieve(next_query(query.text, ()), query, collection, titles, queries)  # (a)
+        last = self._retrieve(next_query(query.text, ()), query, collection, titles, queries, last)  # (a)
         prefix = _StablePrefix(self.llm, self.fitter, config.generation_max_tokens)
         if self.few_shot:
             prefix.fit(self._largest_instance_tokens(query, collection))
@@ -257,19 +272,22 @@ class IRCoT:
             steps = step
             prompt = self._reasoning_prompt(prefix, query, collection, sentences)           # (b)
             demonstrations_per_step.append(prefix.kept)
-            found = self.splitter.split(self._continue_cot(prompt))
-            if not found:                                                               # (c)
-                stop_reason = "empty"
+            generation = self._continue_cot(prompt)
+            found = self.splitter.split(generation)
+            stop = self._stop(found, step)                                              # (c)
+            last = record_reasoning(with_main_passage(query, collection.paragraphs), found[0] if found else "",
+                                    generation, prefix.kept, stop, last)
+            if found:
+                sentences.append(found[0])
+            if stop is not None:
+                stop_reason = stop
                 break
-            sentences.append(found[0])
-            if config.stop_sequence.lower() in found[0].lower():
-                stop_reason = "answer"
-                break
-            if step == config.max_steps:
-                break
-            self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
+            last = self._retrieve(next_query(query.text, sentences), query, collection, titles, queries, last)  # (d)
         answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
                                                         partial(prefix.prompt, growth_tokens=0))
+        record_reading(query.text, sentences, with_main_passage(query, collection.paragraphs), answer,
+                       reader_generation, config.reader,
+                       "reasoning" if self.reading.in_reasoning_context else "own", last)
         metadata: dict[str, object] = {
             "steps": steps,
             "cot_sentences": sentences,
@@ -284,6 +302,14 @@ class IRCoT:
             metadata["iirc_generated_titles"] = list(scope.generated)
             metadata["iirc_titles"] = list(scope.titles)
         return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=metadata)
+
+    def _stop(self, found: Sequence[str], step: int) -> str | None:
+        """Why the loop ends at ``step``, whose generation split into ``found`` (None: it goes on)."""
+        if not found:
+            return "empty"
+        if self.config.stop_sequence.lower() in found[0].lower():
+            return "answer"
+        return "max_steps" if step == self.config.max_steps else None
 
     def _continue_cot(self, prompt: str) -> str:
         """The model's continuation of the CoT up to the end of its line (greedy).
@@ -313,17 +339,22 @@ class IRCoT:
         return scope
 
     def _retrieve(self, text: str, query: Query, collection: ParagraphCollection,
-                  titles: tuple[str, ...] | None, queries: list[str]) -> None:
+                  titles: tuple[str, ...] | None, queries: list[str], parent: int | None) -> int | None:
         """Retrieve K paragraphs for ``text`` into ``collection`` (nothing for an empty
-        query, nor once the budget is full, when nothing could be added)."""
+        query, nor once the budget is full, when nothing could be added).
+
+        Returns:
+            The id of the trace step recorded for it (None when no trace is collected).
+        """
+        k = self.config.k_per_step
         if not text or collection.is_full:
-            return
+            return record_skipped_retrieval(text, "budget_full" if text else "empty_query", k, parent)
         queries.append(text)
         exclude = set(collection.ids) if self.config.exclude_collected else set()
         if query.main_passage is not None:
             exclude.add(query.main_passage.id)
-        hits = self.retriever.retrieve(text, self.config.k_per_step, exclude=exclude, titles=titles)
-        collection.extend(hit.paragraph for hit in hits)
+        hits = self.retriever.retrieve(text, k, exclude=exclude, titles=titles)
+        return record_retrieval(text, hits, collection.add_each(hit.paragraph for hit in hits), k, parent)
 
     def _instance(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> str:
         """The test instance of the few-shot layout: paragraphs, question, CoT so far."""

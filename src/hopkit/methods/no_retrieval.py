@@ -10,6 +10,7 @@ from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import check_fields
 from hopkit.records import GenerationResult, Query
+from hopkit.traces import record_step
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,11 @@ class NoRConfig:
 
 
 class NoR:
-    """No retrieval: (a) read the question (and IIRC's main passage) with the reader."""
+    """No retrieval: (a) read the question (and IIRC's main passage) with the reader.
+
+    Its trace: one ``read`` step (the question; the answer; the main passage's id, if
+    any; the reader's generation).
+    """
 
     name = "nor"
 
@@ -32,5 +37,8 @@ class NoR:
         self.reader = Reader(llm, config.reader, demonstrations)
 
     def generate(self, query: Query) -> GenerationResult:
-        output = self.reader.read(query.text, with_main_passage(query, []))
+        shown = with_main_passage(query, [])
+        output = self.reader.read(query.text, shown)                                    # (a)
+        record_step("read", input=query.text, output=output.answer, paragraph_ids=[p.id for p in shown],
+                    extra={"generation": output.generation})
         return GenerationResult(text=output.answer, metadata={"reader_generation": output.generation})

@@ -11,6 +11,7 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import record_step
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,11 @@ class OneRConfig:
 
 
 class OneR:
-    """One-step retrieval: (a) retrieve K paragraphs with the question; (b) read them."""
+    """One-step retrieval: (a) retrieve K paragraphs with the question; (b) read them.
+
+    Its trace: a ``retrieve`` step (the question; the ids and scores returned) and a
+    ``read`` step (the question; the answer; the paragraphs read; the reader's generation).
+    """
 
     name = "oner"
 
@@ -43,7 +48,12 @@ class OneR:
     def generate(self, query: Query) -> GenerationResult:
         hits = self.retriever.retrieve(query.text, self.config.k)                       # (a)
         paragraphs = [hit.paragraph for hit in hits]
-        output = self.reader.read(query.text, with_main_passage(query, paragraphs))     # (b)
+        retrieved = record_step("retrieve", input=query.text, paragraph_ids=[hit.id for hit in hits],
+                                scores=[float(hit.score) for hit in hits], extra={"k": self.config.k})
+        shown = with_main_passage(query, paragraphs)
+        output = self.reader.read(query.text, shown)                                    # (b)
+        record_step("read", parent=retrieved, input=query.text, output=output.answer,
+                    paragraph_ids=[p.id for p in shown], extra={"generation": output.generation})
         return GenerationResult(
             text=output.answer,
             chunk_ids=tuple(p.id for p in paragraphs),

@@ -99,6 +99,10 @@ class ParagraphCollection:
         """Add each paragraph in order; return those actually added."""
         return [p for p in paragraphs if self.add(p) is Admission.ADDED]
 
+    def add_each(self, paragraphs: Iterable[Paragraph]) -> list[Admission]:
+        """Add each paragraph in order, as :meth:`extend` does; return what was done with each."""
+        return [self.add(p) for p in paragraphs]
+
     def _is_near_duplicate(self, paragraph: Paragraph) -> bool:
         threshold = self.near_duplicate_threshold
         return any(

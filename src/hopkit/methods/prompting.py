@@ -32,13 +32,15 @@ class DemonstrationFitter:
             self._sizes = [self.llm.count_tokens(d) + separator for d in self.demonstrations]
         return self._sizes
 
-    def count_fitting(self, instance_tokens: int, reserve: int) -> int:
+    def count_fitting(self, instance_tokens: int, reserve: int, per_demonstration: int = 0) -> int:
         """How many demonstrations (from the first) fit beside a test instance of
         ``instance_tokens`` tokens with ``reserve`` tokens left for generation; 0 when
-        even the instance does not fit."""
+        even the instance does not fit. ``per_demonstration`` tokens are added to each
+        (a chat template's turn markers)."""
         budget = self.llm.context_length - reserve - instance_tokens
         kept = 0
         for size in self._demo_sizes():
+            size += per_demonstration
             if size > budget:
                 break
             kept += 1

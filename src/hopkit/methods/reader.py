@@ -1,25 +1,52 @@
-"""The QA reader (IRCoT paper, Section 3.2 and Appendix E): direct or chain-of-thought.
+"""The QA reader (IRCoT paper, Section 3.2 and Appendix E): hopkit's one reading path.
 
-Direct: the model writes the answer after ``A:``. CoT: it writes a chain of thought
-ending in "answer is: X", and X is extracted with the authors' pattern; when the
-pattern does not match, the whole generation is the answer.
+Every method answers through :class:`Reader`. What it writes:
+
+* direct: the answer after ``A:``; CoT: a chain of thought ending in "answer is: X",
+  and X is extracted with the authors' pattern (when it does not match, the whole
+  generation is the answer).
+
+How the question is put to the model (``ReaderConfig.format``):
+
+* ``"completion"`` (the authors' layout): demonstrations that fit, the paragraphs and
+  ``Q: ...\\nA:``; without demonstrations a short instruction comes first, or the
+  zero-shot ``template`` when one is given (``{query}``, ``{paragraphs}``);
+* ``"chat"``: a system instruction, the demonstrations as earlier user and assistant
+  turns, and the question, through the model's own chat template (the LLM's
+  ``"chat"`` capability).
+
+Where it reads (:meth:`Reader.read_after`): after a prompt the model has just
+evaluated (IRCoT's reasoning prompt, still in a prefix-caching backend's KV cache),
+so only the question is new. A direct reader there is cued with the authors'
+demonstrations' closing "So the answer is:" and answers with the first sentence it writes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable, Literal, Sequence, cast
 
-from hopkit.llm.protocol import LLM
-from hopkit.options import PositiveInt, check_fields
-from hopkit.methods.prompting import DemonstrationFitter
-from hopkit.prompts.layout import test_block
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
+from hopkit.llm.early_stop import complete_until
+from hopkit.llm.protocol import CHAT, LLM, ChatLLM, Completion, require
+from hopkit.methods.prompting import DemonstrationFitter, check_fits
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer, extract_answer
+from hopkit.prompts.chat_reader import reader_messages
+from hopkit.prompts.ircot_templates import QA_VARIABLES, check_template, render_template
+from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, test_block
 from hopkit.records import Paragraph
 
 ReaderMode = Literal["direct", "cot"]
+ReaderFormat = Literal["completion", "chat"]
 
 READER_STOP = ("\n\n", "\nQ:")
+# How the authors' CoT demonstrations end; after it, a direct reader writes only the answer.
+DIRECT_ANSWER_CUE = "So the answer is:"
+CUED_ANSWER_STOP = ("\n",)
+# A chat template's markers around each demonstration's two turns, in tokens (an allowance).
+CHAT_TURN_TOKENS = 16
 
 ZERO_SHOT_INSTRUCTIONS: dict[str, str] = {
     "direct": "Answer the question with a short answer (a name, a place, a date, a number, or yes/no), "
@@ -32,6 +59,9 @@ FLAN_QUESTION_PREFIXES: dict[str, str] = {
     "cot": "Answer the following question by reasoning step-by-step.",
 }
 
+# A prompt that has just been evaluated, with a test instance put after it.
+PromptBefore = Callable[[str], str]
+
 
 @dataclass(frozen=True)
 class ReaderConfig:
@@ -41,49 +71,116 @@ class ReaderConfig:
         mode: "direct" or "cot".
         max_tokens: generation budget of the reader call.
         question_prefix: text put before the question (Flan-T5 style prompts).
-        instruction: zero-shot instruction; None picks the default for ``mode`` when
-            there are no demonstrations, "" disables it.
+        instruction: the instruction of a reader without demonstrations (and the system
+            turn of a chat reader); None picks the default for ``mode``, "" disables it.
+        format: "completion" (the authors' text layout) or "chat" (the model's chat
+            template; needs a backend with the ``"chat"`` capability).
+        template: a zero-shot completion template with ``{query}`` (and ``{paragraphs}``),
+            used instead of the instruction layout when there are no demonstrations.
     """
 
     mode: ReaderMode = "direct"
     max_tokens: PositiveInt = 200
     question_prefix: str = ""
     instruction: str | None = None
+    format: ReaderFormat = field(default="completion", metadata=ADDED_AFTER_FIRST_RUNS)
+    template: str | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "reader option")
+        if self.template is not None:
+            check_template(self.template, "template", QA_VARIABLES)
+
+    @classmethod
+    def from_option(cls, mode: str) -> ReaderConfig:
+        """The shorthand ``reader: direct`` / ``reader: cot``: that mode, other options as default."""
+        return cls(mode=mode)  # type: ignore[arg-type]  # checked by __post_init__
 
 
 @dataclass(frozen=True)
 class ReaderOutput:
-    """The reader's answer and the raw generation it came from."""
+    """The reader's answer, the raw generation it came from and the paragraphs it read.
+
+    ``confidence`` is the reader's confidence in its answer, for readers that give one
+    (None here: a generated answer has none).
+    """
 
     answer: str
     generation: str
+    paragraph_ids: tuple[int, ...] = ()
+    confidence: float | None = None
 
 
 class Reader:
-    """Answers a question from paragraphs with one LLM call."""
+    """Answers a question from paragraphs with one LLM call; see the module docstring.
 
-    def __init__(self, llm: LLM, config: ReaderConfig = ReaderConfig(),
-                 demonstrations: Sequence[str] = ()) -> None:
+    Raises:
+        LLMError: ``format="chat"`` with a model that has no ``"chat"`` capability.
+    """
+
+    def __init__(self, llm: LLM, config: ReaderConfig = ReaderConfig(), demonstrations: Sequence[str] = (),
+                 splitter: SentenceSplitter | None = None) -> None:
         self.llm = llm
         self.config = config
         self.fitter = DemonstrationFitter(llm, demonstrations)
+        self.splitter = splitter or SyntokSplitter()
+        if config.format == "chat":
+            require(llm, CHAT, purpose="the chat-format reader")
 
     def instruction(self) -> str:
         if self.config.instruction is not None:
             return self.config.instruction
-        return "" if self.fitter.demonstrations else ZERO_SHOT_INSTRUCTIONS[self.config.mode]
+        few_shot = self.fitter.demonstrations and self.config.format == "completion"
+        return "" if few_shot else ZERO_SHOT_INSTRUCTIONS[self.config.mode]
 
     def read(self, question: str, paragraphs: Sequence[Paragraph]) -> ReaderOutput:
-        """Answer ``question`` from ``paragraphs`` (in the order given)."""
+        """Answer ``question`` from ``paragraphs`` (in the order given), in the reader's own prompt."""
+        if self.config.format == "chat":
+            completion = self._chat(question, paragraphs)
+        else:
+            completion = self.llm.complete(self._completion_prompt(question, paragraphs), stop=READER_STOP,
+                                           max_tokens=self.config.max_tokens, temperature=0.0)
+        return self._output(completion.text, paragraphs)
+
+    def read_after(self, prompt_before: PromptBefore, question: str, paragraphs: Sequence[Paragraph]) -> ReaderOutput:
+        """Answer after a prompt the model has just evaluated (``prompt_before(test instance)``)."""
+        prefix = self.config.question_prefix
+        if self.config.mode == "cot":
+            completion = self.llm.complete(prompt_before(test_block(paragraphs, question, question_prefix=prefix)),
+                                           stop=READER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
+            return self._output(completion.text, paragraphs)
+        # after the cue the demonstrations end the answer's sentence, and a small model goes on
+        cued = prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE, question_prefix=prefix))
+        completion = complete_until(self.llm, cued, partial(first_sentence_settled, self.splitter),
+                                    stop=CUED_ANSWER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
+        return ReaderOutput(answer=clean_direct_answer(self.splitter.first(completion.text)),
+                            generation=completion.text, paragraph_ids=_ids(paragraphs))
+
+    def _completion_prompt(self, question: str, paragraphs: Sequence[Paragraph]) -> str:
+        if self.config.template is not None and not self.fitter.demonstrations:
+            return render_template(self.config.template, query=question.strip(), paragraphs=paragraphs,
+                                   word_limit=PARAGRAPH_WORD_LIMIT)
         instance = test_block(paragraphs, question, question_prefix=self.config.question_prefix,
                               instruction=self.instruction())
-        prompt = self.fitter.prompt(instance, reserve=self.config.max_tokens)
-        completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.max_tokens)
+        return self.fitter.prompt(instance, reserve=self.config.max_tokens)
+
+    def _chat(self, question: str, paragraphs: Sequence[Paragraph]) -> Completion:
+        instance = reader_messages(self.instruction(), (), paragraphs, question, self.config.question_prefix)
+        instance_tokens = sum(self.llm.count_tokens(m.content) + CHAT_TURN_TOKENS for m in instance)
+        check_fits(self.llm, instance_tokens, self.config.max_tokens)
+        kept = self.fitter.count_fitting(instance_tokens, self.config.max_tokens, per_demonstration=CHAT_TURN_TOKENS)
+        messages = reader_messages(self.instruction(), self.fitter.demonstrations[:kept], paragraphs, question,
+                                   self.config.question_prefix)
+        return cast(ChatLLM, self.llm).complete_chat(messages, stop=READER_STOP, max_tokens=self.config.max_tokens,
+                                                     temperature=0.0)
+
+    def _output(self, generation: str, paragraphs: Sequence[Paragraph]) -> ReaderOutput:
         if self.config.mode == "cot":
-            answer = extract_answer(" ".join(completion.text.split()))
+            answer = extract_answer(" ".join(generation.split()))
         else:
-            answer = clean_direct_answer(completion.text)
-        return ReaderOutput(answer=answer, generation=completion.text)
+            answer = clean_direct_answer(generation)
+        return ReaderOutput(answer=answer, generation=generation, paragraph_ids=_ids(paragraphs))
+
+
+def _ids(paragraphs: Sequence[Paragraph]) -> tuple[int, ...]:
+    return tuple(p.id for p in paragraphs)

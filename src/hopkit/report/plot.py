@@ -22,7 +22,8 @@ from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.evaluation.scoring import METRIC_NAMES
 from hopkit.report.table import run_labels
 
-__all__ = ["DATASET_LABELS", "METRIC_LABELS", "RecallCurve", "plot_comparison", "plot_recall_curves", "plot_time_split"]
+__all__ = ["DATASET_LABELS", "METRIC_LABELS", "RecallCurve", "plot_comparison", "plot_recall_curves", "plot_time_split",
+           "time_split_parts"]
 
 #: Display names of the metrics, for axis titles.
 METRIC_LABELS: dict[str, str] = {
@@ -46,6 +47,8 @@ DATASET_LABELS: dict[str, str] = {
 # Colour-blind-safe palette (Okabe and Ito), cycled when there are more runs.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 _TIME_COLOURS = {"LLM": "#0072B2", "retrieval": "#E69F00", "other": "#BBBBBB"}
+# Colours of the components besides the model and retrieval (judges), cycled.
+_COMPONENT_COLOURS = ("#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 _DPI = 120
 
 
@@ -183,8 +186,31 @@ def _all_95(summaries: Sequence[RunSummary]) -> bool:
     return all(e.confidence == 0.95 for s in summaries for e in s.metrics.values())
 
 
+def time_split_parts(summaries: Sequence[RunSummary]) -> dict[str, list[float]]:
+    """The stacked parts of :func:`plot_time_split`, in drawing order, each with one value
+    (seconds per question) per run: ``LLM``, ``retrieval``, each other component any run
+    timed (sorted by name; 0 for runs without it), ``other``.
+
+    Args:
+        summaries: The runs.
+
+    Returns:
+        The parts by label.
+    """
+    extra = sorted({name for s in summaries for name in s.extra_components})
+    return {
+        "LLM": [s.llm_seconds_per_q for s in summaries],
+        "retrieval": [s.retrieval_seconds_per_q for s in summaries],
+        # A component named like a fixed part ("other") keeps its own bar.
+        **{name if name not in _TIME_COLOURS else f"{name} (component)":
+           [s.component_seconds_per_q.get(name, 0.0) for s in summaries] for name in extra},
+        "other": [s.other_seconds_per_q for s in summaries],
+    }
+
+
 def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
-    """Horizontal stacked bars of seconds per question: LLM, retrieval and other time.
+    """Horizontal stacked bars of seconds per question: LLM, retrieval, each other
+    component the runs timed (judges, when any), and other time.
 
     One bar per run, labelled with the run's name (see
     :func:`hopkit.report.table.run_labels`) and dataset, with its total
@@ -204,17 +230,16 @@ def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
     if not summaries:
         raise ValueError("plot_time_split: no runs to plot")
     labels = [f"{label} ({s.dataset})" for s, label in zip(summaries, run_labels(summaries))]
-    parts = {
-        "LLM": [s.llm_seconds_per_q for s in summaries],
-        "retrieval": [s.retrieval_seconds_per_q for s in summaries],
-        "other": [s.other_seconds_per_q for s in summaries],
-    }
+    parts = time_split_parts(summaries)
+    extra = [part for part in parts if part not in _TIME_COLOURS]
+    colours = {**_TIME_COLOURS, **{name: _COMPONENT_COLOURS[i % len(_COMPONENT_COLOURS)]
+                                   for i, name in enumerate(extra)}}
     fig = Figure(figsize=(8.0, 1.4 + 0.45 * len(summaries)))
     ax = fig.subplots()
     ys = list(range(len(summaries)))[::-1]
     left = [0.0] * len(summaries)
     for part, values in parts.items():
-        ax.barh(ys, values, 0.6, left=left, color=_TIME_COLOURS[part], label=part)
+        ax.barh(ys, values, 0.6, left=left, color=colours[part], label=part)
         left = [a + b for a, b in zip(left, values)]
     longest = max(left) if max(left) > 0 else 1.0
     for y, total in zip(ys, left):
@@ -225,7 +250,8 @@ def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:
     ax.xaxis.grid(True, linewidth=0.5, alpha=0.5)
     ax.set_axisbelow(True)
     _hide_top_right(ax)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(parts), 4), fontsize=8,
+              frameon=False)
     fig.tight_layout()
     return _save(fig, path)
 

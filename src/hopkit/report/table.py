@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 
-__all__ = ["Cell", "Column", "Table", "comparison_table", "run_labels", "to_csv", "to_markdown",
-           "to_text"]
+__all__ = ["Cell", "Column", "Table", "comparison_table", "component_key", "run_labels", "to_csv",
+           "to_markdown", "to_text"]
 
 Cell = str | int | float | Estimate | None
 """One table cell: text, a number, a metric estimate, or ``None`` for "not applicable"."""
@@ -92,11 +93,19 @@ def run_labels(summaries: Sequence[RunSummary]) -> list[str]:
     return labels
 
 
+def component_key(name: str) -> str:
+    """The CSV column key of a component's seconds per question: ``judge:relevance`` gives
+    ``judge_relevance_seconds_per_q``."""
+    return re.sub(r"\W+", "_", name).strip("_") + "_seconds_per_q"
+
+
 def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Table:
     """One row per run: answer and retrieval metrics, then costs per question.
 
     Runs are named by :func:`run_labels`, so two runs sharing a name on one
-    dataset get distinct rows.
+    dataset get distinct rows. When a run timed components besides the model and
+    retrieval (judges), each such component gets a column of its seconds per
+    question after ``s/q`` (``-`` for runs without it).
 
     Args:
         summaries: The runs, in the order the rows should have.
@@ -127,12 +136,15 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
         Column("completion_tokens_per_q", "Compl tok/q", "float", 0),
         Column("seconds_per_q", "s/q", "float", 2),
     ]
+    extra = sorted({name for s in summaries for name in s.extra_components})
+    columns += [Column(component_key(name), f"{name} s/q", "float", 2) for name in extra]
     rows: list[tuple[Cell, ...]] = []
     for s, label in zip(summaries, run_labels(summaries)):
         metric_cells: list[Cell] = [s.metrics.get(key) for key, _ in _METRIC_COLUMNS]
+        component_cells: list[Cell] = [s.component_seconds_per_q.get(name) for name in extra]
         rows.append((label, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
                      s.llm_calls_per_q, s.prompt_tokens_per_q, s.completion_tokens_per_q,
-                     s.seconds_per_q))
+                     s.seconds_per_q, *component_cells))
     return Table(tuple(columns), tuple(rows), _notes(summaries))
 
 

@@ -11,7 +11,8 @@ from hopkit.usage import current_usage
 
 
 class MeteredRetriever:
-    """Wraps a retriever; each call adds one retrieval and its seconds to the current usage block.
+    """Wraps a retriever; each call adds one call and its seconds to the current usage block,
+    under the component ``"retrieval"``.
 
     Outside a :func:`hopkit.usage.track_usage` block it only forwards the call.
 

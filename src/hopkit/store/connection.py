@@ -31,6 +31,9 @@ SCHEMA_LOCK_KEY = 0x686F706B6974
 # Creating the tables is retried this often when it fails while another process creates
 # them too (SQLite has no advisory lock; a partly created schema is completed).
 SCHEMA_ATTEMPTS = 3
+# Columns added to existing tables since the first schema, as (table, column): a
+# database created before them gets them when it is opened (all nullable).
+ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("results", "usage"),)
 
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
 
@@ -181,13 +184,14 @@ class DBConnection:
             ) from exc
 
     def create_all(self) -> None:
-        """Create every missing table (existing tables are left alone).
+        """Create every missing table, and add the columns newer hopkit versions need to
+        tables an older version created (:data:`ADDED_COLUMNS`; existing data is kept).
 
-        Safe when several processes use a fresh database at once: on PostgreSQL
-        the tables are created under a transaction-scoped advisory lock, so one
-        process creates them while the others wait and then find them; on any
-        database, a creation that fails because another process was creating
-        the tables too is retried, and is no error once the tables are there.
+        Safe when several processes use a fresh (or older) database at once: on
+        PostgreSQL the tables are created and completed under a transaction-scoped
+        advisory lock, so one process changes them while the others wait and then
+        find them; on any database, a change that fails because another process was
+        making it too is retried, and is no error once the tables and columns are there.
 
         Raises:
             StoreError: if the database cannot be reached (the message names the
@@ -208,7 +212,7 @@ class DBConnection:
                     self._create_tables(connection)
                     break
                 except SQLAlchemyError as exc:
-                    if self._tables_exist(engine):
+                    if self._schema_ready(engine):
                         logger.debug("another process created the store tables in %s meanwhile",
                                      self.masked_url)
                         break
@@ -231,14 +235,18 @@ class DBConnection:
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                    {"key": SCHEMA_LOCK_KEY})
             Base.metadata.create_all(connection)
+            _add_missing_columns(connection)
 
     @staticmethod
-    def _tables_exist(engine: Engine) -> bool:
+    def _schema_ready(engine: Engine) -> bool:
         try:
-            present = set(inspect(engine).get_table_names())
+            inspector = inspect(engine)
+            if not set(Base.metadata.tables) <= set(inspector.get_table_names()):
+                return False
+            return all(column in {c["name"] for c in inspector.get_columns(table)}
+                       for table, column in ADDED_COLUMNS)
         except SQLAlchemyError:
             return False
-        return set(Base.metadata.tables) <= present
 
     def get_session_factory(self) -> sessionmaker[Session]:
         """Return the session factory, creating the tables on first use.
@@ -261,6 +269,24 @@ class DBConnection:
             self._engine.dispose()
         self._engine = None
         self._session_factory = None
+
+
+def _add_missing_columns(connection: Connection) -> None:
+    """Add each column of :data:`ADDED_COLUMNS` that a table created by an older hopkit lacks.
+
+    ``ALTER TABLE ... ADD COLUMN`` with the column's type as the dialect spells it; the
+    new column is nullable, so existing rows keep their data and read it the old way.
+    """
+    inspector = inspect(connection)
+    for table_name, column_name in ADDED_COLUMNS:
+        if column_name in {c["name"] for c in inspector.get_columns(table_name)}:
+            continue
+        column = Base.metadata.tables[table_name].c[column_name]
+        preparer = connection.dialect.identifier_preparer
+        connection.execute(text(
+            f"ALTER TABLE {preparer.format_table(column.table)} ADD COLUMN "
+            f"{preparer.format_column(column)} {column.type.compile(dialect=connection.dialect)}"))
+        logger.info("added column %s.%s to a store created by an older hopkit", table_name, column_name)
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:

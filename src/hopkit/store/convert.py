@@ -6,10 +6,11 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from hopkit.errors import StoreError
+from hopkit.errors import StoreError, UsageError
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.models import QueryRow, ResultRow, RunRow
 from hopkit.store.records import QueryResult, RunInfo
+from hopkit.usage import MODEL, RETRIEVAL, ComponentUsage, Usage
 
 MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
 
@@ -101,7 +102,10 @@ def to_query(row: QueryRow) -> Query:
 
 
 def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
-    """The insert parameters of one result (``trace`` made plain JSON)."""
+    """The insert parameters of one result (``trace`` and ``usage`` made plain JSON).
+
+    The usage is also copied into the legacy cost columns (see :mod:`hopkit.store.models`).
+    """
     try:
         trace = json.loads(json.dumps(dict(result.trace), allow_nan=False))
     except (TypeError, ValueError) as exc:
@@ -109,38 +113,65 @@ def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
             f"run {run_id}, question {result.query_id!r}: the trace is not JSON-serialisable "
             f"({exc}); put only strings, numbers, booleans, None, lists and dicts in it"
         ) from exc
+    usage = result.usage
+    try:
+        usage_json = usage.to_dict()
+    except UsageError as exc:
+        raise StoreError(f"run {run_id}, question {result.query_id!r}: {exc}") from exc
     return {
         "run_id": run_id,
         "query_id": result.query_id,
         "prediction": result.prediction,
         "chunk_ids": [int(cid) for cid in result.chunk_ids],
         "trace": trace,
-        "llm_calls": int(result.llm_calls),
-        "prompt_tokens": int(result.prompt_tokens),
-        "completion_tokens": int(result.completion_tokens),
-        "cached_prompt_tokens": int(result.cached_prompt_tokens),
-        "llm_seconds": float(result.llm_seconds),
-        "retrieval_seconds": float(result.retrieval_seconds),
-        "total_seconds": float(result.total_seconds),
+        "usage": usage_json,
+        "llm_calls": usage.llm_calls,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "cached_prompt_tokens": usage.cached_prompt_tokens,
+        "llm_seconds": usage.llm_seconds,
+        "retrieval_seconds": usage.retrieval_seconds,
+        "total_seconds": usage.total_seconds,
         "error": result.error,
         "created_at": datetime.now(timezone.utc),
     }
 
 
+def to_usage(row: ResultRow) -> Usage:
+    """The usage of a result row: its ``usage`` JSON, or for a row written before that
+    column existed, the legacy cost columns (their retrieval calls were not counted).
+
+    Raises:
+        StoreError: the stored usage is malformed (names the run, question and field).
+    """
+    try:
+        if row.usage is not None:
+            return Usage.from_dict(row.usage)
+        usage = Usage.from_dict({
+            "prompt_tokens": row.prompt_tokens, "completion_tokens": row.completion_tokens,
+            "cached_prompt_tokens": row.cached_prompt_tokens, "total_seconds": row.total_seconds})
+    except UsageError as exc:
+        raise StoreError(f"run {row.run_id}, question {row.query_id!r}: the stored usage is "
+                         f"malformed: {exc}") from exc
+    if row.llm_calls or row.llm_seconds:
+        usage.components[MODEL] = ComponentUsage(row.llm_calls, row.llm_seconds)
+    if row.retrieval_seconds:
+        usage.components[RETRIEVAL] = ComponentUsage(0, row.retrieval_seconds)
+    return usage
+
+
 def to_result(row: ResultRow) -> QueryResult:
-    """The record of a result row."""
+    """The record of a result row.
+
+    Raises:
+        StoreError: the stored usage is malformed.
+    """
     return QueryResult(
         query_id=row.query_id,
         prediction=row.prediction,
         chunk_ids=tuple(int(cid) for cid in row.chunk_ids),
         trace=row.trace,
-        llm_calls=row.llm_calls,
-        prompt_tokens=row.prompt_tokens,
-        completion_tokens=row.completion_tokens,
-        cached_prompt_tokens=row.cached_prompt_tokens,
-        llm_seconds=row.llm_seconds,
-        retrieval_seconds=row.retrieval_seconds,
-        total_seconds=row.total_seconds,
+        usage=to_usage(row),
         error=row.error,
     )
 

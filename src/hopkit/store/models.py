@@ -9,10 +9,19 @@ Tables::
     paragraphs  the pooled paragraphs of a dataset; id is local to the dataset
     queries     the questions of a dataset with their gold, in a stable order
     runs        one row per full configuration (id = hash of the configuration)
-    results     one row per (run, question); error is NULL when it succeeded
+    results     one row per (run, question); error is NULL when it succeeded;
+                usage holds the question's cost (see below)
 
 JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
 ``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
+
+A result's cost is the JSON column ``results.usage`` (:meth:`hopkit.usage.Usage.to_dict`).
+It is newer than the other columns: :class:`~hopkit.store.connection.DBConnection`
+adds it to older databases when it connects, and a row written by an older hopkit
+(``usage`` NULL) is read from the columns that held the cost before, ``llm_calls``
+to ``total_seconds``. Those columns are still written, copied from ``usage``: they
+are NOT NULL without a server default in existing databases, and older hopkit
+versions reading the same database need them.
 """
 
 from __future__ import annotations
@@ -121,6 +130,8 @@ class ResultRow(Base):
     prediction: Mapped[str] = mapped_column(Text, nullable=False)
     chunk_ids: Mapped[list[int]] = mapped_column(JSON, nullable=False)
     trace: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    usage: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # The cost before ``usage`` existed: written as a copy of it, read only when it is NULL.
     llm_calls: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
-from hopkit.errors import ConfigError, StoreError
+from hopkit.errors import ConfigError, StoreError, UsageError
+from hopkit.usage import Usage
 
 RUN_ID_LENGTH = 16
 
@@ -122,20 +122,16 @@ class QueryResult:
 
     ``error`` is ``None`` on success; otherwise it holds the error text and
     ``prediction`` is usually empty. ``trace`` is the method's trace and must
-    be JSON-serialisable.
+    be JSON-serialisable. ``usage`` is what the question cost: tokens, its wall
+    time (``usage.total_seconds``) and calls and seconds per component (model,
+    retrieval, judges), failed attempts included.
     """
 
     query_id: str
     prediction: str
     chunk_ids: tuple[int, ...] = ()
     trace: Mapping[str, Any] = field(default_factory=dict)
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    llm_seconds: float = 0.0
-    retrieval_seconds: float = 0.0
-    total_seconds: float = 0.0
+    usage: Usage = field(default_factory=Usage)
     error: str | None = None
 
     @property
@@ -147,8 +143,10 @@ class QueryResult:
         if not isinstance(self.query_id, str) or not self.query_id:
             raise StoreError(f"QueryResult.query_id must be a non-empty string, "
                               f"got {self.query_id!r}")
-        for label in ("llm_seconds", "retrieval_seconds", "total_seconds"):
-            value = getattr(self, label)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise StoreError(f"QueryResult.{label} of question {self.query_id!r} "
-                                  f"must be a finite number, got {value!r}")
+        if not isinstance(self.usage, Usage):
+            raise StoreError(f"QueryResult.usage of question {self.query_id!r} must be a "
+                             f"hopkit.usage.Usage, got {type(self.usage).__name__}")
+        try:
+            self.usage.to_dict()
+        except UsageError as exc:
+            raise StoreError(f"QueryResult.usage of question {self.query_id!r}: {exc}") from exc

@@ -102,7 +102,7 @@ def test_yaml_config_with_the_documented_options() -> None:
     config = instantiate({"_target_": "hopkit.pipelines.generation.ircot.IRCoTGenerationPipelineConfig",
                           "name": "ircot", "retrieval_pipeline_name": "bm25", "llm": "smollm2",
                           "k_per_step": 4, "max_steps": 8, "paragraph_budget": 15, "stop_sequence": "answer is:",
-                          "top_k": 6, "options": {"reader": "direct", "iirc": {"title_count": 2}}}, "inline")
+                          "top_k": 6, "reader": "direct", "iirc": {"title_count": 2}}, "inline")
     assert isinstance(config, IRCoTGenerationPipelineConfig)
     pipeline = config.build(DBConnection("sqlite://").get_session_factory())
     assert pipeline.config.k_per_step == 6

@@ -17,33 +17,8 @@ from annotated_types import Interval
 
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
-from hopkit.methods.reader import ReaderConfig
 from hopkit.options import NonEmptyStr, PositiveInt, check_fields, shown
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
-
-READER_FIELDS = {"mode", "max_tokens", "question_prefix", "instruction"}
-
-
-def reader_config(value: str | Mapping[str, Any] | ReaderConfig, option: str = "reader") -> ReaderConfig:
-    """A ReaderConfig from ``"direct"``/``"cot"`` or a mapping of its fields."""
-    if isinstance(value, ReaderConfig):
-        return value
-    if isinstance(value, str):
-        value = {"mode": value}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"option {option!r}: expected 'direct', 'cot' or a mapping of "
-                          f"{', '.join(sorted(READER_FIELDS))}, got {shown(value)}")
-    unknown = set(value) - READER_FIELDS
-    if unknown:
-        raise ConfigError(f"option {option!r}: unknown field(s) {sorted(map(str, unknown))}; "
-                          f"known: {sorted(READER_FIELDS)}")
-    if value.get("mode", "direct") not in {"direct", "cot"}:
-        raise ConfigError(f"option {option!r}: mode must be 'direct' or 'cot', got {shown(value.get('mode'))}")
-    try:
-        return ReaderConfig(**value)
-    except ConfigError as exc:
-        raise ConfigError(f"option {option!r}: {exc}") from None
-
 
 @dataclass(frozen=True)
 class DemonstrationSpec:
@@ -117,17 +92,17 @@ class GenerationPipelineConfig:
 
 
 @dataclass(frozen=True)
-class ReaderPipelineConfig(GenerationPipelineConfig):
-    """Options of the pipelines that answer with the reader alone (NoR, OneR): ``reader``
-    ("direct"/"cot" or a mapping of its fields) and optional ``demonstrations``."""
+class ReaderPipelineFields(GenerationPipelineConfig):
+    """The own field of the YAML configs of the methods that answer with the reader alone
+    (NoR, OneR): optional ``demonstrations``. Their options (``reader``, OneR's ``k``) come
+    from the method's config."""
 
-    reader: str | Mapping[str, Any] | ReaderConfig = "direct"
     demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        reader_config(self.reader)
         demonstration_spec(self.demonstrations)
+
 
 def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, with_context: bool) -> list[str]:
     """The authors' demonstrations for a reader (empty list = zero-shot prompts).

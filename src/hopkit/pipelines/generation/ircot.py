@@ -6,49 +6,28 @@ YAML config or ``run(top_k=...)``, it is the K that retrieves.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
-from hopkit.methods.iirc import IIRCConfig, RetrieverTitleMatcher
+from hopkit.methods.iirc import RetrieverTitleMatcher
 from hopkit.methods.ircot import IRCoT, IRCoTConfig
 from hopkit.methods.protocol import Method
-from hopkit.options import PositiveInt, shown
+from hopkit.options import PositiveInt, check_arguments, run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations,
 )
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
 # The question prefixes of the authors' Flan-T5 prompt files (Appendix G).
 FLAN_COT_PREFIX = "Answer the following question by reasoning step-by-step.\n"
 FLAN_DIRECT_PREFIX = "Answer the following question.\n"
-
-
-def ircot_config(options: Mapping[str, Any], source: str = "IRCoT") -> IRCoTConfig:
-    """An :class:`IRCoTConfig` from options (``iirc`` may be a mapping of its fields).
-
-    Raises:
-        ConfigError: naming an unknown option, or from the config's own checks.
-    """
-    known = {f.name for f in fields(IRCoTConfig)}
-    unknown = sorted(str(name) for name in set(options) - known)
-    if unknown:
-        raise ConfigError(f"{source}: unknown option(s) {unknown}; known: {sorted(known)}")
-    values = dict(options)
-    if isinstance(values.get("iirc"), Mapping):
-        try:
-            values["iirc"] = IIRCConfig(**values["iirc"])
-        except (TypeError, ConfigError) as exc:
-            raise ConfigError(f"{source}: option 'iirc': {exc}") from None
-    elif "iirc" in values and not isinstance(values["iirc"], IIRCConfig):
-        raise ConfigError(f"{source}: option 'iirc': expected a mapping of title_count, max_tokens and "
-                          f"question_prefix, got {shown(values['iirc'])}")
-    return IRCoTConfig(**values)
 
 
 class _StoreTitleMatcher:
@@ -73,34 +52,30 @@ class IRCoTGenerationPipeline(GenerationPipeline):
     """IRCoT over every question of a stored dataset; ``top_k`` given to ``run`` overrides ``k_per_step``.
 
     Args beyond the base class's:
-        k_per_step, max_steps, paragraph_budget, stop_sequence, reasoning_prompt_template,
-            qa_prompt_template: as in :class:`IRCoTConfig`.
         top_k: alias of ``k_per_step``; when given it wins.
         demonstrations: the authors' demonstration set (reasoning: their CoT file; reader:
             the file of the reader's mode; same M). With ``family="flan_t5"`` empty
             question prefixes become the Flan-T5 files' prefixes.
         title_matching: IIRC's title step (Appendix B) for questions with a main passage;
             None = on when the dataset is ``iirc``.
-        options: any other :class:`IRCoTConfig` field (``reader``, ``generation_max_tokens``...).
+        options: the method's options, the fields of :class:`IRCoTConfig` (``k_per_step``,
+            ``max_steps``, ``paragraph_budget``, ``stop_sequence``, the prompt templates,
+            ``reader``...); ``iirc`` may be a mapping of its fields.
     """
 
     method_name = "ircot"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
-                 retrieval_pipeline: RetrievalPipeline, *, k_per_step: int = 4, max_steps: int = 8,
-                 paragraph_budget: int = 15, stop_sequence: str = "answer is:",
-                 reasoning_prompt_template: str | None = None, qa_prompt_template: str | None = None,
-                 top_k: int | None = None, demonstrations: DemonstrationSpec | None = None,
+                 retrieval_pipeline: RetrievalPipeline, *, top_k: PositiveInt | None = None,
+                 demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None,
                  title_matching: bool | None = None, dataset: str | None = None, batch_size: int = 10,
                  **options: Any) -> None:
         super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size)
-        self.config = ircot_config({
-            "k_per_step": k_per_step if top_k is None else top_k, "max_steps": max_steps,
-            "paragraph_budget": paragraph_budget, "stop_sequence": stop_sequence,
-            "reasoning_prompt_template": reasoning_prompt_template, "qa_prompt_template": qa_prompt_template,
-            **options,
-        })
-        self.demonstrations = demonstrations
+        check_arguments(IRCoTGenerationPipeline.__init__, "IRCoT option", top_k=top_k, title_matching=title_matching)
+        if top_k is not None:
+            options = {**options, "k_per_step": top_k}
+        self.config = method_config(IRCoTConfig, options, "IRCoT")
+        self.demonstrations = demonstration_spec(demonstrations)
         self.title_matching = title_matching
 
     def _config(self, top_k: int | None) -> IRCoTConfig:
@@ -114,7 +89,7 @@ class IRCoTGenerationPipeline(GenerationPipeline):
 
     def method_options(self, top_k: int | None) -> Mapping[str, Any]:
         demos = None if self.demonstrations is None else asdict(self.demonstrations)
-        return {**asdict(self._config(top_k)), "demonstrations": demos, "title_matching": self.title_matching}
+        return {**run_options(self._config(top_k)), "demonstrations": demos, "title_matching": self.title_matching}
 
     def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None) -> Method:
         if retriever is None:
@@ -143,49 +118,19 @@ class IRCoTGenerationPipeline(GenerationPipeline):
 
 
 @dataclass(frozen=True)
-class IRCoTGenerationPipelineConfig(GenerationPipelineConfig):
-    """YAML config of IRCoT (the documentation page's options; ``top_k`` is an alias of
-    ``k_per_step``), plus ``demonstrations``, ``title_matching`` and ``options`` (any
-    other :class:`IRCoTConfig` field)."""
+class IRCoTPipelineFields(GenerationPipelineConfig):
+    """The IRCoT YAML config's own fields: ``top_k`` (the documented alias of ``k_per_step``),
+    the authors' ``demonstrations`` and IIRC's ``title_matching``."""
 
-    k_per_step: PositiveInt = 4
-    max_steps: PositiveInt = 8
-    paragraph_budget: PositiveInt = 15
-    stop_sequence: str = "answer is:"
-    reasoning_prompt_template: str | None = None
-    qa_prompt_template: str | None = None
     top_k: PositiveInt | None = None
     demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None
     title_matching: bool | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         demonstration_spec(self.demonstrations)
-        own = sorted(str(name) for name in set(self.options) & {f.name for f in fields(self)})
-        if own:
-            raise ConfigError(f"field 'options': {own} are fields of their own; set them outside 'options'")
-        try:  # the method's own checks (templates, the options mapping...), when the file is read
-            ircot_config({
-                "k_per_step": self.k_per_step if self.top_k is None else self.top_k, "max_steps": self.max_steps,
-                "paragraph_budget": self.paragraph_budget, "stop_sequence": self.stop_sequence,
-                "reasoning_prompt_template": self.reasoning_prompt_template,
-                "qa_prompt_template": self.qa_prompt_template, **self.options,
-            }, source="field 'options'")
-        except ConfigError as exc:
-            in_options = any(f"option {name!r}" in str(exc) for name in self.options)
-            if in_options and not str(exc).startswith("field 'options'"):
-                raise ConfigError(f"field 'options': {exc}") from None
-            raise
 
-    def build(self, session_factory: sessionmaker[Session]) -> IRCoTGenerationPipeline:
-        retrieval = self.retrieval_pipeline(session_factory)
-        if retrieval is None:
-            raise ConfigError(f"IRCoT config {self.name!r}: option 'retrieval_pipeline_name' is required")
-        return IRCoTGenerationPipeline(
-            session_factory, self.name, self.llm, retrieval, k_per_step=self.k_per_step, max_steps=self.max_steps,
-            paragraph_budget=self.paragraph_budget, stop_sequence=self.stop_sequence,
-            reasoning_prompt_template=self.reasoning_prompt_template, qa_prompt_template=self.qa_prompt_template,
-            top_k=self.top_k, demonstrations=demonstration_spec(self.demonstrations),
-            title_matching=self.title_matching, dataset=self.dataset, batch_size=self.batch_size, **dict(self.options),
-        )
+
+IRCoTGenerationPipelineConfig = yaml_config_class(
+    "IRCoTGenerationPipelineConfig", IRCoTPipelineFields, IRCoTConfig, IRCoTGenerationPipeline,
+    module=__name__, method="IRCoT", needs_retrieval=True)

@@ -10,29 +10,36 @@ from sqlalchemy.orm import Session, sessionmaker
 from hopkit.llm.protocol import LLM
 from hopkit.methods.no_retrieval import NoR, NoRConfig
 from hopkit.methods.protocol import Method
-from hopkit.methods.reader import ReaderConfig
+from hopkit.options import run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
-    DemonstrationSpec, ReaderPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
+    DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.retrieval.protocol import Retriever
 
 
 class NoRGenerationPipeline(GenerationPipeline):
-    """NoR over every question of a stored dataset."""
+    """NoR over every question of a stored dataset.
+
+    Args beyond the base class's:
+        demonstrations: the authors' demonstration set for the reader (the question-only files).
+        options: the fields of :class:`NoRConfig`: ``reader`` ("direct", "cot", a
+            :class:`ReaderConfig` or a mapping of its fields).
+    """
 
     method_name = "nor"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any, *,
-                 reader: ReaderConfig = ReaderConfig(), demonstrations: DemonstrationSpec | None = None,
-                 dataset: str | None = None, batch_size: int = 10) -> None:
+                 demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None, dataset: str | None = None,
+                 batch_size: int = 10, **options: Any) -> None:
         super().__init__(session_factory, name, llm, None, dataset, batch_size)
-        self.config = NoRConfig(reader=reader)
-        self.demonstrations = demonstrations
+        self.config = method_config(NoRConfig, options, "NoR")
+        self.demonstrations = demonstration_spec(demonstrations)
 
     def method_options(self, top_k: int | None) -> Mapping[str, Any]:
         demos = None if self.demonstrations is None else asdict(self.demonstrations)
-        return {**asdict(self.config), "demonstrations": demos}
+        return {**run_options(self.config), "demonstrations": demos}
 
     def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None) -> Method:
         demos = load_demonstrations(self.demonstrations, self.config.reader.mode, with_context=False)
@@ -40,13 +47,12 @@ class NoRGenerationPipeline(GenerationPipeline):
 
 
 @dataclass(frozen=True)
-class NoRPipelineConfig(ReaderPipelineConfig):
-    """YAML config of NoR: ``reader`` ("direct"/"cot" or a mapping) and optional ``demonstrations``."""
+class NoRPipelineFields(ReaderPipelineFields):
+    """NoR retrieves nothing: no retrieval pipeline by default."""
 
     retrieval_pipeline_name: str | None = None
 
-    def build(self, session_factory: sessionmaker[Session]) -> NoRGenerationPipeline:
-        return NoRGenerationPipeline(
-            session_factory, self.name, self.llm, reader=reader_config(self.reader),
-            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, batch_size=self.batch_size,
-        )
+
+NoRGenerationPipelineConfig = yaml_config_class(
+    "NoRGenerationPipelineConfig", NoRPipelineFields, NoRConfig, NoRGenerationPipeline,
+    module=__name__, method="NoR", needs_retrieval=False)

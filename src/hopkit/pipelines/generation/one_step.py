@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Any, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -11,35 +11,41 @@ from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.one_step import OneR, OneRConfig
 from hopkit.methods.protocol import Method
-from hopkit.methods.reader import ReaderConfig
-from hopkit.options import PositiveInt
+from hopkit.options import run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
-    DemonstrationSpec, ReaderPipelineConfig, demonstration_spec, load_demonstrations, reader_config,
+    DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
 
 class OneRGenerationPipeline(GenerationPipeline):
-    """OneR over every question of a stored dataset; ``top_k`` given to ``run`` overrides ``k``."""
+    """OneR over every question of a stored dataset; ``top_k`` given to ``run`` overrides ``k``.
+
+    Args beyond the base class's:
+        demonstrations: the authors' demonstration set for the reader (with paragraphs).
+        options: the fields of :class:`OneRConfig`: ``k`` and ``reader`` ("direct", "cot",
+            a :class:`ReaderConfig` or a mapping of its fields).
+    """
 
     method_name = "oner"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
-                 retrieval_pipeline: RetrievalPipeline, *, k: int = 5, reader: ReaderConfig = ReaderConfig(),
-                 demonstrations: DemonstrationSpec | None = None, dataset: str | None = None,
-                 batch_size: int = 10) -> None:
+                 retrieval_pipeline: RetrievalPipeline, *,
+                 demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None, dataset: str | None = None,
+                 batch_size: int = 10, **options: Any) -> None:
         super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size)
-        self.config = OneRConfig(k=k, reader=reader)
-        self.demonstrations = demonstrations
+        self.config = method_config(OneRConfig, options, "OneR")
+        self.demonstrations = demonstration_spec(demonstrations)
 
     def _config(self, top_k: int | None) -> OneRConfig:
         return self.config if top_k is None else replace(self.config, k=top_k)
 
     def method_options(self, top_k: int | None) -> Mapping[str, Any]:
         demos = None if self.demonstrations is None else asdict(self.demonstrations)
-        return {**asdict(self._config(top_k)), "demonstrations": demos}
+        return {**run_options(self._config(top_k)), "demonstrations": demos}
 
     def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None) -> Method:
         if retriever is None:
@@ -48,17 +54,6 @@ class OneRGenerationPipeline(GenerationPipeline):
         return OneR(llm, retriever, self._config(top_k), demos)
 
 
-@dataclass(frozen=True)
-class OneRPipelineConfig(ReaderPipelineConfig):
-    """YAML config of OneR: ``k``, ``reader`` and optional ``demonstrations``."""
-
-    k: PositiveInt = 5
-
-    def build(self, session_factory: sessionmaker[Session]) -> OneRGenerationPipeline:
-        retrieval = self.retrieval_pipeline(session_factory)
-        if retrieval is None:
-            raise ConfigError(f"OneR config {self.name!r}: option 'retrieval_pipeline_name' is required")
-        return OneRGenerationPipeline(
-            session_factory, self.name, self.llm, retrieval, k=self.k, reader=reader_config(self.reader),
-            demonstrations=demonstration_spec(self.demonstrations), dataset=self.dataset, batch_size=self.batch_size,
-        )
+OneRGenerationPipelineConfig = yaml_config_class(
+    "OneRGenerationPipelineConfig", ReaderPipelineFields, OneRConfig, OneRGenerationPipeline,
+    module=__name__, method="OneR", needs_retrieval=True)

@@ -1,0 +1,129 @@
+"""A method's options are declared once, as its config dataclass (``IRCoTConfig``...).
+
+The facade takes them as keyword arguments (:func:`method_config` builds the config
+from them) and the YAML config class is derived from the same dataclass
+(:func:`yaml_config_class`), so an option is added, renamed or re-typed in one place.
+
+A field whose type is itself a config dataclass (IRCoT's ``iirc``, the readers'
+``reader``) is given as that dataclass or as a mapping of its fields; a dataclass with a
+``from_option`` class method also takes that method's shorthand (``reader: cot``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any, Callable, Mapping, TypeVar
+
+from hopkit.errors import ConfigError
+from hopkit.options import parameter_types, shown
+
+Config = TypeVar("Config")
+
+# Fields of every YAML pipeline config that are not passed on to the facade by name.
+_YAML_ONLY = ("name", "llm", "retrieval_pipeline_name")
+
+
+def method_config(config_class: type[Config], options: Mapping[str, Any], source: str) -> Config:
+    """``config_class`` built from keyword ``options`` (nested configs from mappings).
+
+    Raises:
+        ConfigError: naming ``source`` and an unknown option, or from the config's own checks.
+    """
+    if isinstance(options, config_class):
+        return options
+    known = {f.name for f in dataclasses.fields(config_class)}  # type: ignore[arg-type]
+    unknown = sorted(str(name) for name in set(options) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown option(s) {unknown}; known: {sorted(known)}")
+    hints = parameter_types(config_class)
+    values = {name: _nested(hints.get(name), value, f"{source}: option {name!r}") for name, value in options.items()}
+    try:
+        return config_class(**values)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def _nested(hint: Any, value: Any, where: str) -> Any:
+    inner = _config_dataclass(hint)
+    if inner is None or isinstance(value, inner):
+        return value
+    shorthand = getattr(inner, "from_option", None)
+    if isinstance(value, str) and shorthand is not None:
+        try:
+            return shorthand(value)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    if not isinstance(value, Mapping):
+        fields = ", ".join(f.name for f in dataclasses.fields(inner))
+        raise ConfigError(f"{where}: expected a mapping of {fields}, got {shown(value)}")
+    return method_config(inner, value, where)
+
+
+def _config_dataclass(hint: Any) -> type | None:
+    """The config dataclass ``hint`` names (directly or as ``X | None``), if any."""
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return hint
+    members = [m for m in typing.get_args(hint) if m is not type(None)]
+    if len(members) == 1 and isinstance(members[0], type) and dataclasses.is_dataclass(members[0]):
+        return members[0]
+    return None
+
+
+def _yaml_hint(hint: Any) -> Any:
+    """What a YAML file may give for a field of type ``hint``: a nested config may be a mapping."""
+    inner = _config_dataclass(hint)
+    if inner is None:
+        return hint
+    if getattr(inner, "from_option", None) is not None:
+        return typing.Union[hint, Mapping[str, Any], str]
+    return typing.Union[hint, Mapping[str, Any]]
+
+
+def yaml_config_class(name: str, base: type, config_class: type, pipeline: Callable[..., Any], *,
+                      module: str, method: str, needs_retrieval: bool) -> type:
+    """The YAML config of a method: ``base``'s fields (the pipeline's own) and ``config_class``'s.
+
+    Args:
+        name: the class name (``IRCoTGenerationPipelineConfig``).
+        base: a frozen dataclass deriving from ``GenerationPipelineConfig``.
+        config_class: the method's options.
+        pipeline: the facade, called as ``pipeline(session_factory, name, llm, [retrieval_pipeline],
+            **every other field)``.
+        module: the module the class is defined in (for ``_target_`` and pickling).
+        method: the method's display name, for messages.
+        needs_retrieval: whether the facade takes a retrieval pipeline (required then).
+    """
+    hints = parameter_types(config_class)
+    own = {f.name for f in dataclasses.fields(base)}
+    option_fields = [(f.name, _yaml_hint(hints[f.name]), _copy_default(f))
+                     for f in dataclasses.fields(config_class) if f.name not in own]
+    option_names = tuple(f[0] for f in option_fields)
+
+    def __post_init__(self: Any) -> None:
+        base.__post_init__(self)  # type: ignore[attr-defined]
+        method_config(config_class, {n: getattr(self, n) for n in option_names}, "field")
+
+    def build(self: Any, session_factory: Any) -> Any:
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in _YAML_ONLY}
+        if not needs_retrieval:
+            return pipeline(session_factory, self.name, self.llm, **values)
+        retrieval = self.retrieval_pipeline(session_factory)
+        if retrieval is None:
+            raise ConfigError(f"{method} config {self.name!r}: option 'retrieval_pipeline_name' is required")
+        return pipeline(session_factory, self.name, self.llm, retrieval, **values)
+
+    fields_doc = ", ".join(f"``{n}``" for n in option_names)
+    derived = dataclasses.make_dataclass(
+        name, option_fields, bases=(base,), frozen=True,
+        namespace={"__post_init__": __post_init__, "build": build, "__module__": module,
+                   "__doc__": f"YAML config of {method}: the fields of {base.__name__} and the method's options "
+                              f"({fields_doc}, declared by {config_class.__name__})."})
+    return derived
+
+
+def _copy_default(item: dataclasses.Field[Any]) -> dataclasses.Field[Any]:
+    if item.default_factory is not dataclasses.MISSING:
+        return dataclasses.field(default_factory=item.default_factory)
+    return dataclasses.field(default=item.default)
+

@@ -1,0 +1,115 @@
+"""Collecting a question's trace on the side, the way ``hopkit.usage`` collects its cost.
+
+The runner opens a :func:`collect_trace` block around each question; a method records
+its steps with :func:`record_step` and its citations with :func:`cite`, which add to
+the block open in the current thread or task and do nothing outside one (a method
+called directly, as in the documented example, records nothing)::
+
+    first = record_step("retrieve", input=question, paragraph_ids=ids, scores=scores)
+    record_step("read", parent=first, input=question, output=answer, paragraph_ids=ids)
+
+A step's ``llm_calls`` are the model calls the usage block counted since the previous
+step was recorded (or since the block opened): record each step as soon as it is done.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, Sequence
+
+from hopkit.traces.records import TraceError
+from hopkit.traces.trace import Trace
+from hopkit.usage import Usage, current_usage
+
+
+class _Collecting:
+    """An open block: its trace, and the usage block's model calls when the last step ended."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.usage, self.calls = _calls_now()
+
+    def calls_since_last_step(self) -> int:
+        usage, calls = _calls_now()
+        # a usage block opened after the last mark started from zero
+        since = calls - self.calls if usage is self.usage else calls
+        self.usage, self.calls = usage, calls
+        return max(0, since)
+
+
+_current: contextvars.ContextVar[_Collecting | None] = contextvars.ContextVar("hopkit_trace", default=None)
+
+
+def _calls_now() -> tuple[Usage | None, int]:
+    usage = current_usage()
+    return usage, (usage.llm_calls if usage is not None else 0)
+
+
+@contextmanager
+def collect_trace() -> Iterator[Trace]:
+    """Open a trace block; steps and citations recorded inside it go to the yielded :class:`Trace`."""
+    collecting = _Collecting(Trace())
+    token = _current.set(collecting)
+    try:
+        yield collecting.trace
+    finally:
+        _current.reset(token)
+
+
+def current_trace() -> Trace | None:
+    """The trace open in this thread or task, if any."""
+    collecting = _current.get()
+    return collecting.trace if collecting is not None else None
+
+
+def record_step(kind: str, *, parent: int | None = None, input: Any = None, output: Any = None,
+                paragraph_ids: Sequence[int] = (), scores: Sequence[float] | Mapping[str, float] = (),
+                llm_calls: int | None = None, extra: Mapping[str, Any] | None = None) -> int | None:
+    """Record a step in the open trace.
+
+    Args:
+        kind: what the step did ("retrieve", "reason", "read", "extract", "verify", ...).
+        parent: the id of the step it follows from (as returned by an earlier call).
+        input: what it worked on (JSON value).
+        output: what it produced (JSON value).
+        paragraph_ids: the paragraphs it returned or read.
+        scores: one per paragraph id, or named scores of the step.
+        llm_calls: its model calls; None counts them from the usage block (those made
+            since the previous step was recorded).
+        extra: other JSON fields.
+
+    Returns:
+        The new step's id, to name as a later step's parent; None outside a
+        :func:`collect_trace` block, where nothing is recorded.
+
+    Raises:
+        TraceError: a field is malformed (see :class:`~hopkit.traces.Step`).
+    """
+    collecting = _current.get()
+    if collecting is None:
+        return None
+    counted = collecting.calls_since_last_step()
+    step = collecting.trace.add_step(kind, parent=parent, input=input, output=output, paragraph_ids=paragraph_ids,
+                                     scores=scores, llm_calls=counted if llm_calls is None else llm_calls,
+                                     extra=extra)
+    return step.id
+
+
+def cite(step: int | None, paragraph_ids: Sequence[int], *, claim: str | None = None,
+         score: float | None = None) -> None:
+    """Record that step ``step`` cites ``paragraph_ids`` (for ``claim``, with ``score``).
+
+    A no-op outside a :func:`collect_trace` block (there ``step`` is None, as
+    :func:`record_step` returned it).
+
+    Raises:
+        TraceError: ``step`` is not a recorded step, or a field is malformed.
+    """
+    collecting = _current.get()
+    if collecting is None:
+        return
+    if step is None:
+        raise TraceError("cite() needs the id of a recorded step; record_step() returned None because it "
+                         "ran outside the collect_trace() block this citation is in")
+    collecting.trace.add_citation(step, paragraph_ids, claim=claim, score=score)

@@ -1,0 +1,105 @@
+"""What every method owes the runner, checked over every method.
+
+A new method joins by adding one entry to ``METHODS``: a function building it from the
+scripted model and the real BM25 index of the tiny corpus below. Each method is run
+through the runner into a real SQLite store, then checked: it is a ``Method``, its trace
+is JSON with a typed trace of known step kinds, every paragraph id it reports is in the
+corpus, its model calls are counted, and a rerun resumes without asking anything again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from hopkit.llm.fake import ScriptedLLM
+from hopkit.llm.meter import MeteredLLM
+from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.no_retrieval import NoR
+from hopkit.methods.one_step import OneR, OneRConfig
+from hopkit.methods.protocol import Method
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.runner import run_method
+from hopkit.store.connection import DBConnection
+from hopkit.store.records import RunSpec
+from hopkit.store.store import Store
+from hopkit.traces import KINDS, Trace
+
+pytestmark = pytest.mark.unit
+
+PARAGRAPHS = (
+    Paragraph(10, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
+    Paragraph(11, "Ada Quill", "Ada Quill was an engineer born in Tarsk."),
+    Paragraph(12, "Tarsk", "Tarsk is a port city on the northern coast."),
+    Paragraph(13, "Lumen Bridge", "The Lumen Bridge crosses the river at Tarsk."),
+)
+QUERIES = (
+    Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",)),
+    Query("q2", "Who founded Velmora Ironworks?", ("Ada Quill",)),
+    Query("q3", "What does the Lumen Bridge cross?", ("the river",)),
+)
+
+
+def answering(prompt: str) -> str:
+    """A model that reasons one sentence, then answers (any prompt, any method)."""
+    if prompt.rstrip().endswith("A:"):
+        return "Ada Quill founded Velmora Ironworks. So the answer is: Tarsk."
+    return "So the answer is: Tarsk."
+
+
+Build = Callable[[ScriptedLLM | MeteredLLM, BM25Retriever], Method]
+
+METHODS: dict[str, Build] = {
+    "nor": lambda llm, retriever: NoR(llm),
+    "oner": lambda llm, retriever: OneR(llm, retriever, OneRConfig(k=2)),
+    "ircot": lambda llm, retriever: IRCoT(llm, retriever, IRCoTConfig(k_per_step=2, max_steps=3)),
+}
+
+
+@pytest.fixture(params=sorted(METHODS))
+def method_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def run_twice(tmp_path: Path, name: str) -> tuple[Store, str, ScriptedLLM, list[int]]:
+    store = Store(DBConnection(f"sqlite:///{tmp_path / 'contract.db'}").get_session_factory())
+    store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
+    retriever = BM25Retriever.build(PARAGRAPHS)
+    scripted = ScriptedLLM(answering)
+    method = METHODS[name](MeteredLLM(scripted), retriever)
+    spec = RunSpec(name=f"contract-{name}", method=name, dataset="toy", config={"method": name})
+    first = run_method(method, QUERIES, store, spec, progress=False)
+    asked = len(scripted.prompts)
+    second = run_method(METHODS[name](MeteredLLM(scripted), retriever), QUERIES, store, spec, progress=False)
+    return store, first.run_id, scripted, [first.finished, first.failed, asked, second.already_done,
+                                           second.finished, len(scripted.prompts)]
+
+
+def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> None:
+    method = METHODS[method_name](ScriptedLLM(answering), BM25Retriever.build(PARAGRAPHS))
+    assert isinstance(method, Method) and isinstance(method.name, str) and method.name
+
+    store, run_id, scripted, counts = run_twice(tmp_path, method_name)
+    finished, failed, asked, already_done, refinished, asked_in_total = counts
+    assert (finished, failed) == (len(QUERIES), 0)
+    assert (already_done, refinished, asked_in_total) == (len(QUERIES), 0, asked)  # resumed, nothing redone
+
+    corpus_ids = {p.id for p in PARAGRAPHS}
+    results = store.results(run_id)
+    assert len(results) == len(QUERIES)
+    for result in results:
+        assert result.ok and result.prediction == "Tarsk"
+        json.dumps(result.trace, allow_nan=False)  # the stored trace is plain JSON
+        trace = Trace.from_result_trace(result.trace)
+        assert trace.steps, f"{method_name} recorded no step"
+        assert {step.kind for step in trace.steps} <= set(KINDS)
+        assert trace.steps[-1].kind in {"read", "extract"}
+        reported = set(result.chunk_ids) | {i for step in trace.steps for i in step.paragraph_ids}
+        assert reported <= corpus_ids, f"{method_name} reported ids outside the corpus: {reported - corpus_ids}"
+        assert result.usage.llm_calls >= 1 and result.usage.prompt_tokens > 0
+        assert sum(step.llm_calls for step in trace.steps) == result.usage.llm_calls
+    assert sum(r.usage.llm_calls for r in results) == asked  # every model call is counted
