@@ -256,8 +256,10 @@ def test_chat_turns_go_through_the_ggufs_own_template(llm: LlamaCppLLM) -> None:
     assert supports(llm, CHAT)  # SmolLM2's GGUF carries its chat template
     turns = [ChatMessage("system", "Answer with one word."), ChatMessage("user", "What colour is the sky?")]
     rendered = llm._chat_template.render(turns)  # type: ignore[union-attr]
-    assert rendered.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>\n<|im_start|>user\n")
-    assert rendered.endswith("<|im_start|>assistant\n")
+    tokens = llm._model.tokenize(rendered.encode("utf-8"), add_bos=True, special=True)
+    seen = llm._model.detokenize(tokens, special=True).decode("utf-8")  # what the model reads, BOS included
+    assert seen.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>\n<|im_start|>user\n"), seen
+    assert seen.count("<|im_start|>") == 3 and seen.endswith("<|im_start|>assistant\n")  # no second BOS
     chat = llm.complete_chat(turns, max_tokens=8)
     plain = llm.complete(rendered, max_tokens=8)
     assert chat.text == plain.text and chat.text.strip()  # the same prompt as a plain completion

@@ -25,20 +25,23 @@ class ChatTemplate:
         template: the Jinja source.
         bos_token: the model's begin-of-sequence text (some templates write it).
         eos_token: its end-of-sequence text.
+        tokenizer_adds_bos: whether the tokenizer puts the BOS token first itself; then a
+            BOS text the template writes first is left out, so it is not there twice.
     """
 
-    def __init__(self, template: str, bos_token: str, eos_token: str) -> None:
+    def __init__(self, template: str, bos_token: str, eos_token: str, *, tokenizer_adds_bos: bool = True) -> None:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        self.bos_token = bos_token
+        self.bos_token = bos_token if tokenizer_adds_bos else ""
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos_token, bos_token=bos_token,
                                               add_generation_prompt=True)
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
         """The prompt: every turn, then the assistant's turn opened for the model to write.
 
-        A begin-of-sequence text the template writes first is left out, since the
-        tokenizer adds the token itself.
+        A begin-of-sequence text the template writes first is left out when the
+        tokenizer adds the token itself (SmolLM2's BOS is ``<|im_start|>``: the first turn's
+        marker then comes from the tokenizer).
 
         Raises:
             LLMError: no messages, or the template rejects them (e.g. a role it does not know).
@@ -60,7 +63,10 @@ def chat_template_of(model: Any) -> ChatTemplate | None:
     template = metadata.get(TEMPLATE_KEY)
     if not isinstance(template, str) or not template.strip():
         return None
-    return ChatTemplate(template, _token_text(model, model.token_bos()), _token_text(model, model.token_eos()))
+    bos = model.token_bos()
+    adds_bos = bos is not None and bos >= 0 and model.tokenize(b"", add_bos=True, special=True)[:1] == [bos]
+    return ChatTemplate(template, _token_text(model, bos), _token_text(model, model.token_eos()),
+                        tokenizer_adds_bos=adds_bos)
 
 
 def _token_text(model: Any, token: int) -> str:

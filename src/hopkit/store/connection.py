@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -295,7 +297,22 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     try:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _turn_on_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
     finally:
         cursor.close()
+
+
+def _turn_on_wal(cursor: Any) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting for other connections: switching a database that is
+    not yet in WAL mode needs it to itself, and SQLite answers "locked" at once rather than
+    waiting the busy timeout when another connection is reading it."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
