@@ -226,18 +226,23 @@ def test_docs_list_every_option() -> None:
     from hopkit.llm.openai_compat import OpenAICompatibleLLM
     from hopkit.methods.iirc import IIRCConfig
     from hopkit.methods.ircot import IRCoTConfig
+    from hopkit.methods.migres import MIGRESConfig
     from hopkit.methods.reader import ReaderConfig
+    from hopkit.methods.searchain import SearChainConfig
     from hopkit.pipelines.generation.config import DemonstrationSpec
     from hopkit.pipelines.generation.ircot import IRCoTGenerationPipelineConfig
+    from hopkit.pipelines.generation.migres import MIGRESGenerationPipelineConfig
     from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipelineConfig
     from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
+    from hopkit.pipelines.generation.searchain import SearChainGenerationPipelineConfig
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
     from hopkit.pipelines.retrieval.dense import DenseRetrievalPipeline
     from hopkit.pipelines.retrieval.hybrid import HybridRetrievalPipeline
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
     names = {f.name for cls in (NoRGenerationPipelineConfig, OneRGenerationPipelineConfig,
-                                IRCoTGenerationPipelineConfig, IRCoTConfig,
+                                IRCoTGenerationPipelineConfig, IRCoTConfig, MIGRESGenerationPipelineConfig,
+                                MIGRESConfig, SearChainGenerationPipelineConfig, SearChainConfig,
                                 ReaderConfig, IIRCConfig, DemonstrationSpec) for f in dataclasses.fields(cls)}
     for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, LlamaCppLLM.load,
                    OpenAICompatibleLLM):

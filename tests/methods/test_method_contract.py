@@ -15,11 +15,15 @@ from typing import Callable
 
 import pytest
 
+from hopkit.judges.protocol import SpanAnswer
+from hopkit.judges.scripted import ScriptedAnswer, ScriptedEntailment, ScriptedRelevance
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.migres import MIGRES, MIGRESConfig
 from hopkit.methods.no_retrieval import NoR
 from hopkit.methods.one_step import OneR, OneRConfig
+from hopkit.methods.searchain import SearChain
 from hopkit.methods.protocol import Method
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
@@ -57,6 +61,10 @@ METHODS: dict[str, Build] = {
     "nor": lambda llm, retriever: NoR(llm),
     "oner": lambda llm, retriever: OneR(llm, retriever, OneRConfig(k=2)),
     "ircot": lambda llm, retriever: IRCoT(llm, retriever, IRCoTConfig(k_per_step=2, max_steps=3)),
+    "migres": lambda llm, retriever: MIGRES(llm, retriever, MIGRESConfig(hits_per_query=2, max_iterations=2),
+                                            reranker=ScriptedRelevance({}, default=5.0),
+                                            nli=ScriptedEntailment({}, default=1.0)),
+    "searchain": lambda llm, retriever: SearChain(llm, retriever, reader=ScriptedAnswer({}, default=SpanAnswer("", 0.0))),
 }
 
 

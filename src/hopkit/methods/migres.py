@@ -1,0 +1,373 @@
+"""MIGRES: missing-information guided retrieve-extraction-solving (Wang et al. 2024).
+
+Algorithm (Section 3.1, Figure 1; settings from Table 11)::
+
+    (a)  Memory <- {}; queries <- [q]                       the question is the first query
+    (b)  for each query: K <- BM25(query, 50)                 Retriever
+    (c)      K <- passages with relevance >= δ, then their     Knowledge Filter
+                 sentences >= δ unless the passage outscores each of its sentences;
+                 passages used twice (Memory) are not given again
+    (d)  if K is empty: K <- LLM knowledge about the query    LLM knowledge prompting (Table 15)
+    (e)  I' <- Leaf(top 5 of K, queries), each fact citing     Leaf Module
+                 the passages that support it
+    (f)  I <- I + {i in I' : its cited passages entail i}     NLI check; Memory drops known facts
+         for t = 1 .. T:
+    (g)      answer, confidence, I_miss <- Main(I, q)         Main Module (at t = T: may answer
+                                                              from the model's own knowledge)
+    (h)      stop if an answer was given or t = T
+    (i)      queries <- at most 3 new queries for I_miss,     Query Generator; Memory drops
+                 none asked before                             those asked before
+             (b)-(f) with these queries
+
+A response the model writes that cannot be read is asked once more; if it still cannot
+be read the step is recorded as failed with its raw text and the loop goes straight to
+the last iteration, so the question still gets an answer. So does a round in which the
+Query Generator has nothing new to ask. While no new fact was learnt since the last
+Main call, its verdict is reused instead of asking again (the authors' code).
+
+Judges: the reranker of (c) is a relevance judge and the NLI check of (f) an entailment
+judge (:mod:`hopkit.judges`), given as config options (``reranker: llm``,
+``{kind: cross-encoder, model: ...}``); δ is in the reranker's own scale (docs/migres.md).
+
+Trace: every step above is recorded in the question's typed trace; see
+:mod:`hopkit.methods.migres_steps`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Hashable, Literal, Mapping, Sequence
+
+from annotated_types import Interval
+
+from hopkit.errors import ConfigError
+from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
+from hopkit.judges.protocol import EntailmentJudge, RelevanceJudge
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
+from hopkit.llm.protocol import LLM
+from hopkit.methods.migres_filter import Knowledge, KnowledgeFilter
+from hopkit.methods.migres_memory import Memory
+from hopkit.methods.migres_modules import Asked, MIGRESModules
+from hopkit.methods.migres_responses import LeafFact, MainVerdict
+from hopkit.methods.migres_steps import (record_citation, record_failure, record_knowledge, record_leaf, record_main,
+                                         record_queries, record_retrieval, record_verification)
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing import clean_direct_answer
+from hopkit.prompts.migres_demonstrations import MIGRESDemonstrations, Task
+from hopkit.records import GenerationResult, Query
+from hopkit.retrieval.protocol import Retriever
+
+JudgeOption = str | Mapping[str, Any]
+_KEPT = ("learnt", "already_known")  # outcomes of an extracted fact that passed the checks
+AnswerFormat = Literal["span", "yes_no"]
+
+
+@dataclass(frozen=True)
+class MIGRESConfig:
+    """Options of MIGRES; defaults are the paper's for multi-hop QA (Table 11).
+
+    Attributes:
+        max_iterations: T, Main Module calls at most (Table 11: 5 multi-hop and
+            StrategyQA, 3 open-domain QA).
+        relevance_threshold: δ, in the reranker's own scale (Table 11: 3.0 multi-hop, 5.0
+            ODQA, 0.0 StrategyQA with the BGE reranker's logits; Table 6 uses 1.0). For
+            another reranker choose it by the paper's rule, see docs/migres.md.
+        hits_per_query: passages BM25 retrieves per query (Table 11: 50).
+        passages_per_leaf_call: most passages given to the Leaf Module at once, best
+            first (Table 11's k: 5); the rest of a round's knowledge is not read.
+        max_new_queries: most queries the Query Generator may add per round (Section 3.2: 3).
+        knowledge_prompting: ask the model for its own knowledge when no passage passes
+            the filter (Section 3.2; False: Table 6's "w/o GPT knowledge").
+        sentence_filter: sentence-level filtering (False: Table 5's "w/o Sentence Filtering").
+        nli_check: drop extracted facts their cited passages do not entail (Section 3.2).
+        entailment_threshold: the probability from which the entailment judge counts a
+            cited passage as entailing the fact.
+        max_passage_uses: uses after which the Memory Module no longer gives a passage
+            to the Leaf Module (2, the authors' code: "a passage used twice").
+        reuse_main_without_new_information: when no fact was learnt since the last Main
+            call, reuse its verdict rather than ask again (the authors' code).
+        min_confidence: the least confidence (1-5) at which an answer before the last
+            iteration ends the loop (1: any answer, as the authors' code).
+        answer_format: "span", or "yes_no" for StrategyQA (Table 17's caption): the Main
+            Module's yes/no instruction, and answers normalised to "yes"/"no".
+        few_shot: put the authors' demonstrations in every module's prompt (MIGRES*).
+        demonstration_set: whose demonstrations: "multihop", "odqa" or "commonsense".
+        reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``).
+        nli: the entailment judge (``llm``, or ``{kind: nli, model: ...}``).
+        max_tokens: most tokens per model response.
+    """
+
+    max_iterations: PositiveInt = 5
+    relevance_threshold: float = 3.0
+    hits_per_query: PositiveInt = 50
+    passages_per_leaf_call: PositiveInt = 5
+    max_new_queries: Annotated[int, Interval(ge=1, le=10)] = 3
+    knowledge_prompting: bool = True
+    sentence_filter: bool = True
+    nli_check: bool = True
+    entailment_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.5
+    max_passage_uses: PositiveInt = 2
+    reuse_main_without_new_information: bool = True
+    min_confidence: Annotated[int, Interval(ge=1, le=5)] = 1
+    answer_format: AnswerFormat = "span"
+    few_shot: bool = False
+    demonstration_set: Task = "multihop"
+    reranker: JudgeOption = "llm"
+    nli: JudgeOption = "llm"
+    max_tokens: PositiveInt = 300
+
+    def __post_init__(self) -> None:
+        check_fields(self, "MIGRES option")  # types and ranges, as annotated above
+        judge_spec("relevance", self.reranker, option="reranker")
+        judge_spec("entailment", self.nli, option="nli")
+
+
+@dataclass
+class _Question:
+    """One question's state: its memory, where the loop is, and what it found."""
+
+    text: str
+    memory: Memory
+    modules: MIGRESModules              # its own, so its call counts are the question's
+    last_step: int | None = None
+    iterations: int = 0
+    ending: str | None = None           # why the next iteration is the last (a failure, nothing new to ask)
+    verdict: MainVerdict | None = None  # the last Main verdict
+    facts_at_verdict: int = -1
+    answer: str = ""
+    confidence: int | None = None
+    used: list[int] = field(default_factory=list)  # corpus passages given to the Leaf Module, in order
+    knowledge_prompts: int = 0
+
+
+class MIGRES:
+    """Missing-information guided retrieval; see the module docstring for the algorithm.
+
+    Args:
+        llm: the model of every module (greedy decoding).
+        retriever: the base retriever (BM25 with k1=0.9, b=0.4 in the paper).
+        config: the options.
+        demonstrations: the authors' demonstrations (needed when ``config.few_shot``).
+        reranker: the relevance judge; None builds ``config.reranker`` on ``llm``.
+        nli: the entailment judge; None builds ``config.nli`` on ``llm`` (unless the NLI
+            check is off).
+        splitter: the sentence splitter of the sentence-level filter (default syntok).
+
+    Raises:
+        ConfigError: few-shot without demonstrations, or a judge that cannot be built.
+        LLMError: an LLM judge on a model without the "scoring" capability.
+    """
+
+    name = "migres"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: MIGRESConfig = MIGRESConfig(),
+                 demonstrations: MIGRESDemonstrations | None = None, *, reranker: RelevanceJudge | None = None,
+                 nli: EntailmentJudge | None = None, splitter: SentenceSplitter | None = None) -> None:
+        if config.few_shot and demonstrations is None:
+            raise ConfigError("MIGRES option few_shot=true needs the authors' demonstrations "
+                              "(hopkit.prompts.migres_demonstrations.load_migres_demonstrations)")
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+        self.demonstrations = demonstrations if config.few_shot else None
+        self.reranker = reranker if reranker is not None else relevance_judge(config.reranker, llm=llm,
+                                                                              option="reranker")
+        self.nli: EntailmentJudge | None = None
+        if config.nli_check:
+            self.nli = nli if nli is not None else entailment_judge(config.nli, llm=llm, option="nli")
+        self.filter = KnowledgeFilter(self.reranker, config.relevance_threshold, config.sentence_filter,
+                                      splitter if splitter is not None else SyntokSplitter())
+
+    def generate(self, query: Query) -> GenerationResult:
+        """Answer one question with MIGRES.
+
+        Returns:
+            The answer; ``chunk_ids`` the corpus passages given to the Leaf Module, in
+            order; ``metadata`` iterations, stop_reason, confidence, llm_calls per module,
+            passages_used, knowledge_tokens, knowledge_prompts, queries, known_information.
+
+        Raises:
+            LLMError: a prompt does not fit in the model's context, or a model call failed.
+        """
+        modules = MIGRESModules(self.llm, self.demonstrations, yes_no=self.config.answer_format == "yes_no",
+                                max_tokens=self.config.max_tokens)
+        question = _Question(query.text.strip(), Memory(self.config.max_passage_uses), modules)
+        first, _ = question.memory.ask([question.text])                                 # (a)
+        self._retrieve_and_read(first or [question.text], question)                    # (b)-(f)
+        for iteration in range(1, self.config.max_iterations + 1):
+            question.iterations = iteration
+            final = iteration == self.config.max_iterations or question.ending is not None
+            verdict = self._main(question, final)                                      # (g)
+            if final or (verdict is not None and self._answers(verdict)):              # (h)
+                break
+            if verdict is None:
+                continue
+            queries = self._new_queries(question, verdict)                             # (i)
+            if queries:
+                self._retrieve_and_read(queries, question)                             # (b)-(f)
+        return self._result(question)
+
+    def _retrieve_and_read(self, queries: Sequence[str], question: _Question) -> None:
+        """Steps (b)-(f) for ``queries``: retrieve, filter, (knowledge prompting), leaf, NLI."""
+        config = self.config
+        best: dict[Hashable, Knowledge] = {}  # by paragraph: the best-scored of its queries
+        for text in queries:
+            hits = self.retriever.retrieve(text, config.hits_per_query)                        # (b)
+            kept, outcomes = self.filter.filter(text, hits, question.memory.exhausted)         # (c)
+            question.last_step = record_retrieval(text, hits, outcomes, config.hits_per_query,
+                                                  config.relevance_threshold, question.last_step)
+            for piece in kept:
+                held = best.get(piece.memory_key)
+                if held is None or (piece.relevance or 0.0) > (held.relevance or 0.0):
+                    best[piece.memory_key] = piece
+        knowledge = sorted(best.values(), key=lambda k: -(k.relevance or 0.0))
+        if not knowledge and config.knowledge_prompting:                                      # (d)
+            own = question.modules.knowledge(queries[0])
+            question.knowledge_prompts += 1
+            question.last_step = record_knowledge(queries[0], own, question.last_step)
+            if own and not question.memory.exhausted(own):
+                knowledge = [Knowledge(own, queries[0])]
+        if knowledge:
+            self._read(knowledge[:config.passages_per_leaf_call], question)                  # (e), (f)
+
+    def _read(self, shown: Sequence[Knowledge], question: _Question) -> None:
+        """The Leaf Module over ``shown``, then the NLI check and the memory of what was learnt."""
+        memory = question.memory
+        for knowledge in shown:
+            memory.use(knowledge.memory_key)
+            if knowledge.paragraph_id is not None and knowledge.paragraph_id not in question.used:
+                question.used.append(knowledge.paragraph_id)
+        leaf_question = " ".join(dict.fromkeys(k.query for k in shown))
+        asked = question.modules.leaf([(k.text, k.title) for k in shown], leaf_question)           # (e)
+        if asked.value is None:
+            question.last_step = record_failure("extract", "leaf", asked, question.last_step)
+            question.ending = "unreadable_leaf"
+            return
+        judged = [self._judge(fact, shown, memory) for fact in asked.value]                     # (f)
+        cited_by_kept = {k.memory_key for outcome, cited, _ in judged if outcome["outcome"] in _KEPT for k in cited}
+        for key in cited_by_kept:  # a passage cited by kept information is used once more (the authors' code)
+            memory.use(key)
+        leaf_step = record_leaf(leaf_question, shown, [outcome for outcome, _, _ in judged], asked.generations,
+                                question.last_step)
+        question.last_step = leaf_step
+        for outcome, cited, probabilities in judged:
+            if self.nli is not None and cited:
+                record_verification(leaf_step, outcome["info"], outcome["paragraph_ids"], probabilities,
+                                    outcome["outcome"] != "not_entailed", self.nli.judge_id)
+            if outcome["outcome"] in _KEPT:
+                record_citation(leaf_step, outcome["info"], outcome["paragraph_ids"], outcome["entailment"])
+
+    def _judge(self, fact: LeafFact, shown: Sequence[Knowledge],
+               memory: Memory) -> tuple[dict[str, Any], list[Knowledge], list[float]]:
+        """The NLI check of one extracted fact, and the memory of it if it passes.
+
+        Returns:
+            Its outcome for the trace (``learnt``, ``already_known``, ``not_entailed`` or
+            ``no_valid_support``), the knowledge it cites, and the entailment probabilities.
+        """
+        cited = [shown[i] for i in fact.support if 0 <= i < len(shown)]
+        probabilities = self._entailment(fact.info, cited) if cited else []
+        if not cited:
+            fate = "no_valid_support"
+        elif self.nli is not None and not any(p >= self.config.entailment_threshold for p in probabilities):
+            fate = "not_entailed"
+        else:
+            fate = "learnt" if memory.learn(fact.info) else "already_known"
+        outcome = {"info": fact.info, "support_passages": list(fact.support),
+                   "paragraph_ids": [k.paragraph_id for k in cited if k.paragraph_id is not None],
+                   "entailment": max(probabilities, default=None), "outcome": fate}
+        return outcome, cited, probabilities
+
+    def _entailment(self, fact: str, cited: Sequence[Knowledge]) -> list[float]:
+        """P(entailed) of ``fact`` by each cited passage (none without the NLI check)."""
+        if self.nli is None:
+            return []
+        premises = [k.text if k.title is None else f"(Title: {k.title}) {k.text}" for k in cited]
+        return self.nli.entailment([(premise, fact) for premise in premises])
+
+    def _main(self, question: _Question, final: bool) -> MainVerdict | None:
+        """Step (g): the Main Module's verdict (None when it could not be read, before the last iteration)."""
+        memory = question.memory
+        facts = len(memory.facts)
+        if (not final and self.config.reuse_main_without_new_information and question.verdict is not None
+                and question.facts_at_verdict == facts):
+            question.last_step = record_main(question.verdict, Asked(question.verdict, ()), question.text, facts,
+                                             question.iterations, final, False, question.last_step, reused=True)
+            return question.verdict
+        asked = question.modules.main(memory.facts, question.text, final=final)
+        if asked.value is None:
+            kind = "read" if final else "reason"
+            question.last_step = record_failure(kind, "final_main" if final else "main", asked, question.last_step,
+                                                iteration=question.iterations)
+            if final:
+                question.answer = self._formatted(clean_direct_answer(asked.generations[-1]))
+            else:
+                question.ending = "unreadable_main"
+            return None
+        verdict = asked.value
+        question.verdict, question.facts_at_verdict = verdict, facts
+        answered = final or self._answers(verdict)
+        if answered:
+            question.answer, question.confidence = self._formatted(verdict.answer), verdict.confidence
+        question.last_step = record_main(verdict, asked, question.text, facts, question.iterations, final, answered,
+                                         question.last_step)
+        return verdict
+
+    def _answers(self, verdict: MainVerdict) -> bool:
+        return not verdict.unanswerable and verdict.confidence >= self.config.min_confidence
+
+    def _new_queries(self, question: _Question, verdict: MainVerdict) -> list[str]:
+        """Step (i): at most ``max_new_queries`` queries for the missing information, none asked before."""
+        memory = question.memory
+        missing = verdict.missing_information
+        asked = question.modules.queries(question.text, memory.asked, memory.facts, missing)
+        if asked.value is None:
+            question.last_step = record_failure("reason", "query", asked, question.last_step)
+            question.ending = "unreadable_query"
+            return []
+        new, repeated = self._limited(memory, asked.value)
+        over = [q for q in asked.value if q not in new and q not in repeated]
+        question.last_step = record_queries(missing, new, repeated, over, asked.generations, question.last_step)
+        if not new:
+            question.ending = "no_new_queries"
+        return new
+
+    def _limited(self, memory: Memory, queries: Sequence[str]) -> tuple[list[str], list[str]]:
+        """The first ``max_new_queries`` queries not asked before (remembered), and the repeated ones."""
+        new: list[str] = []
+        repeated: list[str] = []
+        for query in queries:
+            if len(new) == self.config.max_new_queries:
+                break
+            added, again = memory.ask([query])
+            new.extend(added)
+            repeated.extend(again)
+        return new, repeated
+
+    def _formatted(self, answer: str) -> str:
+        """The answer as stored: "yes"/"no" for yes/no questions when the text says which."""
+        answer = answer.strip()
+        if self.config.answer_format != "yes_no":
+            return answer
+        first = answer.casefold().lstrip("\"' ").split(" ", 1)[0].strip(".,!\"'")
+        if first in ("yes", "true"):
+            return "yes"
+        if first in ("no", "false"):
+            return "no"
+        return answer
+
+    def _result(self, question: _Question) -> GenerationResult:
+        calls = dict(question.modules.calls)
+        metadata: dict[str, Any] = {
+            "iterations": question.iterations,
+            "stop_reason": question.ending or ("answered" if question.iterations < self.config.max_iterations
+                                               else "max_iterations"),
+            "confidence": question.confidence,
+            "llm_calls": {**calls, "total": sum(calls.values())},
+            "passages_used": len(question.used),
+            "knowledge_tokens": question.modules.knowledge_tokens,
+            "knowledge_prompts": question.knowledge_prompts,
+            "queries": list(question.memory.asked),
+            "known_information": list(question.memory.facts),
+        }
+        return GenerationResult(text=question.answer, chunk_ids=tuple(question.used), metadata=metadata)

@@ -1,0 +1,73 @@
+"""Reading the modules' dict-like responses tolerantly, never evaluating them."""
+
+from __future__ import annotations
+
+import pytest
+
+from hopkit.errors import ParseError
+from hopkit.methods.migres_responses import LeafFact, parse_leaf, parse_main, parse_queries
+
+pytestmark = pytest.mark.unit
+
+
+def test_main_reads_the_papers_response_with_unescaped_quotes() -> None:
+    verdict = parse_main('{"answer": {"text": "unanswerable", "confidence": 1}, "explanation": "Only the director of '
+                         '"I Come With The Rain" is known.", "missing_information": "The nationality of the director '
+                         'of the film "Levity.""}')
+    assert verdict.unanswerable and verdict.confidence == 1
+    assert verdict.missing_information == 'The nationality of the director of the film "Levity."'
+
+
+@pytest.mark.parametrize(("text", "answer", "confidence"), [
+    ('{"answer": {"text": "No", "confidence": 5}, "explanation": "x", "missing_information": ""}', "No", 5),
+    ("{'answer': {'text': 'Tarsk', 'confidence': '4'}, 'explanation': 'x'}", "Tarsk", 4),
+    ('{"answer": "Paris", "confidence": 9}', "Paris", 5),
+    ('{"answer": {"text": "Tarsk"}}', "Tarsk", 1),
+    ('Sure! {"answer": {"text": "Tarsk", "confidence": 3}', "Tarsk", 3),
+])
+def test_main_tolerates_what_small_models_write(text: str, answer: str, confidence: int) -> None:
+    verdict = parse_main(text)
+    assert (verdict.answer, verdict.confidence) == (answer, confidence)
+
+
+def test_the_explanation_stands_in_for_blank_missing_information() -> None:
+    verdict = parse_main('{"answer": {"text": "unanswerable", "confidence": 1}, "explanation": "No birthplace.", '
+                         '"missing_information": ""}')
+    assert verdict.missing_information == "No birthplace."
+
+
+@pytest.mark.parametrize("text", ["So the answer is: Tarsk.", "", '{"answer": {"text": ""}}'])
+def test_main_refuses_a_response_without_an_answer(text: str) -> None:
+    with pytest.raises(ParseError) as error:
+        parse_main(text)
+    assert error.value.raw == text
+
+
+def test_leaf_reads_every_item_even_after_a_misplaced_bracket() -> None:
+    text = ('{"useful_information": [{"info": "Carl Boese directed it", "support_passages": [0]}]}, '
+            '{"info": "Carmine Gallone directed it", "support_passages": [1, 2, 1]}]')
+    assert parse_leaf(text) == [LeafFact("Carl Boese directed it", (0,)),
+                                LeafFact("Carmine Gallone directed it", (1, 2))]
+
+
+def test_leaf_keeps_an_item_whose_support_is_not_indices_with_no_support() -> None:
+    text = '{"useful_information": [{"info": "Curtis Bernhardt died in 1981", "support_passages": [GPT knowledge]}]}'
+    assert parse_leaf(text) == [LeafFact("Curtis Bernhardt died in 1981", ())]
+
+
+def test_leaf_reads_an_empty_list_as_no_facts() -> None:
+    assert parse_leaf('{"useful_information": []}') == []
+
+
+def test_leaf_refuses_text_without_information() -> None:
+    with pytest.raises(ParseError, match="useful_information"):
+        parse_leaf("The passages say nothing useful.")
+
+
+def test_queries_are_read_one_per_line_without_markers() -> None:
+    text = 'What is the nationality of Ed Solomon?\n1. Who directed "Levity"?\n- Query 3: "Where is Tarsk?"\n\n'
+    assert parse_queries(text) == ["What is the nationality of Ed Solomon?", 'Who directed "Levity"?',
+                                   "Where is Tarsk?"]
+    assert parse_queries('["A?", "B?", "A?"]') == ["A?", "B?"]
+    with pytest.raises(ParseError):
+        parse_queries(" \n ")
