@@ -29,8 +29,8 @@ def test_a_kind_alone_or_a_mapping_of_kind_and_options() -> None:
 
 
 @pytest.mark.parametrize("role, value, message", [
-    ("relevance", "nli", r"option 'reranker': field 'kind' must be one of llm, cross-encoder, got 'nli'"),
-    ("relevance", 3, r"expected one of llm, cross-encoder or a mapping"),
+    ("relevance", "nli", r"option 'reranker': field 'kind' must be one of llm, cross-encoder, embedding, got 'nli'"),
+    ("relevance", 3, r"expected one of llm, cross-encoder, embedding or a mapping"),
     ("relevance", {"kind": "cross-encoder"}, r"kind 'cross-encoder' needs the field 'model'"),
     ("relevance", {"kind": "cross-encoder", "model": "m", "batch_size": 0},
      r"option 'reranker' field 'batch_size': expected an integer >= 1, got 0"),

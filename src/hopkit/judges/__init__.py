@@ -10,6 +10,7 @@ models' packages (the ``judges`` extra) are imported only when one is loaded.
 """
 
 from hopkit.judges.cross_encoder import CrossEncoderRelevance
+from hopkit.judges.embedding import EmbeddingRelevance, EmbeddingSimilarity
 from hopkit.judges.extractive import ExtractiveReader
 from hopkit.judges.factory import (JudgeSpec, answer_judge, build_judge, entailment_judge, judge_spec,
                                    relevance_judge, similarity_judge)
@@ -22,7 +23,7 @@ from hopkit.judges.scripted import ScriptedAnswer, ScriptedEntailment, ScriptedR
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 
 __all__ = [
-    "AnswerJudge", "CrossEncoderRelevance", "EntailmentJudge", "ExtractiveReader", "JudgeSpec", "LLMAnswerJudge",
+    "AnswerJudge", "CrossEncoderRelevance", "EmbeddingRelevance", "EmbeddingSimilarity", "EntailmentJudge", "ExtractiveReader", "JudgeSpec", "LLMAnswerJudge",
     "LLMEntailmentJudge", "LLMRelevanceJudge", "LLMSimilarityJudge", "LexicalSimilarity", "NLIEntailment",
     "RelevanceJudge", "ScriptedAnswer", "ScriptedEntailment", "ScriptedRelevance", "ScriptedSimilarity",
     "SentenceSplitter", "SimilarityJudge", "SpanAnswer", "SyntokSplitter", "answer_judge", "build_judge",

@@ -8,6 +8,7 @@ options::
     nli: {kind: nli, model: cross-encoder/nli-deberta-v3-small}
     reader: {kind: extractive, model: deepset/roberta-base-squad2}
     duplicate_check: {kind: lexical, measure: jaccard}
+    duplicate_check: {kind: embedding, embedder: "wordllama:l2_supercat:256"}
 
 :func:`judge_spec` checks a value (kind, option names, types and ranges, read from
 the backend's own signature as :mod:`hopkit.config` does for ``_target_``) without
@@ -23,6 +24,7 @@ from typing import Any, Callable, Literal, Mapping, cast
 
 from hopkit.errors import ConfigError
 from hopkit.judges.cross_encoder import CrossEncoderRelevance
+from hopkit.judges.embedding import EmbeddingRelevance, EmbeddingSimilarity
 from hopkit.judges.extractive import ExtractiveReader
 from hopkit.judges.lexical import LexicalSimilarity
 from hopkit.judges.llm_reader import LLMAnswerJudge
@@ -36,10 +38,11 @@ Role = Literal["relevance", "entailment", "answer", "similarity"]
 
 #: For each role, the backends by kind: a class or a ``load`` classmethod taking the options.
 BACKENDS: dict[str, dict[str, Callable[..., Any]]] = {
-    "relevance": {"llm": LLMRelevanceJudge, "cross-encoder": CrossEncoderRelevance.load},
+    "relevance": {"llm": LLMRelevanceJudge, "cross-encoder": CrossEncoderRelevance.load,
+                  "embedding": EmbeddingRelevance},
     "entailment": {"llm": LLMEntailmentJudge, "nli": NLIEntailment.load},
     "answer": {"llm": LLMAnswerJudge, "extractive": ExtractiveReader.load},
-    "similarity": {"llm": LLMSimilarityJudge, "lexical": LexicalSimilarity},
+    "similarity": {"llm": LLMSimilarityJudge, "lexical": LexicalSimilarity, "embedding": EmbeddingSimilarity},
 }
 _INJECTED = "llm"  # the method's LLM, handed over by build_judge, never written in a config
 

@@ -91,9 +91,9 @@ class SearChainConfig:
         reader: the answer judge reading each node's passage: "llm" (the method's model:
             a span and a yes/no log-odds), or {kind: extractive, model: <a transformers
             question-answering model>} (the paper's kind of reader, Section 3.3).
-        duplicate_check: the similarity judge of the duplicate-query check: "lexical"
-            (BM25 token sets; an embedding cosine needs a model hopkit cannot fetch
-            offline) or "llm".
+        duplicate_check: the similarity judge of the duplicate-query check: "embedding"
+            (the cosine of WordLlama embeddings, installed with hopkit), "lexical" (BM25
+            token sets), "llm", or a mapping naming another embedder.
         duplicate_threshold: the similarity from which a query repeats a processed one.
         top_k: passages retrieved per node (1: the paper's top-1); with more, the passage
             the reader is most confident about is d_i.
@@ -113,7 +113,7 @@ class SearChainConfig:
     verification: bool = True
     completion: bool = True
     reader: JudgeOption = "llm"
-    duplicate_check: JudgeOption = "lexical"
+    duplicate_check: JudgeOption = "embedding"
     duplicate_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.9
     top_k: PositiveInt = 1
     chain_max_tokens: PositiveInt = 400

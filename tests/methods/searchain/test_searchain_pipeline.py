@@ -8,7 +8,7 @@ import pytest
 
 from hopkit.config import instantiate, load_yaml
 from hopkit.errors import ConfigError
-from hopkit.judges.lexical import LexicalSimilarity
+from hopkit.judges.embedding import EmbeddingSimilarity
 from hopkit.judges.llm_reader import LLMAnswerJudge
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.searchain import SearChain, SearChainConfig
@@ -116,4 +116,4 @@ def test_a_run_over_a_stored_dataset_with_the_llm_reader(kit, tmp_path: Path) ->
     method = pipeline.build_method(llm, kit.retriever, None)
     with collect_trace():
         method.generate(kit.QUESTION)
-    assert isinstance(method.reader, LLMAnswerJudge) and isinstance(method.similarity, LexicalSimilarity)
+    assert isinstance(method.reader, LLMAnswerJudge) and isinstance(method.similarity, EmbeddingSimilarity)
