@@ -32,8 +32,8 @@ from typing import Final, Literal, Sequence
 
 TaskKind = Literal["multihop", "strategyqa", "fact", "longform"]
 
-#: Figure 16: multi-hop QA and slot filling, first round, with retrieval.
-MULTIHOP_PROMPT: Final = (
+#: The instruction Figures 15 and 16 share, up to their examples.
+CHAIN_INSTRUCTION: Final = (
     'Construct a global reasoning chain for this complex [Question] : " {question} " You should generate a query '
     "to the search engine based on what you already know at each step of the reasoning chain, starting with "
     "[Query].\n"
@@ -43,7 +43,12 @@ MULTIHOP_PROMPT: Final = (
     "If you don't know the answer, generate a query to search engine based on what you already know and do not "
     "know, starting with [Unsolved Query].\n"
     "For example:\n"
-    '[Question]: "Where do greyhound buses that are in the birthplace of Spirit If...s performer leave from?"\n'
+)
+
+#: Figure 16: multi-hop QA and slot filling, first round, with retrieval.
+MULTIHOP_PROMPT: Final = (
+    CHAIN_INSTRUCTION
+    + '[Question]: "Where do greyhound buses that are in the birthplace of Spirit If...s performer leave from?"\n'
     "[Query 1]: Who is the performer of Spirit If... ?\n"
     "If you don't know the answer:\n"
     "[Unsolved Query]: Who is the performer of Spirit If... ?\n"
@@ -72,16 +77,8 @@ MULTIHOP_PROMPT: Final = (
 
 #: Figure 15: StrategyQA, first round, with retrieval.
 STRATEGYQA_PROMPT: Final = (
-    'Construct a global reasoning chain for this complex [Question] : " {question} " You should generate a query '
-    "to the search engine based on what you already know at each step of the reasoning chain, starting with "
-    "[Query].\n"
-    "If you know the answer for [Query], generate it starting with [Answer].\n"
-    "You can try to generate the final answer for the [Question] by referring to the [Query]-[Answer] pairs, "
-    "starting with [Final Content].\n"
-    "If you don't know the answer, generate a query to search engine based on what you already know and do not "
-    "know, starting with [Unsolved Query].\n"
-    "For example:\n"
-    '[Question]: "Is it common to see frost during some college commencements?"\n'
+    CHAIN_INSTRUCTION
+    + '[Question]: "Is it common to see frost during some college commencements?"\n'
     "[Query 1]: What seasons can you expect see frost?\n"
     "If you don't know the answer:\n"
     "[Unsolved Query]: What seasons can you expect see frost?\n"
