@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal, Sequence, cast
+from typing import Any, Callable, Literal, Sequence, cast
 
 from hopkit.llm.logprobs import check_candidates
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
@@ -148,14 +148,9 @@ class CachedLLM:
         Raises:
             LLMError: the wrapped model failed (a cache that cannot be used is bypassed, never raised).
         """
-        started = time.perf_counter()
-        key = cache_key(self.inner.model_id, prompt, stop, max_tokens, temperature)
-        stored = self._stored_completion(key, started)
-        if stored is not None:
-            return stored
-        completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
-        self._store_completion(key, completion)
-        return completion
+        return self._stored_or_asked(
+            cache_key(self.inner.model_id, prompt, stop, max_tokens, temperature),
+            lambda: self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature))
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
@@ -166,13 +161,18 @@ class CachedLLM:
         """
         if CHAT not in self.capabilities:
             raise missing_capability(self.inner, CHAT)
+        chat = cast(ChatLLM, self.inner)
+        return self._stored_or_asked(
+            cache_key(self.inner.model_id, messages, stop, max_tokens, temperature),
+            lambda: chat.complete_chat(messages, stop=stop, max_tokens=max_tokens, temperature=temperature))
+
+    def _stored_or_asked(self, key: str, ask: Callable[[], Completion]) -> Completion:
+        """The completion stored under ``key``, or ``ask()``'s, stored."""
         started = time.perf_counter()
-        key = cache_key(self.inner.model_id, messages, stop, max_tokens, temperature)
         stored = self._stored_completion(key, started)
         if stored is not None:
             return stored
-        completion = cast(ChatLLM, self.inner).complete_chat(messages, stop=stop, max_tokens=max_tokens,
-                                                             temperature=temperature)
+        completion = ask()
         self._store_completion(key, completion)
         return completion
 

@@ -255,12 +255,13 @@ class IRCoT:
         """
         config = self.config
         scope = self._scope(query)                                                     # (i)
-        last = record_scope(query.text, scope) if scope is not None else None  # the trace's latest step
+        if scope is not None:
+            record_scope(query.text, scope)
         titles = scope.titles if scope is not None and scope.titles else None
         collection = ParagraphCollection(config.paragraph_budget, config.max_paragraph_words,
                                          config.near_duplicate_threshold)
         queries: list[str] = []
-        last = self._retrieve(next_query(query.text, ()), query, collection, titles, queries, last)  # (a)
+        self._retrieve(next_query(query.text, ()), query, collection, titles, queries)  # (a)
         prefix = _StablePrefix(self.llm, self.fitter, config.generation_max_tokens)
         if self.few_shot:
             prefix.fit(self._largest_instance_tokens(query, collection))
@@ -275,19 +276,18 @@ class IRCoT:
             generation = self._continue_cot(prompt)
             found = self.splitter.split(generation)
             stop = self._stop(found, step)                                              # (c)
-            last = record_reasoning(with_main_passage(query, collection.paragraphs), found[0] if found else "",
-                                    generation, prefix.kept, stop, last)
+            record_reasoning(with_main_passage(query, collection.paragraphs), found[0] if found else "",
+                             generation, prefix.kept, stop)
             if found:
                 sentences.append(found[0])
             if stop is not None:
                 stop_reason = stop
                 break
-            last = self._retrieve(next_query(query.text, sentences), query, collection, titles, queries, last)  # (d)
+            self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
         answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
                                                         partial(prefix.prompt, growth_tokens=0))
         record_reading(query.text, sentences, with_main_passage(query, collection.paragraphs), answer,
-                       reader_generation, config.reader,
-                       "reasoning" if self.reading.in_reasoning_context else "own", last)
+                       reader_generation, config.reader, self.reading.context)
         metadata: dict[str, object] = {
             "steps": steps,
             "cot_sentences": sentences,
@@ -339,22 +339,19 @@ class IRCoT:
         return scope
 
     def _retrieve(self, text: str, query: Query, collection: ParagraphCollection,
-                  titles: tuple[str, ...] | None, queries: list[str], parent: int | None) -> int | None:
+                  titles: tuple[str, ...] | None, queries: list[str]) -> None:
         """Retrieve K paragraphs for ``text`` into ``collection`` (nothing for an empty
-        query, nor once the budget is full, when nothing could be added).
-
-        Returns:
-            The id of the trace step recorded for it (None when no trace is collected).
-        """
+        query, nor once the budget is full, when nothing could be added)."""
         k = self.config.k_per_step
         if not text or collection.is_full:
-            return record_skipped_retrieval(text, "budget_full" if text else "empty_query", k, parent)
+            record_skipped_retrieval(text, "budget_full" if text else "empty_query", k)
+            return
         queries.append(text)
         exclude = set(collection.ids) if self.config.exclude_collected else set()
         if query.main_passage is not None:
             exclude.add(query.main_passage.id)
         hits = self.retriever.retrieve(text, k, exclude=exclude, titles=titles)
-        return record_retrieval(text, hits, collection.add_each(hit.paragraph for hit in hits), k, parent)
+        record_retrieval(text, hits, collection.add_each(hit.paragraph for hit in hits), k)
 
     def _instance(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> str:
         """The test instance of the few-shot layout: paragraphs, question, CoT so far."""

@@ -65,6 +65,11 @@ class IRCoTReading:
                                                format=config.reader_format),
                              () if self.template_reader else own, splitter)
 
+    @property
+    def context(self) -> str:
+        """Where the reader reads: "reasoning" (the reasoning prompt's context) or "own"."""
+        return "reasoning" if self.in_reasoning_context else "own"
+
     def answer(self, query: Query, paragraphs: Sequence[Paragraph], sentences: Sequence[str],
                reasoning_prompt: PromptBefore | None = None) -> tuple[str, str | None]:
         """The answer and the reader's raw generation (None without a reader).

@@ -28,46 +28,46 @@ from typing import Any, Sequence
 from hopkit.methods.iirc import TitleScope
 from hopkit.methods.paragraph_collection import Admission
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.traces import record_step
+from hopkit.traces import PREVIOUS, record_step
 
 
-def record_scope(question: str, scope: TitleScope) -> int | None:
+def record_scope(question: str, scope: TitleScope) -> None:
     """IIRC's title step (i)."""
-    return record_step("scope", input=question, output=list(scope.titles),
-                       extra={"generated": list(scope.generated), "generation": scope.generation})
+    record_step("scope", parent=PREVIOUS, input=question, output=list(scope.titles),
+                extra={"generated": list(scope.generated), "generation": scope.generation})
 
 
-def record_retrieval(query: str, hits: Sequence[ScoredParagraph], admissions: Sequence[Admission], k: int,
-                     parent: int | None) -> int | None:
+def record_retrieval(query: str, hits: Sequence[ScoredParagraph], admissions: Sequence[Admission], k: int) -> None:
     """A retrieval (a) or (d): what the retriever returned and what the collection did with each."""
     dropped = [{"paragraph_id": hit.id, "reason": admission.value}
                for hit, admission in zip(hits, admissions) if admission is not Admission.ADDED]
     outcome = {"kept": [hit.id for hit, admission in zip(hits, admissions) if admission is Admission.ADDED],
                "dropped": dropped, "skipped": None}
-    return record_step("retrieve", parent=parent, input=query, output=outcome,
-                       paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits],
-                       extra={"k": k})
+    record_step("retrieve", parent=PREVIOUS, input=query, output=outcome,
+                paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits],
+                extra={"k": k})
 
 
-def record_skipped_retrieval(query: str, reason: str, k: int, parent: int | None) -> int | None:
+def record_skipped_retrieval(query: str, reason: str, k: int) -> None:
     """A retrieval not made: the query was empty ("empty_query") or the budget full ("budget_full")."""
-    return record_step("retrieve", parent=parent, input=query,
-                       output={"kept": [], "dropped": [], "skipped": reason}, extra={"k": k})
+    record_step("retrieve", parent=PREVIOUS, input=query,
+                output={"kept": [], "dropped": [], "skipped": reason}, extra={"k": k})
 
 
 def record_reasoning(shown: Sequence[Paragraph], sentence: str, generation: str, demonstrations: int,
-                     stop_reason: str | None, parent: int | None) -> int | None:
+                     stop_reason: str | None) -> None:
     """A reasoning step (b, c): the sentence kept from the model's line."""
-    return record_step("reason", parent=parent, output=sentence, paragraph_ids=[p.id for p in shown],
-                       extra={"generation": generation, "demonstrations": demonstrations,
-                              "stop_reason": stop_reason})
+    record_step("reason", parent=PREVIOUS, output=sentence, paragraph_ids=[p.id for p in shown],
+                extra={"generation": generation, "demonstrations": demonstrations,
+                       "stop_reason": stop_reason})
 
 
 def record_reading(question: str, cot: Sequence[str], shown: Sequence[Paragraph], answer: str,
-                   generation: str | None, reader: str, context: str, parent: int | None) -> int | None:
+                   generation: str | None, reader: str, context: str) -> None:
     """The reading step (e): the reader's answer, or the one extracted from the CoT without a reader."""
     if reader == "none":
-        return record_step("extract", parent=parent, input=" ".join(cot), output=answer, extra={"reader": reader})
+        record_step("extract", parent=PREVIOUS, input=" ".join(cot), output=answer, extra={"reader": reader})
+        return
     extra: dict[str, Any] = {"generation": generation, "reader": reader, "context": context}
-    return record_step("read", parent=parent, input=question, output=answer, paragraph_ids=[p.id for p in shown],
-                       extra=extra)
+    record_step("read", parent=PREVIOUS, input=question, output=answer, paragraph_ids=[p.id for p in shown],
+                extra=extra)

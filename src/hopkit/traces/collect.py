@@ -8,6 +8,9 @@ called directly, as in the documented example, records nothing)::
     first = record_step("retrieve", input=question, paragraph_ids=ids, scores=scores)
     record_step("read", parent=first, input=question, output=answer, paragraph_ids=ids)
 
+A method whose steps form a chain passes ``parent=PREVIOUS``: each step then follows the
+one recorded just before it, and the method need not carry step ids around.
+
 A step's ``llm_calls`` are the model calls the usage block counted since the previous
 step was recorded (or since the block opened): record each step as soon as it is done.
 """
@@ -16,7 +19,8 @@ from __future__ import annotations
 
 import contextvars
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping, Sequence
+from enum import Enum
+from typing import Any, Final, Iterator, Literal, Mapping, Sequence
 
 from hopkit.traces.records import TraceError
 from hopkit.traces.trace import Trace
@@ -36,6 +40,14 @@ class _Collecting:
         since = calls - self.calls if usage is self.usage else calls
         self.usage, self.calls = usage, calls
         return max(0, since)
+
+
+class _Parent(Enum):
+    PREVIOUS = "previous"
+
+
+#: ``record_step(parent=PREVIOUS)``: the step follows the one recorded just before it.
+PREVIOUS: Final = _Parent.PREVIOUS
 
 
 _current: contextvars.ContextVar[_Collecting | None] = contextvars.ContextVar("hopkit_trace", default=None)
@@ -63,14 +75,15 @@ def current_trace() -> Trace | None:
     return collecting.trace if collecting is not None else None
 
 
-def record_step(kind: str, *, parent: int | None = None, input: Any = None, output: Any = None,
-                paragraph_ids: Sequence[int] = (), scores: Sequence[float] | Mapping[str, float] = (),
+def record_step(kind: str, *, parent: int | Literal[_Parent.PREVIOUS] | None = None, input: Any = None,
+                output: Any = None, paragraph_ids: Sequence[int] = (), scores: Sequence[float] | Mapping[str, float] = (),
                 llm_calls: int | None = None, extra: Mapping[str, Any] | None = None) -> int | None:
     """Record a step in the open trace.
 
     Args:
         kind: what the step did ("retrieve", "reason", "read", "extract", "verify", ...).
-        parent: the id of the step it follows from (as returned by an earlier call).
+        parent: the id of the step it follows from (as returned by an earlier call), or
+            :data:`PREVIOUS` for the step recorded just before it (None for the first).
         input: what it worked on (JSON value).
         output: what it produced (JSON value).
         paragraph_ids: the paragraphs it returned or read.
@@ -90,6 +103,9 @@ def record_step(kind: str, *, parent: int | None = None, input: Any = None, outp
     if collecting is None:
         return None
     counted = collecting.calls_since_last_step()
+    if parent is PREVIOUS:
+        steps = collecting.trace.steps
+        parent = steps[-1].id if steps else None
     step = collecting.trace.add_step(kind, parent=parent, input=input, output=output, paragraph_ids=paragraph_ids,
                                      scores=scores, llm_calls=counted if llm_calls is None else llm_calls,
                                      extra=extra)
