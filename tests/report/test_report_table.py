@@ -9,7 +9,7 @@ import pytest
 
 from hopkit.evaluation.aggregate import Estimate, QuestionCost, RunSummary, summarize_run
 from hopkit.evaluation.scoring import QuestionScores
-from hopkit.report.table import Column, Table, comparison_table, to_csv, to_markdown, to_text
+from hopkit.report.table import Column, Table, comparison_table, metric_header, to_csv, to_markdown, to_text
 from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
@@ -64,7 +64,9 @@ def test_markdown_shows_mean_and_half_width_in_percent() -> None:
     ircot = lines[2]
     assert ircot.startswith("| IRCoT K=4 | IRCoT | hotpotqa | 20 | 0 | 50.0 ±")
     assert "| 75.0 ±0.0 | 100.0 ±0.0 |" in ircot
-    assert ircot.endswith("| 4.00 | 2000 | 120 | 4.00 |")
+    # the cost columns: cache share, then s/q split into LLM, retrieval and other (4.0 = 3.0 + 0.5 + 0.5)
+    assert lines[0].endswith("| Compl tok/q | Cached % | s/q | LLM s/q | Retr s/q | Other s/q |")
+    assert ircot.endswith("| 4.00 | 2000 | 120 | 50 | 4.00 | 3.00 | 0.500 | 0.500 |")
     nor = lines[3]
     assert "| NoR | NoR | hotpotqa | 20 | 1 | 0.0 ±0.0 | 20.0 ±0.0 | 0.0 ±0.0 | - | - | - |" in nor
     assert "95% bootstrap interval" in md
@@ -103,23 +105,41 @@ def test_csv_writes_raw_fractions(tmp_path: Path) -> None:
     assert rows[1]["paragraph_recall"] == rows[1]["paragraph_recall_high"] == ""
     assert rows[1]["failed"] == "1"
     assert float(rows[1]["prompt_tokens_per_q"]) == 300.0
+    assert float(rows[0]["cached_prompt_share"]) == 0.5  # a fraction in CSV, 50 in Markdown
 
 
 def test_judge_components_get_their_own_columns(tmp_path: Path) -> None:
     table = comparison_table([_ircot(), _judged()])
-    assert table.columns[-1].key == "judge_relevance_seconds_per_q"
-    assert table.columns[-1].header == "judge:relevance s/q"
-    assert table.rows[0][-1] is None and table.rows[1][-1] == pytest.approx(0.5)
+    assert table.columns[-2].key == "judge_relevance_seconds_per_q"
+    assert table.columns[-2].header == "judge:relevance s/q"
+    assert table.rows[0][-2] is None and table.rows[1][-2] == pytest.approx(0.5)
     lines = to_markdown(table).splitlines()
-    assert lines[0].endswith("| s/q | judge:relevance s/q |")
-    assert lines[2].endswith("| 4.00 | - |") and lines[3].endswith("| 2.00 | 0.50 |")
+    # judges sit between retrieval and other, as in the time-split plot; 2.0 = 1.0 + 0.1 + 0.5 + 0.4
+    assert lines[0].endswith("| s/q | LLM s/q | Retr s/q | judge:relevance s/q | Other s/q |")
+    assert lines[2].endswith("| 4.00 | 3.00 | 0.500 | - | 0.500 |")
+    assert lines[3].endswith("| 2.00 | 1.00 | 0.100 | 0.50 | 0.400 |")
     with to_csv(table, tmp_path / "t.csv").open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert rows[0]["judge_relevance_seconds_per_q"] == "" and float(rows[1]["judge_relevance_seconds_per_q"]) == 0.5
 
 
 def test_runs_without_judges_have_no_component_columns() -> None:
-    assert [c.key for c in comparison_table([_ircot(), _nor()]).columns][-1] == "seconds_per_q"
+    keys = [c.key for c in comparison_table([_ircot(), _nor()]).columns]
+    assert keys[-4:] == ["seconds_per_q", "llm_seconds_per_q", "retrieval_seconds_per_q", "other_seconds_per_q"]
+
+
+def test_a_component_named_like_a_fixed_column_keeps_its_own_column() -> None:
+    scores = [QuestionScores("q0", 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+    odd = summarize_run("ddd444", "odd", "MIGRES", "hotpotqa", scores,
+                        [QuestionCost(_usage(1, 10, 1, 0, 1.0, 0.1, 2.0, other=0.3))])
+    keys = [c.key for c in comparison_table([odd]).columns]
+    assert len(keys) == len(set(keys)) and "other_component_seconds_per_q" in keys
+
+
+def test_metric_headers() -> None:
+    assert metric_header("em") == "EM" and metric_header("paragraph_recall", 10) == "Para R@10"
+    with pytest.raises(KeyError, match="unknown metric 'accuracy'"):
+        metric_header("accuracy")
 
 
 def test_bad_tables_are_rejected() -> None:

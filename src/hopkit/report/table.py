@@ -10,8 +10,8 @@ from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 
-__all__ = ["Cell", "Column", "Table", "comparison_table", "component_key", "run_labels", "to_csv",
-           "to_markdown", "to_text"]
+__all__ = ["Cell", "Column", "Table", "comparison_table", "component_key", "metric_header", "run_labels",
+           "to_csv", "to_markdown", "to_text"]
 
 Cell = str | int | float | Estimate | None
 """One table cell: text, a number, a metric estimate, or ``None`` for "not applicable"."""
@@ -27,7 +27,8 @@ class Column:
     """A table column: ``key`` names it in CSV, ``header`` in Markdown and text.
 
     ``digits`` is the number of decimals shown for ``float`` and ``estimate``
-    columns; ``percent`` shows estimates (fractions in [0, 1]) as percentages.
+    columns; ``percent`` shows their values (fractions in [0, 1]) as percentages
+    (CSV keeps the fractions).
     """
 
     key: str
@@ -59,6 +60,25 @@ _METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("title_recall", "Title R@{budget}"),
     ("answer_recall", "Ans R@{budget}"),
 )
+
+
+def metric_header(metric: str, budget: int = 15) -> str:
+    """The column header of a metric (``"EM"``, ``"Para R@15"`` ...).
+
+    Args:
+        metric: A name from :data:`hopkit.evaluation.scoring.METRIC_NAMES`.
+        budget: The retrieval budget of the recall metrics.
+
+    Returns:
+        The header.
+
+    Raises:
+        KeyError: ``metric`` is not a metric name.
+    """
+    headers = dict(_METRIC_COLUMNS)
+    if metric not in headers:
+        raise KeyError(f"unknown metric {metric!r}; known: {', '.join(headers)}")
+    return headers[metric].format(budget=budget)
 
 
 #: Hex digits of the run id shown beside a name that two runs on one dataset share.
@@ -103,9 +123,12 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
     """One row per run: answer and retrieval metrics, then costs per question.
 
     Runs are named by :func:`run_labels`, so two runs sharing a name on one
-    dataset get distinct rows. When a run timed components besides the model and
-    retrieval (judges), each such component gets a column of its seconds per
-    question after ``s/q`` (``-`` for runs without it).
+    dataset get distinct rows. The costs are the model calls and tokens per
+    question, the share of prompt tokens served from a cache (``Cached %``), the
+    seconds per question (``s/q``) and their split: in model calls (``LLM s/q``),
+    in retrieval (``Retr s/q``), in each other component a run timed (judges; one
+    column each, ``-`` for runs without it) and outside every component
+    (``Other s/q``).
 
     Args:
         summaries: The runs, in the order the rows should have.
@@ -134,17 +157,25 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
         Column("llm_calls_per_q", "LLM calls/q", "float", 2),
         Column("prompt_tokens_per_q", "Prompt tok/q", "float", 0),
         Column("completion_tokens_per_q", "Compl tok/q", "float", 0),
+        Column("cached_prompt_share", "Cached %", "float", 0, True),
         Column("seconds_per_q", "s/q", "float", 2),
+        Column("llm_seconds_per_q", "LLM s/q", "float", 2),
+        Column("retrieval_seconds_per_q", "Retr s/q", "float", 3),
     ]
     extra = sorted({name for s in summaries for name in s.extra_components})
-    columns += [Column(component_key(name), f"{name} s/q", "float", 2) for name in extra]
+    fixed = {c.key for c in columns} | {"other_seconds_per_q"}
+    # A component whose key is a fixed column's (one named "other") keeps a column of its own.
+    columns += [Column(key if key not in fixed else component_key(f"{name} component"), f"{name} s/q",
+                       "float", 2) for name, key in ((n, component_key(n)) for n in extra)]
+    columns.append(Column("other_seconds_per_q", "Other s/q", "float", 3))
     rows: list[tuple[Cell, ...]] = []
     for s, label in zip(summaries, run_labels(summaries)):
         metric_cells: list[Cell] = [s.metrics.get(key) for key, _ in _METRIC_COLUMNS]
         component_cells: list[Cell] = [s.component_seconds_per_q.get(name) for name in extra]
         rows.append((label, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
                      s.llm_calls_per_q, s.prompt_tokens_per_q, s.completion_tokens_per_q,
-                     s.seconds_per_q, *component_cells))
+                     s.cached_prompt_share, s.seconds_per_q, s.llm_seconds_per_q,
+                     s.retrieval_seconds_per_q, *component_cells, s.other_seconds_per_q))
     return Table(tuple(columns), tuple(rows), _notes(summaries))
 
 
@@ -155,7 +186,9 @@ def _notes(summaries: Sequence[RunSummary]) -> tuple[str, ...]:
             f"{MISSING} = not applicable (the method does not retrieve, the questions have no "
             "gold paragraphs, or answer recall on yes/no questions).",
             "Recall metrics average over the questions where they apply; costs average over "
-            "every attempted question, failed ones included.")
+            "every attempted question, failed ones included. Cached % is the share of prompt "
+            "tokens served from a reused cache; s/q splits into LLM, retrieval, judges (if "
+            "any) and other (time outside every timed component).")
 
 
 def _format(cell: Cell, column: Column) -> str:
@@ -169,7 +202,7 @@ def _format(cell: Cell, column: Column) -> str:
     if isinstance(cell, int):
         return str(cell)
     if isinstance(cell, float):
-        return f"{cell:.{column.digits}f}"
+        return f"{(100.0 * cell if column.percent else cell):.{column.digits}f}"
     return cell
 
 
