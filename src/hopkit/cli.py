@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")
 
+    export = commands.add_parser("export", help="write runs and their results to a file another store can import")
+    export.add_argument("runs", nargs="+", help="run names or ids")
+    export.add_argument("--out", type=Path, required=True, help="the file (JSON Lines; gzip if it ends in .gz)")
+    imported = commands.add_parser("import", help="read runs exported by `hopkit export` (resumes, never overwrites)")
+    imported.add_argument("files", nargs="+", type=Path, help="files written by `hopkit export`")
+
     quick = commands.add_parser("quickstart", help="ingest the bundled sample, run NoR, OneR and IRCoT, compare")
     quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded)")
     quick.add_argument("--limit", type=int, help="only the first N questions")
@@ -65,6 +71,8 @@ _INTERRUPTED: dict[str, str] = {
     "index": "the index was not saved (it is written whole or not at all); run the same command again",
     "run": "finished questions are stored, rerun the same command to resume",
     "quickstart": "finished questions are stored, rerun the same command to resume",
+    "export": "the export file was not written (it is written whole or not at all); run the same command again",
+    "import": "the results read so far are stored; run the same command again to import the rest",
 }
 
 

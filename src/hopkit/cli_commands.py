@@ -19,6 +19,7 @@ from hopkit.scoring_runs import score_runs, split_scorable
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
+from hopkit.store.transfer import export_runs, import_runs
 
 
 def _session_factory(args: argparse.Namespace) -> Any:
@@ -149,3 +150,24 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     print(to_text(comparison_table(summaries)))
     _write_report(summaries, out)
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = Store(_session_factory(args))
+    runs = [run for name in args.runs for run in store.find_runs(name)]
+    written = export_runs(store, list(dict.fromkeys(run.run_id for run in runs)), args.out)
+    print(f"wrote {len(runs)} run(s), {written} result(s) to {args.out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    store = Store(_session_factory(args))
+    imported = 0
+    for path in args.files:
+        summary = import_runs(store, path)
+        imported += len(summary.runs)
+        print(f"{path}: {len(summary.runs)} run(s), {summary.results_added} result(s) added, "
+              f"{summary.results_kept} already here kept")
+        for skipped in summary.skipped:
+            print(f"hopkit: skipped run {skipped.name!r} ({skipped.run_id}): {skipped.reason}", file=sys.stderr)
+    return 0 if imported else 1
