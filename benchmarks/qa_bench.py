@@ -37,6 +37,7 @@ from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from saved_runs import restore, save  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot")
@@ -89,8 +90,22 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
 
 
 def ingest(store: Store, dataset: str) -> None:
+    """Store the dataset's pooled corpus (once), then the runs on it saved in the repository."""
     if dataset not in store.datasets():
         store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
+    restore(store, dataset)
+
+
+def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int) -> str:
+    """Run (or resume) ``pipeline`` on the first ``limit`` questions; save its results to the
+    repository however the run ends. Returns the run id."""
+    run_id = pipeline.run_spec().run_id
+    try:
+        pipeline.run(limit=limit)
+    finally:
+        if any(run.run_id == run_id for run in store.runs()):
+            save(store, run_id)
+    return run_id
 
 
 def answered_all(store: Store, run: Any, compared: set[str]) -> bool:
@@ -199,7 +214,7 @@ def main() -> int:
             if args.report_only:
                 run_ids.append(pipeline.run_spec().run_id)
             else:
-                run_ids.append(pipeline.run(limit=args.limit)["run_id"])
+                run_ids.append(run_and_save(store, pipeline, args.limit))
             labels[run_ids[-1]] = method
     known = {run.run_id for run in store.runs()}
     runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]

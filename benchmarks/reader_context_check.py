@@ -11,9 +11,10 @@ format (hopkit's Reader with ``format="chat"``, zero-shot: a system instruction,
 paragraphs and the question as the user's turn, through the GGUF's own chat template).
 All are scored per question and compared paired against the paper's reader.
 
-The IRCoT runs and the re-read answers are stored as they finish (the re-reads in
-``.hopkit-bench/reader_context_rereads.json`` and ``reader_chat_rereads.json``): rerun
-the command to resume.
+The IRCoT runs and the re-read answers are stored as they finish (the runs in the
+bench store and, when each stops, in ``benchmarks/results/runs/``; the re-reads in
+``benchmarks/results/reader_context_rereads.json`` and ``reader_chat_rereads.json``):
+rerun the command to resume, on this machine or from a fresh clone.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.reader_context_check \\
         --datasets hotpotqa 2wikimultihopqa musique --limit 30
@@ -41,10 +42,11 @@ from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for  # noqa: E402
+from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
+from saved_runs import RESULTS  # noqa: E402
 from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
 
-REREADS = {"own": BENCH_HOME / "reader_context_rereads.json", "chat": BENCH_HOME / "reader_chat_rereads.json"}
+REREADS = {"own": RESULTS / "reader_context_rereads.json", "chat": RESULTS / "reader_chat_rereads.json"}
 DESCRIPTIONS = {"own": "the own-context reader", "chat": "the zero-shot chat reader"}
 Rereads = dict[str, dict[str, Any]]
 
@@ -52,6 +54,15 @@ Rereads = dict[str, dict[str, Any]]
 def load_rereads(variant: str) -> Rereads:
     path = REREADS[variant]
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def save_rereads(variant: str, rereads: Rereads) -> None:
+    """Write the re-reads whole (a temporary file moved into place: an interruption keeps the last copy)."""
+    path = REREADS[variant]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(rereads, indent=1, sort_keys=True), encoding="utf-8")
+    partial.replace(path)
 
 
 def reader_for(variant: str, dataset: str, session_factory: Any, llm: Any) -> Callable[[Query, list[Any]], str]:
@@ -79,7 +90,7 @@ def reread(variant: str, store: Store, session_factory: Any, dataset: str, llm: 
         spent = Counters.read(llm) - before
         rereads[f"{dataset}/{result.query_id}"] = {"answer": answer,
                                                    "evaluated": spent.batch_tokens + spent.single_tokens}
-        REREADS[variant].write_text(json.dumps(rereads, indent=1), encoding="utf-8")
+        save_rereads(variant, rereads)
 
 
 class _NoRetrieval:
@@ -131,7 +142,7 @@ def main() -> int:
     for dataset in args.datasets:
         ingest(store, dataset)
         pipeline = pipeline_for("ircot-reasoning-reader", dataset, session_factory, llm)
-        run_id = pipeline.run_spec().run_id if args.report_only else pipeline.run(limit=args.limit)["run_id"]
+        run_id = pipeline.run_spec().run_id if args.report_only else run_and_save(store, pipeline, args.limit)
         limited = {q.id for q in store.queries(dataset, limit=args.limit)}
         results = [r for r in store.results(run_id) if r.query_id in limited and r.error is None]
         if not args.report_only:
