@@ -1,4 +1,4 @@
-"""The ``hopkit`` command line: ingest, index, run, evaluate, report, quickstart."""
+"""The ``hopkit`` command line: ingest, index, run, judge, evaluate, report, quickstart."""
 
 from __future__ import annotations
 
@@ -46,6 +46,15 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("runs", nargs="*", help="run names or ids (default: every run)")
         sub.add_argument("--dataset", help="only runs on this dataset")
         sub.add_argument("--out", type=Path, help="folder for the table (md, csv) and plots (png)")
+        sub.add_argument("--judge", help="model id of the LLM judge whose stored verdicts fill the LLM Acc "
+                                         "column (default: the only judge of the runs)")
+
+    judge = commands.add_parser("judge", help="LLM-judged accuracy: judge the runs' answers, store the verdicts "
+                                              "(resumable)")
+    judge.add_argument("runs", nargs="+", help="run names or ids")
+    judge.add_argument("--llm", default="qwen2.5-coder-1.5b-4k",
+                       help="LLM config name of the judge (default qwen2.5-coder-1.5b-4k)")
+    judge.add_argument("--quiet", action="store_true", help="no progress bar")
 
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")
@@ -70,6 +79,7 @@ _INTERRUPTED: dict[str, str] = {
     "ingest": "nothing was stored (an ingest is all-or-nothing); run the same command again",
     "index": "the index was not saved (it is written whole or not at all); run the same command again",
     "run": "finished questions are stored, rerun the same command to resume",
+    "judge": "the verdicts given are stored, rerun the same command to resume",
     "quickstart": "finished questions are stored, rerun the same command to resume",
     "export": "the export file was not written (it is written whole or not at all); run the same command again",
     "import": "the results read so far are stored; run the same command again to import the rest",

@@ -7,11 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopkit.config import instantiate, load_named, load_yaml
+from hopkit.config import instantiate, load_llm, load_named, load_yaml
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError, StoreError
+from hopkit.evaluation.llm_judge import AccuracyJudge, JudgeIdentity
+from hopkit.judging_runs import choose_judge, judge_run
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.report.files import write_report
 from hopkit.report.table import comparison_table, to_text
@@ -19,6 +21,7 @@ from hopkit.scoring_runs import score_runs, split_scorable
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
+from hopkit.store.verdicts import VerdictStore
 from hopkit.store.transfer import export_runs, import_runs
 
 
@@ -109,10 +112,36 @@ def _write_report(summaries: list[Any], out: Path) -> None:
     print(f"wrote {paths[0]}, " + ", ".join(p.name for p in paths[1:-1]) + f" and {paths[-1].name}")
 
 
+def cmd_judge(args: argparse.Namespace) -> int:
+    session_factory = _session_factory(args)
+    store = Store(session_factory)
+    runs = _select_runs(store, args.runs, None)
+    judge = AccuracyJudge(load_llm(args.llm))
+    verdicts = VerdictStore(session_factory)
+    for run in runs:
+        outcome = judge_run(store, verdicts, run, judge, progress=not args.quiet)
+        print(f"judged {run.name} ({run.run_id}) with {outcome.judge}: {outcome.answered} answers, "
+              f"{outcome.already} judged before, {outcome.judged_now} now, {outcome.unreadable} unreadable verdict(s)")
+    print(f"`hopkit evaluate --judge {judge.identity.model_id}` reports their LLM accuracy")
+    return 0
+
+
+def _judge_note(judge: JudgeIdentity | None) -> str:
+    if judge is None:
+        return "LLM Acc: no LLM judge chosen (judge the runs with `hopkit judge RUN...`; name one with --judge)"
+    return (f"LLM Acc: LLM-judged accuracy (the MIGRES paper's Acc\u2020, its Table 15 prompt), judged by {judge}; "
+            "an unreadable verdict counts as not correct; - = not every question of the run judged")
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    store = Store(_session_factory(args))
-    summaries = score_runs(store, _select_runs(store, args.runs, args.dataset))
+    session_factory = _session_factory(args)
+    store = Store(session_factory)
+    runs = _select_runs(store, args.runs, args.dataset)
+    verdicts = VerdictStore(session_factory)
+    judge = choose_judge(verdicts, [run.run_id for run in runs], getattr(args, "judge", None))
+    summaries = score_runs(store, runs, verdicts=verdicts, judge=judge)
     print(to_text(comparison_table(summaries)))
+    print(_judge_note(judge))
     if args.out is not None:
         _write_report(summaries, args.out)
     return 0

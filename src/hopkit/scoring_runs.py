@@ -9,16 +9,22 @@ reason, so that one stale or empty run never stops the others from being scored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import AbstractSet, Sequence
+import logging
+from dataclasses import dataclass, replace
+from typing import AbstractSet, Mapping, Sequence
 
 from hopkit.errors import StoreError
 from hopkit.evaluation.aggregate import QuestionCost, RunSummary, summarize_run
+from hopkit.evaluation.llm_judge import JudgeIdentity
 from hopkit.evaluation.scoring import QuestionScores, score_question
-from hopkit.store.records import RunInfo
+from hopkit.judging_runs import accuracy_by_question
+from hopkit.store.records import QueryResult, RunInfo
 from hopkit.store.store import Store
+from hopkit.store.verdicts import StoredVerdict, VerdictStore
 
 RETRIEVAL_BUDGET = 15
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,8 @@ def _no_results(run: RunInfo) -> str:
             "answer, or run with --limit 0); rerun its config to answer its questions")
 
 
-def score_run(store: Store, run: RunInfo,
-              query_ids: AbstractSet[str] | None = None) -> tuple[RunSummary, list[QuestionScores]]:
+def score_run(store: Store, run: RunInfo, query_ids: AbstractSet[str] | None = None,
+              verdicts: Mapping[str, StoredVerdict] | None = None) -> tuple[RunSummary, list[QuestionScores]]:
     """Score the stored results of ``run`` against its dataset's gold.
 
     Failed questions score zero and are counted.
@@ -71,6 +77,9 @@ def score_run(store: Store, run: RunInfo,
             :class:`RunInfo` cannot slip a re-ingested dataset through).
         query_ids: score only these questions, so runs can be compared on the
             same questions.
+        verdicts: one LLM judge's stored verdicts on the run, by question id; when
+            every scored question has one on its current answer, each score gets its
+            ``llm_accuracy`` (:func:`hopkit.judging_runs.accuracy_by_question`), else none does.
 
     Returns:
         The run's summary and its per-question scores.
@@ -86,6 +95,7 @@ def score_run(store: Store, run: RunInfo,
     retrieves = "retrieval" in current.config
     scores: list[QuestionScores] = []
     costs: list[QuestionCost] = []
+    scored: list[QueryResult] = []
     for result in store.results(current.run_id):
         query = queries.get(result.query_id)
         if query is None or (query_ids is not None and result.query_id not in query_ids):
@@ -95,21 +105,36 @@ def score_run(store: Store, run: RunInfo,
                      if retrieves else None)
         scores.append(score_question(query, result.prediction, retrieved, budget=RETRIEVAL_BUDGET))
         costs.append(QuestionCost(result.usage, failed=result.error is not None))
+        scored.append(result)
     if not costs:
         what = "on the questions asked for" if query_ids is not None else "for its dataset's questions"
         raise StoreError(_no_results(current) if current.finished + current.failed == 0 else
                          f"run {current.name!r} ({current.run_id}) has no result {what}")
+    if verdicts is not None:
+        judged = accuracy_by_question(scored, verdicts)
+        if judged is None:
+            logger.info("run %s: not every scored answer has a verdict; no LLM accuracy (run `hopkit judge`)",
+                        current.name)
+        else:
+            scores = [replace(s, llm_accuracy=judged[s.query_id]) for s in scores]
     summary = summarize_run(current.run_id, current.name, current.method, current.dataset,
                             scores, costs)
     return summary, scores
 
 
-def score_runs(store: Store, runs: Sequence[RunInfo],
-               query_ids: AbstractSet[str] | None = None) -> list[RunSummary]:
+def score_runs(store: Store, runs: Sequence[RunInfo], query_ids: AbstractSet[str] | None = None, *,
+               verdicts: VerdictStore | None = None, judge: JudgeIdentity | None = None) -> list[RunSummary]:
     """Summaries of ``runs`` in the order given (on ``query_ids`` only, if given).
+
+    With ``verdicts`` and ``judge``, a run this judge judged on every scored question
+    also reports ``llm_accuracy`` (see :func:`score_run`).
 
     Raises:
         StoreError: as :func:`score_run`, for the first run that cannot be scored;
             sort the runs with :func:`split_scorable` first to skip those.
     """
-    return [score_run(store, run, query_ids)[0] for run in runs]
+    if verdicts is None or judge is None:
+        return [score_run(store, run, query_ids)[0] for run in runs]
+    return [score_run(store, run, query_ids,
+                      verdicts.verdicts(run.run_id, judge.model_id, judge.prompt_version))[0]
+            for run in runs]

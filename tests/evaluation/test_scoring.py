@@ -85,6 +85,6 @@ def test_bad_budget_raises_even_without_gold() -> None:
 
 def test_get_by_name() -> None:
     s = score_question(QUERY, "Eiffel Tower", None)
-    assert [s.get(m) for m in METRIC_NAMES] == [1.0, 1.0, 1.0, None, None, None]
+    assert [s.get(m) for m in METRIC_NAMES] == [1.0, 1.0, 1.0, None, None, None, None]  # llm_accuracy: not judged
     with pytest.raises(KeyError, match="unknown metric"):
         s.get("query_id")

@@ -59,7 +59,7 @@ def test_markdown_shows_mean_and_half_width_in_percent() -> None:
     md = to_markdown(comparison_table([_ircot(), _nor()]))
     lines = md.splitlines()
     assert lines[0].startswith("| Run | Method | Dataset | n | Failed | EM | F1 | Cover-EM | "
-                               "Para R@15 | Title R@15 | Ans R@15 | LLM calls/q |")
+                               "Para R@15 | Title R@15 | Ans R@15 | LLM Acc | LLM calls/q |")
     assert lines[1].startswith("|---|---|---|---:|")
     ircot = lines[2]
     assert ircot.startswith("| IRCoT K=4 | IRCoT | hotpotqa | 20 | 0 | 50.0 ±")
@@ -70,6 +70,19 @@ def test_markdown_shows_mean_and_half_width_in_percent() -> None:
     nor = lines[3]
     assert "| NoR | NoR | hotpotqa | 20 | 1 | 0.0 ±0.0 | 20.0 ±0.0 | 0.0 ±0.0 | - | - | - |" in nor
     assert "95% bootstrap interval" in md
+
+
+def test_llm_accuracy_shows_where_the_run_was_judged_and_a_dash_elsewhere() -> None:
+    scores = [QuestionScores(f"q{i}", 0.0, 0.0, 0.0, None, None, None, llm_accuracy=float(i < 3)) for i in range(4)]
+    costs = [QuestionCost(_usage(1, 300, 20, 0, 0.5, 0.0, 0.6))] * 4
+    judged = summarize_run("ddd444", "judged NoR", "NoR", "hotpotqa", scores, costs)
+    table = comparison_table([judged, _nor()])
+    keys = [c.key for c in table.columns]
+    assert keys.index("llm_accuracy") == keys.index("answer_recall") + 1
+    judged_row, nor_row = (dict(zip(keys, row)) for row in table.rows)
+    assert judged_row["llm_accuracy"].mean == pytest.approx(0.75) and nor_row["llm_accuracy"] is None
+    lines = to_markdown(table).splitlines()
+    assert "| - | - | - | 75.0 ±" in lines[2] and "| - | - | - | - |" in lines[3]
 
 
 def test_markdown_escapes_pipes_in_names() -> None:

@@ -1,4 +1,5 @@
-"""A database created before results had a ``usage`` column keeps opening and reading.
+"""A database created before results had a ``usage`` column (and before the ``verdicts``
+table) keeps opening and reading.
 
 The old schema below is the DDL that hopkit emitted before the column was added
 (SQLAlchemy's ``CreateTable`` of the old models, for SQLite and PostgreSQL), written
@@ -14,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from hopkit.scoring_runs import score_run
-from hopkit.store import DBConnection, QueryResult, Store
+from hopkit.store import DBConnection, QueryResult, Store, StoredVerdict, VerdictStore
 from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
@@ -84,6 +85,14 @@ def create_old_database(url: str) -> None:
         engine.dispose()
 
 
+def table_names(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
 def result_columns(url: str) -> set[str]:
     engine = create_engine(url)
     try:
@@ -103,7 +112,7 @@ def old_url(db_url: str) -> str:
     finally:
         engine.dispose()
     create_old_database(db_url)
-    assert "usage" not in result_columns(db_url)
+    assert "usage" not in result_columns(db_url) and "verdicts" not in table_names(db_url)
     return db_url
 
 
@@ -164,3 +173,21 @@ def test_several_processes_opening_an_old_database_at_once(old_url: str) -> None
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         assert list(pool.map(first_use, range(workers))) == [2] * workers
+
+
+def test_an_old_database_gets_the_verdicts_table_and_keeps_its_rows(old_url: str) -> None:
+    connection = DBConnection(old_url)
+    try:
+        factory = connection.get_session_factory()
+        assert "verdicts" in table_names(old_url)
+        verdict = StoredVerdict("q0", "Paris", True, "Yes")
+        VerdictStore(factory).record(RUN_ID, "judge-model", "migres-table15-v1/chat", verdict)
+        assert [r.prediction for r in Store(factory).results(RUN_ID)] == ["Paris", ""]
+    finally:
+        connection.dispose()
+    again = DBConnection(old_url)  # opening it again keeps the verdict
+    try:
+        assert VerdictStore(again.get_session_factory()).verdicts(
+            RUN_ID, "judge-model", "migres-table15-v1/chat") == {"q0": verdict}
+    finally:
+        again.dispose()

@@ -13,7 +13,7 @@ __all__ = ["QuestionScores", "score_question", "METRIC_NAMES"]
 
 #: The metric fields of :class:`QuestionScores`, in table order.
 METRIC_NAMES: tuple[str, ...] = ("em", "f1", "cover_em", "paragraph_recall", "title_recall",
-                                 "answer_recall")
+                                 "answer_recall", "llm_accuracy")
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,10 @@ class QuestionScores:
     the method does not retrieve (NoR), the question has no gold paragraphs
     (``paragraph_recall``) or titles (``title_recall``), or it is a yes/no question
     (``answer_recall``: "yes" is not something to find in a paragraph).
+    ``llm_accuracy`` (the MIGRES paper's Acc†: 1 when an LLM judge says the answer
+    implies the gold one) is ``None`` unless verdicts were stored for the run
+    (``hopkit judge``); :func:`score_question` never sets it, the scorer of stored
+    runs does (:mod:`hopkit.scoring_runs`).
     Aggregation averages each metric over the questions where it applies.
     """
 
@@ -35,6 +39,7 @@ class QuestionScores:
     paragraph_recall: float | None
     title_recall: float | None
     answer_recall: float | None
+    llm_accuracy: float | None = None
 
     def get(self, metric: str) -> float | None:
         """The value of one metric by name (one of :data:`METRIC_NAMES`).

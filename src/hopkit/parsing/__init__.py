@@ -12,6 +12,8 @@ from hopkit.parsing.lists import parse_list
 from hopkit.parsing.records import parse_record
 from hopkit.parsing.titles import parse_titles
 from hopkit.parsing.values import FieldKind, Value
+from hopkit.parsing.verdicts import parse_yes_no
 
 __all__ = ["ANSWER_PATTERN", "Chain", "ChainNode", "FieldKind", "ParseError", "Value", "clean_direct_answer",
-           "extract_answer", "parse_chain", "parse_dict", "parse_list", "parse_record", "parse_titles"]
+           "extract_answer", "parse_chain", "parse_dict", "parse_list", "parse_record", "parse_titles",
+           "parse_yes_no"]

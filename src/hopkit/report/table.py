@@ -59,6 +59,7 @@ _METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("paragraph_recall", "Para R@{budget}"),
     ("title_recall", "Title R@{budget}"),
     ("answer_recall", "Ans R@{budget}"),
+    ("llm_accuracy", "LLM Acc"),
 )
 
 

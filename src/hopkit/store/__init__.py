@@ -9,5 +9,7 @@ SQLite file by default, PostgreSQL by URL; nothing else in hopkit touches SQL.
 from hopkit.store.connection import DBConnection, mask_url
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
 from hopkit.store.store import Store
+from hopkit.store.verdicts import StoredVerdict, VerdictStore
 
-__all__ = ["DBConnection", "QueryResult", "RunInfo", "RunSpec", "Store", "mask_url"]
+__all__ = ["DBConnection", "QueryResult", "RunInfo", "RunSpec", "Store", "StoredVerdict", "VerdictStore",
+           "mask_url"]

@@ -36,6 +36,10 @@ SCHEMA_ATTEMPTS = 3
 # Columns added to existing tables since the first schema, as (table, column): a
 # database created before them gets them when it is opened (all nullable).
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("results", "usage"),)
+# Tables added since the first schema: ``create_all`` creates them in a database an older
+# hopkit made (it creates every missing table and leaves existing ones alone); listed so
+# that doing it is logged.
+ADDED_TABLES: tuple[str, ...] = ("verdicts",)
 
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
 
@@ -236,8 +240,13 @@ class DBConnection:
                 # instead of racing on the catalogue (duplicate pg_type keys).
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                    {"key": SCHEMA_LOCK_KEY})
+            existing = set(inspect(connection).get_table_names())
             Base.metadata.create_all(connection)
             _add_missing_columns(connection)
+        if "runs" in existing:  # an existing store, not a fresh one
+            for table_name in ADDED_TABLES:
+                if table_name not in existing:
+                    logger.info("added table %s to a store created by an older hopkit", table_name)
 
     @staticmethod
     def _schema_ready(engine: Engine) -> bool:

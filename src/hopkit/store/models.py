@@ -11,6 +11,9 @@ Tables::
     runs        one row per full configuration (id = hash of the configuration)
     results     one row per (run, question); error is NULL when it succeeded;
                 usage holds the question's cost (see below)
+    verdicts    one row per (run, question, judge): an LLM judge's verdict on the
+                run's answer (LLM-judged accuracy); the judge is its model id and
+                prompt version; ``correct`` is NULL when its reply was unreadable
 
 JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
 ``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
@@ -31,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -140,4 +144,29 @@ class ResultRow(Base):
     retrieval_seconds: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     total_seconds: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class VerdictRow(Base):
+    """An LLM judge's verdict on one answer of a run (LLM-judged accuracy, the MIGRES paper's Acc†).
+
+    The judge is ``judge_model`` with ``prompt_version``; ``prediction`` is the answer it
+    judged, so a verdict on an answer the run has since replaced (a failed question
+    retried) is not read as a verdict on the new one. ``correct`` is NULL when the judge's
+    reply (``raw``) said neither yes nor no. The table is newer than the others:
+    ``create_all`` adds it to a database an older hopkit made, which has no other change.
+    """
+
+    __tablename__ = "verdicts"
+    __table_args__ = (UniqueConstraint("run_id", "query_id", "judge_model", "prompt_version",
+                                       name="uq_verdicts_run_query_judge"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), nullable=False)
+    query_id: Mapped[str] = mapped_column(String(), nullable=False)
+    judge_model: Mapped[str] = mapped_column(String(), nullable=False)
+    prompt_version: Mapped[str] = mapped_column(String(), nullable=False)
+    prediction: Mapped[str] = mapped_column(Text, nullable=False)
+    correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    raw: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
