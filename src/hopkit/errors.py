@@ -7,6 +7,7 @@ HopkitError
  ├── StoreError           the database cannot be reached or is inconsistent
  ├── RetrievalError       an index is missing, stale or cannot answer
  ├── ReportError          a report cannot be written where it was asked to go
+ ├── ComparisonError      two runs cannot be compared (other datasets, no shared question)
  ├── UsageError           a usage record holds a bad count or a non-finite number of seconds
  ├── TraceError           a method's trace has a malformed step or a value JSON cannot hold
  ├── LLMError             a language model backend failed
@@ -66,6 +67,10 @@ class RetrievalError(HopkitError):
 
 class ReportError(HopkitError):
     """A report (tables, plots) cannot be written to the folder asked for."""
+
+
+class ComparisonError(HopkitError):
+    """Two runs cannot be compared: they are on different datasets or share no question."""
 
 
 class UsageError(HopkitError):

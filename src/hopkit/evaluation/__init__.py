@@ -1,4 +1,5 @@
-"""Evaluation: per-question metrics (pure functions), scoring, aggregation with bootstrap intervals."""
+"""Evaluation: per-question metrics (pure functions), scoring, aggregation with bootstrap intervals,
+paired comparisons of two runs."""
 
 from hopkit.evaluation.aggregate import (
     Estimate,
@@ -8,6 +9,13 @@ from hopkit.evaluation.aggregate import (
     paired_bootstrap,
     paired_values,
     summarize_run,
+)
+from hopkit.evaluation.compare import (
+    MetricComparison,
+    PairedComparison,
+    compare_scores,
+    mcnemar_exact,
+    sign_flip_test,
 )
 from hopkit.evaluation.metrics import (
     answer_recall,
@@ -23,19 +31,24 @@ from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores, score_questi
 __all__ = [
     "METRIC_NAMES",
     "Estimate",
+    "MetricComparison",
+    "PairedComparison",
     "QuestionCost",
     "QuestionScores",
     "RunSummary",
     "answer_recall",
     "bootstrap_ci",
+    "compare_scores",
     "cover_em",
     "exact_match",
     "f1",
+    "mcnemar_exact",
     "normalize_answer",
     "paired_bootstrap",
     "paired_values",
     "paragraph_recall",
     "score_question",
+    "sign_flip_test",
     "summarize_run",
     "title_recall",
 ]
