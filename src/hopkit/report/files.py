@@ -1,5 +1,8 @@
 """A comparison report on disk: table (Markdown, CSV) and plots (PNG), written all or nothing.
 
+Given the runs' per-question scores, the Markdown file also gets a "Paired
+comparisons" section (:func:`hopkit.report.paired.paired_section`).
+
 The files are first rendered into a hidden staging folder inside the target
 folder, then moved into place (a rename on the same file system); if any of
 them fails, none is moved and a folder this call created is removed again, so
@@ -12,10 +15,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from hopkit.errors import ReportError
 from hopkit.evaluation.aggregate import RunSummary
+from hopkit.evaluation.scoring import QuestionScores
+from hopkit.report.paired import ScoredRun, paired_section
 from hopkit.report.table import comparison_table, to_csv, to_markdown
 
 __all__ = ["REPORT_FILES", "write_report"]
@@ -26,7 +31,8 @@ REPORT_FILES: tuple[str, ...] = ("comparison.md", "comparison.csv", "comparison.
 _STAGING_PREFIX = ".hopkit-report-"
 
 
-def write_report(summaries: Sequence[RunSummary], out: Path) -> tuple[Path, ...]:
+def write_report(summaries: Sequence[RunSummary], out: Path, *,
+                 scores: Mapping[str, Sequence[QuestionScores]] | None = None) -> tuple[Path, ...]:
     """Write the comparison table and plots of ``summaries`` into the folder ``out``.
 
     Files of an earlier report in ``out`` are replaced; other files are left alone.
@@ -34,6 +40,9 @@ def write_report(summaries: Sequence[RunSummary], out: Path) -> tuple[Path, ...]
     Args:
         summaries: The runs to compare (at least one).
         out: The folder; it and its parents are created if missing.
+        scores: Per-question scores by run id; when given, ``comparison.md`` ends
+            with the paired comparisons of the runs on each dataset (runs without
+            scores here are left out of them).
 
     Returns:
         The paths written, in the order of :data:`REPORT_FILES`.
@@ -59,7 +68,7 @@ def write_report(summaries: Sequence[RunSummary], out: Path) -> tuple[Path, ...]
     try:
         out.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=out))
-        _render(summaries, staging)
+        _render(summaries, staging, scores)
         for name in REPORT_FILES:
             os.replace(staging / name, out / name)
         done = True
@@ -76,12 +85,18 @@ def write_report(summaries: Sequence[RunSummary], out: Path) -> tuple[Path, ...]
     return tuple(out / name for name in REPORT_FILES)
 
 
-def _render(summaries: Sequence[RunSummary], folder: Path) -> None:
+def _render(summaries: Sequence[RunSummary], folder: Path,
+            scores: Mapping[str, Sequence[QuestionScores]] | None) -> None:
     # Imported here so that writing a table alone never loads matplotlib.
     from hopkit.report.plot import plot_comparison, plot_time_split
 
     table = comparison_table(summaries)
-    (folder / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
+    markdown = to_markdown(table)
+    if scores is not None:
+        scored = [ScoredRun(s, tuple(scores[s.run_id])) for s in summaries if s.run_id in scores]
+        if scored:
+            markdown += "\n" + paired_section(scored)
+    (folder / "comparison.md").write_text(markdown, encoding="utf-8")
     to_csv(table, folder / "comparison.csv")
     plot_comparison(summaries, folder / "comparison.png")
     plot_time_split(summaries, folder / "time_split.png")

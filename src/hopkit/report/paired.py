@@ -1,0 +1,221 @@
+"""Paired comparisons of runs as tables: one pair for ``hopkit compare``, a report section for many.
+
+The statistics are :func:`hopkit.evaluation.compare.compare_scores`; this module
+chooses the pairs, lays the numbers out in a :class:`~hopkit.report.table.Table`
+and says in words what they mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from hopkit.errors import ComparisonError
+from hopkit.evaluation.aggregate import RunSummary
+from hopkit.evaluation.compare import (
+    BINARY_METRICS,
+    EXACT_SIGN_FLIPS_UP_TO,
+    MetricComparison,
+    PairedComparison,
+    compare_scores,
+)
+from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
+from hopkit.report.table import Cell, Column, Table, metric_header, run_labels, to_markdown
+
+__all__ = ["ALL_PAIRS_UP_TO", "REPORT_METRICS", "ComparedPair", "ScoredRun", "paired_notes", "paired_section",
+           "paired_table", "verdict_sentence"]
+
+#: The metrics of the report's section (the CLI compares every metric the runs have):
+#: the answer metrics, paragraph recall, and LLM-judged accuracy where the kit scores it.
+REPORT_METRICS: tuple[str, ...] = tuple(
+    m for m in ("em", "f1", "cover_em", "paragraph_recall", "llm_accuracy") if m in METRIC_NAMES)
+
+#: Up to this many runs on a dataset the report compares every pair; above, each run
+#: against the run with the highest mean F1 (six pairs stay readable, 45 do not).
+ALL_PAIRS_UP_TO = 4
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """A run's summary with its per-question scores (what a paired comparison needs)."""
+
+    summary: RunSummary
+    scores: tuple[QuestionScores, ...]
+
+
+@dataclass(frozen=True)
+class ComparedPair:
+    """Run A against run B, with the labels to show them by."""
+
+    label_a: str
+    label_b: str
+    comparison: PairedComparison
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:+.1f}"
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _verdict(m: MetricComparison, label_a: str, label_b: str) -> str:
+    if not m.distinguishable:
+        return "cannot tell"
+    return f"{label_a if m.difference.mean > 0 else label_b} higher"
+
+
+def paired_table(pairs: Sequence[ComparedPair], *, with_runs: bool = True, budget: int = 15) -> Table:
+    """One row per (pair, metric): means, difference with interval, p-value, wins.
+
+    Args:
+        pairs: The compared pairs.
+        with_runs: Start each row with the two runs' labels (leave out for one pair
+            whose runs are named above the table).
+        budget: The retrieval budget of the recall metrics (headers only).
+
+    Returns:
+        The table (no notes; see :func:`paired_notes`).
+    """
+    columns = [Column("run_a", "A", "text"), Column("run_b", "B", "text")] if with_runs else []
+    columns += [
+        Column("metric", "Metric", "text"),
+        Column("n", "n", "int"),
+        Column("mean_a", "A %", "float", 1, True),
+        Column("mean_b", "B %", "float", 1, True),
+        Column("difference", "A-B", "text"),
+        Column("interval", "95% CI", "text"),
+        Column("p_value", "p", "text"),
+        Column("test", "Test", "text"),
+        Column("won", "A won", "int"),
+        Column("lost", "B won", "int"),
+        Column("tied", "Tied", "int"),
+        Column("verdict", "At 95%", "text"),
+    ]
+    rows: list[tuple[Cell, ...]] = []
+    for pair in pairs:
+        for m in pair.comparison.metrics:
+            runs: list[Cell] = [pair.label_a, pair.label_b] if with_runs else []
+            rows.append((*runs, metric_header(m.metric, budget), m.n, m.mean_a, m.mean_b,
+                         _points(m.difference.mean),
+                         f"[{_points(m.difference.low)}, {_points(m.difference.high)}]",
+                         _p(m.p_value), m.test, m.won, m.lost, m.tied,
+                         _verdict(m, pair.label_a, pair.label_b)))
+    return Table(tuple(columns), tuple(rows))
+
+
+def paired_notes(budget: int = 15) -> tuple[str, ...]:
+    """What the columns of :func:`paired_table` mean and which test gives each p-value.
+
+    Args:
+        budget: The retrieval budget of the recall metrics (metric names only).
+
+    Returns:
+        One sentence group per note.
+    """
+    binary = ", ".join(metric_header(m, budget) for m in METRIC_NAMES if m in BINARY_METRICS)
+    graded = ", ".join(metric_header(m, budget) for m in METRIC_NAMES if m not in BINARY_METRICS)
+    return (
+        "Each pair is compared on the questions both runs attempted (a failed one scores 0). A % and "
+        "B % are the runs' means "
+        "there, A-B their difference in points, 95% CI its paired bootstrap interval (1,000 "
+        "resamples of the shared questions); A won / B won / Tied count the questions where A "
+        "scored higher / lower / the same.",
+        f"p: {binary} are 0 or 1 per question, tested with the exact McNemar test (a two-sided sign "
+        f"test on the questions where exactly one run scores 1); {graded} with the paired sign-flip "
+        f"permutation test on the per-question differences (exact up to {EXACT_SIGN_FLIPS_UP_TO} "
+        "differing questions, else 20,000 random sign flips with a fixed seed).",
+        "At 95%: a difference with p < 0.05 is distinguishable from noise (the higher run is named); "
+        "otherwise these questions cannot tell the runs apart. The verdict follows the test; with "
+        "few questions the approximate bootstrap interval can exclude 0 where the test does not reject.",
+    )
+
+
+def verdict_sentence(pair: ComparedPair, budget: int = 15) -> str:
+    """The comparison of one pair in plain words, e.g. "At 95%, oner is higher than nor on F1
+    (by 9.5 points, p = 0.012). EM, Cover-EM: no difference distinguishable from noise at 95%."
+
+    Args:
+        pair: The compared pair.
+        budget: The retrieval budget of the recall metrics (metric names only).
+
+    Returns:
+        One sentence (two when some metrics differ and others do not).
+    """
+    a, b = pair.label_a, pair.label_b
+    found = []
+    for higher, lower, sign in ((a, b, 1.0), (b, a, -1.0)):
+        metrics = [f"{metric_header(m.metric, budget)} (by {abs(100 * m.difference.mean):.1f} points, "
+                   f"p = {_p(m.p_value)})" for m in pair.comparison.metrics
+                   if m.distinguishable and sign * m.difference.mean > 0]
+        if metrics:
+            listed = metrics[0] if len(metrics) == 1 else ", ".join(metrics[:-1]) + " and " + metrics[-1]
+            found.append(f"{higher} is higher than {lower} on {listed}")
+    noise = [metric_header(m.metric, budget) for m in pair.comparison.metrics if not m.distinguishable]
+    parts = []
+    if found:
+        parts.append("At 95%, " + "; ".join(found) + ".")
+    if noise:
+        parts.append(f"{', '.join(noise)}: no difference distinguishable from noise at 95%.")
+    return " ".join(parts)
+
+
+def _pairs(runs: list[tuple[str, ScoredRun]]) -> tuple[list[tuple[int, int]], bool]:
+    """The index pairs to compare, and whether they are every run against the best one."""
+    if len(runs) <= ALL_PAIRS_UP_TO:
+        return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))], False
+    f1 = [run.summary.metrics["f1"].mean if "f1" in run.summary.metrics else float("-inf")
+          for _, run in runs]
+    best = max(range(len(runs)), key=lambda i: (f1[i], -i))
+    return [(best, j) for j in range(len(runs)) if j != best], True
+
+
+def paired_section(runs: Sequence[ScoredRun], *, metrics: Sequence[str] = REPORT_METRICS,
+                   budget: int = 15) -> str:
+    """The report's "Paired comparisons" section, in Markdown.
+
+    For each dataset (in the order of its first run) the runs on it are compared in
+    pairs: every pair when there are at most :data:`ALL_PAIRS_UP_TO`, else each run
+    against the one with the highest mean F1 (the section says which). Runs are
+    labelled as in the comparison table (:func:`hopkit.report.table.run_labels`).
+
+    Args:
+        runs: The runs with their per-question scores, in table order.
+        metrics: The metrics to compare, where both runs of a pair have them.
+        budget: The retrieval budget of the recall metrics (headers only).
+
+    Returns:
+        The section, starting with its heading and ending with a newline.
+    """
+    labels = run_labels([run.summary for run in runs])
+    datasets = list(dict.fromkeys(run.summary.dataset for run in runs))
+    shown = ", ".join(metric_header(m, budget) for m in METRIC_NAMES if m in metrics)
+    lines = ["## Paired comparisons", "",
+             f"Runs on the same dataset, compared question by question on {shown} (where both runs "
+             f"have the metric): every pair when a dataset has at most {ALL_PAIRS_UP_TO} runs, "
+             "else each run against the run with the highest F1. No correction for multiple "
+             "comparisons: among many comparisons of runs that do not differ, about 1 in 20 "
+             "still shows p < 0.05.", ""]
+    for dataset in datasets:
+        on_it = [(label, run) for label, run in zip(labels, runs) if run.summary.dataset == dataset]
+        lines += [f"### {dataset}", ""]
+        if len(on_it) < 2:
+            lines += [f"One run ({on_it[0][0]}), nothing to compare.", ""]
+            continue
+        index_pairs, against_best = _pairs(on_it)
+        if against_best:
+            lines += [f"{len(on_it)} runs: each against {on_it[index_pairs[0][0]][0]} (the highest F1).", ""]
+        compared: list[ComparedPair] = []
+        for i, j in index_pairs:
+            (label_a, a), (label_b, b) = on_it[i], on_it[j]
+            try:
+                comparison = compare_scores(a.scores, b.scores, metrics=metrics)
+            except ComparisonError:
+                lines += [f"{label_a} and {label_b} share no attempted question; not compared.", ""]
+                continue
+            compared.append(ComparedPair(label_a, label_b, comparison))
+        if compared:
+            lines.append(to_markdown(paired_table(compared, budget=budget)))
+    lines.append("\n\n".join(paired_notes(budget)))
+    return "\n".join(lines) + "\n"
