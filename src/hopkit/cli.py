@@ -1,4 +1,4 @@
-"""The ``hopkit`` command line: ingest, index, run, judge, evaluate, report, quickstart."""
+"""The ``hopkit`` command line: ingest, index, run, judge, evaluate, report, compare, quickstart."""
 
 from __future__ import annotations
 
@@ -55,6 +55,13 @@ def _parser() -> argparse.ArgumentParser:
     judge.add_argument("--llm", default="qwen2.5-coder-1.5b-4k",
                        help="LLM config name of the judge (default qwen2.5-coder-1.5b-4k)")
     judge.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    compare = commands.add_parser("compare", help="compare two runs on their shared questions: difference, "
+                                                  "95%% interval, paired test, questions won/lost/tied")
+    compare.add_argument("run_a", metavar="RUN_A", help="run name, id or id prefix")
+    compare.add_argument("run_b", metavar="RUN_B", help="the run to compare it with, on the same dataset")
+    compare.add_argument("--judge", help="model id of the LLM judge whose stored verdicts give LLM Acc "
+                                         "(default: the only judge of the two runs)")
 
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")

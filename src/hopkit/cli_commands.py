@@ -11,13 +11,16 @@ from hopkit.config import instantiate, load_llm, load_named, load_yaml
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
 from hopkit.environment import hopkit_home
-from hopkit.errors import ConfigError, StoreError
+from hopkit.errors import ComparisonError, ConfigError, StoreError
+from hopkit.evaluation.compare import compare_scores
+from hopkit.evaluation.scoring import QuestionScores
 from hopkit.evaluation.llm_judge import AccuracyJudge, JudgeIdentity
 from hopkit.judging_runs import choose_judge, judge_run
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.report.files import write_report
-from hopkit.report.table import comparison_table, to_text
-from hopkit.scoring_runs import score_runs, split_scorable
+from hopkit.report.paired import ComparedPair, paired_notes, paired_table, verdict_sentence
+from hopkit.report.table import comparison_table, metric_header, run_labels, to_text
+from hopkit.scoring_runs import score_run, score_runs, split_scorable
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
@@ -90,15 +93,31 @@ def _run_exit_code(outcome: dict[str, Any]) -> int:
     return 0
 
 
+def _runs_hint(store: Store) -> str:
+    """Where runs are looked up, and where the benchmark scripts keep theirs."""
+    return (f"runs are looked up in {store.location} (another store: --db URL or $HOPKIT_DB_URL); "
+            "the benchmark scripts (benchmarks/*.py) keep theirs in a store of their own, by default "
+            ".hopkit-bench/hopkit.db in the hopkit repository, else the URL given to their --db "
+            "(from the repository root: --db sqlite:///.hopkit-bench/hopkit.db)")
+
+
+def _find_runs(store: Store, name: str) -> list[RunInfo]:
+    try:
+        return store.find_runs(name)
+    except StoreError as exc:
+        raise StoreError(f"{exc}; {_runs_hint(store)}") from exc
+
+
 def _select_runs(store: Store, names: list[str], dataset: str | None) -> list[RunInfo]:
     if not names:
         runs = store.runs(dataset)
     else:
-        found = [run for name in names for run in store.find_runs(name)
+        found = [run for name in names for run in _find_runs(store, name)
                  if dataset is None or run.dataset == dataset]
         runs = list({run.run_id: run for run in found}.values())
     if not runs:
-        raise StoreError("no run matches; list them with `hopkit runs`")
+        on = f" on dataset {dataset!r}" if dataset is not None else ""
+        raise StoreError(f"no run{on} matches; list them with `hopkit runs`; {_runs_hint(store)}")
     scorable, skipped = split_scorable(runs)
     for skip in skipped:
         print(f"hopkit: skipped: {skip.reason}", file=sys.stderr)
@@ -107,8 +126,20 @@ def _select_runs(store: Store, names: list[str], dataset: str | None) -> list[Ru
     return scorable
 
 
-def _write_report(summaries: list[Any], out: Path) -> None:
-    paths = write_report(summaries, out)
+def _judged_scores(store: Store, run: RunInfo, verdicts: VerdictStore | None,
+                   judge: JudgeIdentity | None) -> tuple[Any, list[QuestionScores]]:
+    """A run's summary and per-question scores, with LLM accuracy when ``judge`` judged every answer."""
+    if verdicts is None or judge is None:
+        return score_run(store, run)
+    return score_run(store, run, None, verdicts.verdicts(run.run_id, judge.model_id, judge.prompt_version))
+
+
+def _write_report(summaries: list[Any], out: Path, store: Store | None = None,
+                  verdicts: VerdictStore | None = None, judge: JudgeIdentity | None = None) -> None:
+    """Write the report; with ``store``, its Markdown gets the runs' paired comparisons."""
+    scores = None if store is None else {
+        s.run_id: _judged_scores(store, store.run(s.run_id), verdicts, judge)[1] for s in summaries}
+    paths = write_report(summaries, out, scores=scores)
     print(f"wrote {paths[0]}, " + ", ".join(p.name for p in paths[1:-1]) + f" and {paths[-1].name}")
 
 
@@ -143,7 +174,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(to_text(comparison_table(summaries)))
     print(_judge_note(judge))
     if args.out is not None:
-        _write_report(summaries, args.out)
+        _write_report(summaries, args.out, store, verdicts, judge)
     return 0
 
 
@@ -152,8 +183,64 @@ def cmd_report(args: argparse.Namespace) -> int:
     return cmd_evaluate(args)
 
 
+def _one_run(store: Store, name: str) -> RunInfo:
+    """The one scorable run ``name`` selects; stale or empty matches are skipped with the reason."""
+    scorable, skipped = split_scorable(_find_runs(store, name))
+    for skip in skipped:
+        print(f"hopkit: skipped: {skip.reason}", file=sys.stderr)
+    if not scorable:
+        raise StoreError(f"{name!r} names no run that can be scored (see above)")
+    if len(scorable) > 1:
+        listed = ", ".join(f"{run.name!r} ({run.run_id}) on {run.dataset}" for run in scorable)
+        raise StoreError(f"{name!r} names {len(scorable)} runs: {listed}; name one by its id "
+                         "(or an id prefix of at least 4 characters)")
+    return scorable[0]
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    session_factory = _session_factory(args)
+    store = Store(session_factory)
+    run_a, run_b = _one_run(store, args.run_a), _one_run(store, args.run_b)
+    both = f"run {run_a.name!r} ({run_a.run_id}) and run {run_b.name!r} ({run_b.run_id})"
+    if run_a.run_id == run_b.run_id:
+        raise ComparisonError(f"{args.run_a!r} and {args.run_b!r} both name run {run_a.name!r} "
+                              f"({run_a.run_id}); name two different runs")
+    if run_a.dataset != run_b.dataset:
+        raise ComparisonError(f"cannot compare {both}: they ran on different datasets ({run_a.dataset!r} "
+                              f"and {run_b.dataset!r}); a paired comparison needs the same questions, "
+                              "so compare two runs on one dataset")
+    verdicts = VerdictStore(session_factory)
+    judge = choose_judge(verdicts, [run_a.run_id, run_b.run_id], args.judge)
+    summary_a, scores_a = _judged_scores(store, run_a, verdicts, judge)
+    summary_b, scores_b = _judged_scores(store, run_b, verdicts, judge)
+    try:
+        comparison = compare_scores(scores_a, scores_b)
+    except ComparisonError as exc:
+        raise ComparisonError(f"cannot compare {both} on {run_a.dataset!r}: {exc}") from exc
+    label_a, label_b = run_labels([summary_a, summary_b])
+    pair = ComparedPair(label_a, label_b, comparison)
+    print(f"A = {label_a} ({run_a.run_id}), B = {label_b} ({run_b.run_id}), dataset {run_a.dataset}: "
+          f"{comparison.shared} question(s) both attempted (failed ones score 0)"
+          + (f"; left out: {comparison.only_a} attempted by A only, {comparison.only_b} by B only"
+             if comparison.only_a or comparison.only_b else "") + "\n")
+    print(to_text(paired_table([pair], with_runs=False)), end="")
+    if comparison.not_compared:
+        names = ", ".join(metric_header(m) for m in comparison.not_compared)
+        print(f"\nNot compared: {names} (no shared question has them for both runs: a run that does not "
+              "retrieve has no recall, LLM accuracy needs judged answers)")
+    print("\n" + verdict_sentence(pair) + "\n")
+    print("\n".join(paired_notes()))
+    if judge is not None:
+        print(f"LLM Acc: judged by {judge}; compared only when it judged every answer of both runs")
+    return 0
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
-    runs = Store(_session_factory(args)).runs()
+    store = Store(_session_factory(args))
+    runs = store.runs()
+    if not runs:
+        print(f"no runs stored yet; {_runs_hint(store)}")
+        return 0
     for run in runs:
         mark = "  STALE (dataset re-ingested since)" if run.stale else ""
         print(f"{run.run_id}  {run.name:<24} {run.method:<8} {run.dataset:<18} "
@@ -175,9 +262,10 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     from hopkit.quickstart.run import run_quickstart
 
     out = args.out or hopkit_home() / "reports" / "quickstart"
-    summaries = run_quickstart(_session_factory(args), llm=args.llm, limit=args.limit)
+    session_factory = _session_factory(args)
+    summaries = run_quickstart(session_factory, llm=args.llm, limit=args.limit)
     print(to_text(comparison_table(summaries)))
-    _write_report(summaries, out)
+    _write_report(summaries, out, Store(session_factory))
     return 0
 
 

@@ -106,8 +106,10 @@ def test_two_runs_with_one_name_get_distinct_rows_and_a_whole_report(hopkit: Hop
     out = tmp_path / "report"
     code, _, err = hopkit("report", "--out", str(out))
     assert code == 0, err
-    labels = re.findall(r"^\| (oner \([0-9a-f]{8}\)) \|", (out / "comparison.md").read_text(), re.M)
+    table, paired = (out / "comparison.md").read_text().split("## Paired comparisons")
+    labels = re.findall(r"^\| (oner \([0-9a-f]{8}\)) \|", table, re.M)
     assert len(labels) == 2 and labels[0] != labels[1]
+    assert re.search(rf"^\| {re.escape(labels[0])} \| {re.escape(labels[1])} \| EM \|", paired, re.M)
     assert sorted(p.name for p in out.iterdir()) == sorted(REPORT_FILES)
 
 

@@ -66,6 +66,11 @@ class Store:
         """
         return cls(DBConnection.from_config(url).get_session_factory())
 
+    @property
+    def location(self) -> str:
+        """The database's URL with any password masked, for messages ("the database" if unknown)."""
+        return self._where()
+
     # -- plumbing ---------------------------------------------------------
 
     def _where(self) -> str:
