@@ -48,6 +48,8 @@ def test_relevance_is_the_log_odds_of_yes_against_no() -> None:
 def test_the_shared_part_of_a_batch_comes_first_for_the_kv_cache() -> None:
     shared = os.path.commonprefix([RELEVANCE_PROMPT.format(query="Q?", text=text) for text in ("one", "two")])
     assert shared.endswith("Question: Q?\nPassage: ")
+    tail = RELEVANCE_PROMPT.split("{text}", 1)[1]  # what follows the passage: a short fixed question
+    assert "{" not in tail and len(tail.split()) < 20
     reading = ANSWER_PROMPT.format(passage=PARIS, question="Q?")
     assert ANSWER_CHECK_PROMPT.format(passage=PARIS, question="Q?", answer="Paris").startswith(reading)
 

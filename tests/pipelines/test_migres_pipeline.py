@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,20 @@ def test_every_option_and_the_bm25_parameters_enter_the_runs_identity(factory: A
     assert run_id(batch_size=3) == base
 
 
+def test_rerank_top_enters_the_runs_identity_only_when_set(factory: Any, tmp_path: Path) -> None:
+    """Runs made before the option existed keep their ids: at its default it is left out."""
+    def spec(**options: Any) -> Any:
+        return MIGRESGenerationPipeline(factory, "migres", scripted_llm(), bm25(factory, tmp_path),
+                                        **options).run_spec()
+
+    base = spec()
+    assert "rerank_top" not in json.dumps(base.config)
+    assert spec(rerank_top=None).run_id == base.run_id
+    capped = spec(rerank_top=10)
+    assert capped.run_id != base.run_id and '"rerank_top": 10' in json.dumps(capped.config)
+    assert spec(rerank_top=20).run_id not in (base.run_id, capped.run_id)
+
+
 def test_options_are_checked_with_the_option_named() -> None:
     with pytest.raises(ConfigError, match="'max_new_queries'.*an integer >= 1"):
         MIGRESConfig(max_new_queries=0)
@@ -95,6 +110,7 @@ def test_options_are_checked_with_the_option_named() -> None:
     ("answer_format: bool", r"'answer_format'.*'span', 'yes_no'"),
     ("demonstration_set: hotpotqa", r"'demonstration_set'.*'multihop'"),
     ("reranker: {kind: bert}", r"'reranker'.*field 'kind'"),
+    ("rerank_top: 0", r"field 'rerank_top': expected an integer >= 1 or null"),
 ])
 def test_the_yaml_config_checks_its_options(tmp_path: Path, line: str, pattern: str) -> None:
     path = tmp_path / "m.yaml"

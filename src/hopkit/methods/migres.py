@@ -51,7 +51,7 @@ from hopkit.methods.migres_modules import Asked, MIGRESModules
 from hopkit.methods.migres_responses import LeafFact, MainVerdict
 from hopkit.methods.migres_steps import (record_citation, record_failure, record_knowledge, record_leaf, record_main,
                                          record_queries, record_retrieval, record_verification)
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing import clean_direct_answer
 from hopkit.prompts.migres_demonstrations import MIGRESDemonstrations, Task
 from hopkit.records import GenerationResult, Query
@@ -73,6 +73,10 @@ class MIGRESConfig:
             ODQA, 0.0 StrategyQA with the BGE reranker's logits; Table 6 uses 1.0). For
             another reranker choose it by the paper's rule, see docs/migres.md.
         hits_per_query: passages BM25 retrieves per query (Table 11: 50).
+        rerank_top: score only the best this many BM25 hits of each query with the
+            relevance judge and drop the rest unscored; None (default) scores every hit, as
+            the paper. A cost lever that departs from the paper (docs/migres.md); in the
+            run's identity only when set.
         passages_per_leaf_call: most passages given to the Leaf Module at once, best
             first (Table 11's k: 5); the rest of a round's knowledge is not read.
         max_new_queries: most queries the Query Generator may add per round (Section 3.2: 3).
@@ -100,6 +104,7 @@ class MIGRESConfig:
     max_iterations: PositiveInt = 5
     relevance_threshold: float = 3.0
     hits_per_query: PositiveInt = 50
+    rerank_top: PositiveInt | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
     passages_per_leaf_call: PositiveInt = 5
     max_new_queries: Annotated[int, Interval(ge=1, le=10)] = 3
     knowledge_prompting: bool = True
@@ -138,6 +143,7 @@ class _Question:
     confidence: int | None = None
     used: list[int] = field(default_factory=list)  # corpus passages given to the Leaf Module, in order
     knowledge_prompts: int = 0
+    reranked: int = 0                   # passages the relevance judge scored
 
 
 class MIGRES:
@@ -176,7 +182,7 @@ class MIGRES:
         if config.nli_check:
             self.nli = nli if nli is not None else entailment_judge(config.nli, llm=llm, option="nli")
         self.filter = KnowledgeFilter(self.reranker, config.relevance_threshold, config.sentence_filter,
-                                      splitter if splitter is not None else SyntokSplitter())
+                                      splitter if splitter is not None else SyntokSplitter(), config.rerank_top)
 
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with MIGRES.
@@ -184,7 +190,8 @@ class MIGRES:
         Returns:
             The answer; ``chunk_ids`` the corpus passages given to the Leaf Module, in
             order; ``metadata`` iterations, stop_reason, confidence, llm_calls per module,
-            passages_used, knowledge_tokens, knowledge_prompts, queries, known_information.
+            passages_used, reranked_passages (passages the relevance judge scored),
+            knowledge_tokens, knowledge_prompts, queries, known_information.
 
         Raises:
             LLMError: a prompt does not fit in the model's context, or a model call failed.
@@ -215,7 +222,9 @@ class MIGRES:
             hits = self.retriever.retrieve(text, config.hits_per_query)                        # (b)
             kept, outcomes = self.filter.filter(text, hits, question.memory.exhausted)         # (c)
             question.last_step = record_retrieval(text, hits, outcomes, config.hits_per_query,
-                                                  config.relevance_threshold, question.last_step)
+                                                  config.relevance_threshold, question.last_step,
+                                                  rerank_top=config.rerank_top)
+            question.reranked += sum(1 for outcome in outcomes if outcome["relevance"] is not None)
             for piece in kept:
                 held = best.get(piece.memory_key)
                 if held is None or (piece.relevance or 0.0) > (held.relevance or 0.0):
@@ -367,6 +376,7 @@ class MIGRES:
             "passages_used": len(question.used),
             "knowledge_tokens": question.modules.knowledge_tokens,
             "knowledge_prompts": question.knowledge_prompts,
+            "reranked_passages": question.reranked,
             "queries": list(question.memory.asked),
             "known_information": list(question.memory.facts),
         }

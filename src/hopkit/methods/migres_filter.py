@@ -3,6 +3,8 @@
 For the hits of one query:
 
 1. hits the Memory Module has seen used twice are dropped before scoring (``used_twice``);
+   with ``rerank_top`` = N (a cost lever, not the paper's), only the best N remaining hits
+   by BM25 go on, the others are dropped unscored (``not_reranked``);
 2. each remaining passage is scored against its query by the relevance judge (the
    paper's reranker) and dropped below the threshold δ (``below_threshold``);
 3. sentence level (Table 5's "Sentence Filtering"): the passage is split into sentences,
@@ -19,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Sequence
 
+from hopkit.errors import ConfigError
 from hopkit.judges.protocol import RelevanceJudge
 from hopkit.judges.sentences import SentenceSplitter
 from hopkit.records import ScoredParagraph
@@ -63,14 +66,25 @@ class KnowledgeFilter:
         threshold: δ, in the judge's scale.
         sentence_level: filter sentences too (False: Table 5's "w/o Sentence Filtering").
         splitter: the sentence splitter.
+        rerank_top: score only the best this many hits of a query (by the retriever's
+            order, after dropping the passages used twice) and drop the rest unscored;
+            None scores every hit (the paper).
+
+    Raises:
+        ConfigError: ``rerank_top`` is neither None nor a positive integer.
     """
 
     def __init__(self, reranker: RelevanceJudge, threshold: float, sentence_level: bool,
-                 splitter: SentenceSplitter) -> None:
+                 splitter: SentenceSplitter, rerank_top: int | None = None) -> None:
+        if rerank_top is not None and (isinstance(rerank_top, bool) or not isinstance(rerank_top, int)
+                                       or rerank_top < 1):
+            raise ConfigError(f"KnowledgeFilter: rerank_top must be a positive integer or None (every hit), "
+                              f"got {rerank_top!r}")
         self.reranker = reranker
         self.threshold = threshold
         self.sentence_level = sentence_level
         self.splitter = splitter
+        self.rerank_top = rerank_top
 
     def filter(self, query: str, hits: Sequence[ScoredParagraph],
                exhausted: Callable[[Hashable], bool]) -> tuple[list[Knowledge], list[dict[str, Any]]]:
@@ -84,18 +98,22 @@ class KnowledgeFilter:
         Returns:
             The kept knowledge sorted by relevance, and one record per hit in hit order:
             ``{"paragraph_id", "relevance", "outcome"}`` with the outcome ``kept_whole``,
-            ``kept_sentences``, ``used_twice`` or ``below_threshold`` (and, for ``kept_sentences``,
-            ``sentences`` kept of ``of``).
+            ``kept_sentences``, ``used_twice``, ``not_reranked`` (past ``rerank_top``) or
+            ``below_threshold`` (and, for ``kept_sentences``, ``sentences`` kept of ``of``).
+            The passages the judge scored are those with a relevance.
         """
         fresh = [hit for hit in hits if not exhausted(hit.id)]
-        scores = self.reranker.relevance(query, [shown(h.paragraph.title, h.paragraph.text) for h in fresh])
-        relevance = {hit.id: float(score) for hit, score in zip(fresh, scores)}
+        scored = fresh if self.rerank_top is None else fresh[:self.rerank_top]
+        scores = self.reranker.relevance(query, [shown(h.paragraph.title, h.paragraph.text) for h in scored])
+        relevance = {hit.id: float(score) for hit, score in zip(scored, scores)}
+        fresh_ids = {hit.id for hit in fresh}
         kept: list[Knowledge] = []
         outcomes: list[dict[str, Any]] = []
         for hit in hits:
             score = relevance.get(hit.id)
             if score is None:
-                outcomes.append({"paragraph_id": hit.id, "relevance": None, "outcome": "used_twice"})
+                outcome = "not_reranked" if hit.id in fresh_ids else "used_twice"
+                outcomes.append({"paragraph_id": hit.id, "relevance": None, "outcome": outcome})
                 continue
             if score < self.threshold:
                 outcomes.append({"paragraph_id": hit.id, "relevance": score, "outcome": "below_threshold"})

@@ -9,7 +9,8 @@ one before it as its parent, except ``verify`` steps, children of their ``extrac
 
 * ``retrieve``: input the query; ``paragraph_ids``/``scores`` the BM25 hits; output
   ``{"kept": [...], "dropped": [...], "skipped": null}``, each entry ``{"paragraph_id",
-  "relevance", "outcome"}`` from :class:`~hopkit.methods.migres_filter.KnowledgeFilter`.
+  "relevance", "outcome"}`` from :class:`~hopkit.methods.migres_filter.KnowledgeFilter`;
+  extra ``reranked``, the passages the relevance judge scored, and ``rerank_top`` when set.
 * ``reason`` with ``module`` "knowledge": input the query, output the model's knowledge.
 * ``extract`` (Leaf Module): input the leaf's question; ``paragraph_ids`` the corpus
   passages shown; output one entry per extracted fact; extra ``passages`` (index, id,
@@ -36,13 +37,17 @@ _KEPT = ("kept_whole", "kept_sentences")
 
 
 def record_retrieval(query: str, hits: Sequence[ScoredParagraph], outcomes: Sequence[dict[str, Any]], k: int,
-                     threshold: float, parent: int | None) -> int | None:
-    """One query's retrieval and what the knowledge filter did with each hit."""
+                     threshold: float, parent: int | None, *, rerank_top: int | None = None) -> int | None:
+    """One query's retrieval and what the knowledge filter did with each hit (how many it scored)."""
     output = {"kept": [o for o in outcomes if o["outcome"] in _KEPT],
               "dropped": [o for o in outcomes if o["outcome"] not in _KEPT], "skipped": None}
+    extra: dict[str, Any] = {"module": "retriever", "k": k, "threshold": threshold,
+                             "reranked": sum(1 for o in outcomes if o["relevance"] is not None)}
+    if rerank_top is not None:
+        extra["rerank_top"] = rerank_top
     return record_step("retrieve", parent=parent, input=query, output=output,
                        paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits],
-                       extra={"module": "retriever", "k": k, "threshold": threshold})
+                       extra=extra)
 
 
 def record_knowledge(query: str, text: str, parent: int | None) -> int | None:

@@ -81,3 +81,35 @@ def test_the_papers_rule_keeps_a_passage_for_at_least_80_percent_of_questions() 
     assert coverage_threshold([1.5]) == 1.5
     with pytest.raises(ValueError):
         coverage_threshold([])
+
+
+def test_rerank_top_scores_only_the_best_hits_and_drops_the_rest_unscored() -> None:
+    scripted = judge(4.0, SENTENCES)
+    kept, outcomes = KnowledgeFilter(scripted, 3.0, False, SyntokSplitter(), rerank_top=1).filter(
+        QUERY, HITS, never_used)
+    assert [k.paragraph_id for k in kept] == [11]
+    assert outcomes == [{"paragraph_id": 11, "relevance": 4.0, "outcome": "kept_whole"},
+                        {"paragraph_id": 12, "relevance": None, "outcome": "not_reranked"}]
+    assert [list(texts) for _, texts in scripted.calls] == [[f"(Title: {ADA.title}) {ADA.text}"]]
+
+
+def test_rerank_top_counts_the_hits_left_after_the_memory_drops_the_used_ones() -> None:
+    scripted = judge(4.0, SENTENCES)
+    _, outcomes = KnowledgeFilter(scripted, 3.0, False, SyntokSplitter(), rerank_top=1).filter(
+        QUERY, HITS, lambda paragraph_id: paragraph_id == 11)
+    assert [o["outcome"] for o in outcomes] == ["used_twice", "below_threshold"]  # the mill is scored
+    assert [list(texts) for _, texts in scripted.calls] == [[f"(Title: {MILL.title}) {MILL.text}"]]
+
+
+def test_rerank_top_above_the_hits_scores_them_all_as_the_paper() -> None:
+    everything = KnowledgeFilter(judge(5.0, SENTENCES), 3.5, True, SyntokSplitter()).filter(QUERY, HITS, never_used)
+    assert KnowledgeFilter(judge(5.0, SENTENCES), 3.5, True, SyntokSplitter(), rerank_top=50).filter(
+        QUERY, HITS, never_used) == everything
+
+
+@pytest.mark.parametrize("bad", [0, -3, True, 2.0])
+def test_rerank_top_must_be_a_positive_integer(bad: object) -> None:
+    from hopkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="rerank_top must be a positive integer or None"):
+        KnowledgeFilter(judge(5.0, {}), 3.0, True, SyntokSplitter(), rerank_top=bad)  # type: ignore[arg-type]

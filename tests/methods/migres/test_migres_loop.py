@@ -200,3 +200,28 @@ def test_llm_judges_need_a_model_that_scores_and_say_so_at_construction(kit: Sim
         MIGRES(ScriptedLLM([]), retriever)
     method = MIGRES(ScriptedLLM([], scores={" yes": 0.0, " no": -1.0}), retriever)
     assert isinstance(method.reranker, LLMRelevanceJudge) and isinstance(method.nli, LLMEntailmentJudge)
+
+
+def test_the_passages_the_reranker_scored_are_counted_and_traced(kit: SimpleNamespace) -> None:
+    result, trace = answer(kit, kit.ModuleModel(kit.two_hop_handlers()))
+    retrievals = [s for s in trace.steps if s.kind == "retrieve"]
+    # BM25 finds two passages for each query; the second query's other one was used twice already
+    assert [len(s.paragraph_ids) for s in retrievals] == [2, 2]
+    assert [s.extra["reranked"] for s in retrievals] == [2, 1]
+    assert all("rerank_top" not in s.extra for s in retrievals)
+    assert result.metadata["reranked_passages"] == 3
+
+
+def test_rerank_top_scores_only_the_best_bm25_hits_of_each_query(kit: SimpleNamespace) -> None:
+    reranker = kit.two_hop_reranker()
+    result, trace = answer(kit, kit.ModuleModel(kit.two_hop_handlers()), reranker=reranker, rerank_top=1)
+    assert result.text == "Tarsk"  # the relevant passage of each query is its best BM25 hit
+    first, second = [s for s in trace.steps if s.kind == "retrieve"]
+    assert [(s.extra["reranked"], s.extra["rerank_top"]) for s in (first, second)] == [(1, 1), (1, 1)]
+    assert result.metadata["reranked_passages"] == 2
+    assert first.output["dropped"] == [{"paragraph_id": first.paragraph_ids[1], "relevance": None,
+                                        "outcome": "not_reranked"}]
+    assert [d["outcome"] for d in second.output["dropped"]] == ["used_twice"]
+    passage_calls = [texts for query, texts in reranker.calls if len(texts) and texts[0].endswith(
+        tuple(p.text for p in kit.CORPUS))]
+    assert [len(texts) for texts in passage_calls] == [1, 1]
