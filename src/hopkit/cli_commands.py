@@ -98,7 +98,8 @@ def _runs_hint(store: Store) -> str:
     return (f"runs are looked up in {store.location} (another store: --db URL or $HOPKIT_DB_URL); "
             "the benchmark scripts (benchmarks/*.py) keep theirs in a store of their own, by default "
             ".hopkit-bench/hopkit.db in the hopkit repository, else the URL given to their --db "
-            "(from the repository root: --db sqlite:///.hopkit-bench/hopkit.db)")
+            "(from the repository root: --db sqlite:///.hopkit-bench/hopkit.db), and save copies in "
+            "benchmarks/results/runs/ that `hopkit import` loads into a store holding the same dataset")
 
 
 def _find_runs(store: Store, name: str) -> list[RunInfo]:
