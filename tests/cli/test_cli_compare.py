@@ -11,7 +11,9 @@ from typing import Iterable
 import pytest
 
 from hopkit.cli import main
+from hopkit.evaluation.aggregate import RunSummary
 from hopkit.evaluation.llm_judge import PROMPT_VERSION
+from hopkit.scoring_runs import score_runs
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
@@ -205,3 +207,16 @@ def test_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Path) -> None
                      r"McNemar exact \| 10 \| 0 \| 2 \| good higher \|$", section, re.M)
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(
         ["comparison.md", "comparison.csv", "comparison.png", "time_split.png"])
+
+
+def test_quickstart_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = [hopkit.add_run("good", range(12)), hopkit.add_run("bad", {0, 1})]
+
+    def stored_runs(session_factory: object, **_: object) -> list[RunSummary]:  # no model: the runs above
+        return score_runs(hopkit.store, [hopkit.store.run(run_id) for run_id in runs])
+
+    monkeypatch.setattr("hopkit.quickstart.run.run_quickstart", stored_runs)
+    hopkit.ok("quickstart", "--out", str(tmp_path / "quick"))
+    section = (tmp_path / "quick" / "comparison.md").read_text(encoding="utf-8").split("## Paired comparisons")[1]
+    assert "| good | bad | EM | 12 |" in section
