@@ -2,11 +2,11 @@
 implies the gold answer.
 
 Wang et al. (2024, Section 4.1) judge every final answer with GPT-3.5-1106 and the prompt
-of their Table 15 (Appendix E, "Prompt for Evaluating the Correctness of a Model Output",
-taken from Shao et al. 2023); :data:`ACCURACY_PROMPT` is that prompt, word for word. The
-paper's typeset table puts each label (Question, Prediction, Ground-truth Answer) above
-its value; the text extraction in the seed runs the lines together, so the line breaks
-here are the table's layout, not new wording.
+of their Table 15 (Appendix E, "Prompt for Evaluating the Correctness of a Model Output";
+they cite Shao et al. 2023 for this way of judging); :data:`ACCURACY_PROMPT` is that
+prompt, word for word. The text of the paper we have runs the table's lines together;
+here each label (Question, Prediction, Ground-truth Answer) stands on its own line above
+its value, blocks separated by blank lines. Only the line breaks are ours, not the words.
 
 Any hopkit LLM can judge. A model with the ``"chat"`` capability gets the prompt as one
 user turn (GPT-3.5 was a chat model); any other gets it as a completion prompt. The
