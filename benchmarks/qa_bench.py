@@ -1,4 +1,4 @@
-"""QA benchmark: NoR, OneR and IRCoT on the 100-question samples, answer and retrieval quality and cost.
+"""QA benchmark: NoR, OneR, IRCoT, MIGRES and SearChain on the samples, answer and retrieval quality and cost.
 
 Runs each method on the pooled corpus of each sample (BM25), stores every question as
 it finishes (rerun the same command to resume), then writes the comparison table,
@@ -6,6 +6,10 @@ the time split and two plots to docs/benchmarks.md and docs/img/.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench \\
         --datasets hotpotqa 2wikimultihopqa musique --methods nor oner --limit 100
+
+MIGRES and SearChain need their thresholds calibrated first (benchmarks/thresholds.json,
+written by benchmarks/migres_calibration.py and benchmarks/searchain_calibration.py); the
+benchmark refuses to start them otherwise and prints the command that calibrates them.
 """
 
 from __future__ import annotations
@@ -38,9 +42,14 @@ from hopkit.store.store import Store
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from saved_runs import restore, save  # noqa: E402
+from method_tables import method_sections  # noqa: E402
+from qa_pipelines import (MIGRES_VARIANTS, SEARCHAIN_VARIANTS, SKIPPED, YES_NO, YES_NO_READER,  # noqa: E402
+                          check_calibrated, migres_pipeline, searchain_pipeline)
+from thresholds import THRESHOLDS_FILE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot")
+METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot",
+           *MIGRES_VARIANTS, *SEARCHAIN_VARIANTS)
 DESCRIPTIONS = {
     "nor": "NoR: the question alone, few-shot direct reader (the authors' no-context demonstrations)",
     "oner": "OneR: BM25 with the question, K=5, few-shot direct reader",
@@ -52,11 +61,40 @@ DESCRIPTIONS = {
     "ircot-reasoning-reader": "IRCoT few-shot whose direct reader reads in the reasoning prompt's context "
                               "(its cached demonstrations and paragraphs, cued with \"So the answer is:\")",
     "ircot-zeroshot": "IRCoT zero-shot: the documentation page's default templates, same K, steps and budget",
+    "migres": "MIGRES zero-shot (the paper's default and the base of its ablations): Table 11's multi-hop settings "
+              "(at most 5 iterations, 50 BM25 hits per query with k1=0.9, b=0.4, at most 5 passages per Leaf "
+              "call, at most 3 new queries), LLM judges (relevance and NLI) on the same model, δ calibrated "
+              "for that judge by Table 11's rule; StrategyQA: the yes/no Main Module and its own δ",
+    "migres-fewshot": "MIGRES* (Table 3's few-shot rows): the same with the authors' two demonstrations per "
+                      "module (multi-hop set; commonsense set on StrategyQA)",
+    "migres-no-sentence-filter": "MIGRES without sentence-level filtering (Table 5's \"w/o Sentence Filtering\")",
+    "migres-no-knowledge": "MIGRES without LLM knowledge prompting (Table 6's \"w/o GPT knowledge\"; the paper "
+                           "sets δ=1.0 for both rows of that table, this benchmark keeps the calibrated δ)",
+    "searchain": "SearChain: Figure 16's multi-hop prompt (Figure 15's on StrategyQA), at most 5 rounds, top-1 BM25 "
+                 "passage per node (the paper: ColBERTv2), the LLM reader with θ calibrated by Appendix A.4.1's "
+                 "sweep, duplicate queries by WordLlama cosine >= 0.9, cover-EM as the paper's metric",
+    "searchain-no-verification": "SearChain without Verification (Table 1's \"w/o Verification\")",
+    "searchain-no-completion": "SearChain without Completion (Table 1's \"w/o Completion\")",
 }
+STRATEGYQA_NOTE = ("On StrategyQA (gold answers \"yes\"/\"no\"): NoR and OneR read zero-shot with a yes/no "
+                   "instruction, at most 8 tokens (the IRCoT authors have no StrategyQA demonstrations); IRCoT "
+                   "is not run.")
 
 
-def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> GenerationPipeline:
-    """The benchmark's pipelines: the authors' demonstrations of the dataset (M=2), BM25."""
+def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, llm_name: str | None = None,
+                 thresholds: Path = THRESHOLDS_FILE) -> GenerationPipeline:
+    """The benchmark's pipelines: the authors' demonstrations of the dataset (M=2), BM25.
+
+    MIGRES and SearChain read their calibrated thresholds for ``llm_name`` (the LLM config's
+    name) from ``thresholds``; StrategyQA's NoR and OneR read zero-shot (no demonstrations exist).
+    """
+    if method in MIGRES_VARIANTS or method in SEARCHAIN_VARIANTS:
+        if llm_name is None:
+            raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
+        build = migres_pipeline if method in MIGRES_VARIANTS else searchain_pipeline
+        return build(method, dataset, session_factory, llm, llm_name, thresholds)
+    if dataset == YES_NO:
+        return _yes_no_pipeline(method, session_factory, llm)
     bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=dataset)
     direct = ReaderConfig(mode="direct", max_tokens=32)
     demos = DemonstrationSpec(dataset=dataset, distractors=2, family="codex")
@@ -87,6 +125,20 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any) -> G
                                        dataset=dataset, reader="direct", reader_max_tokens=32,
                                        generation_max_tokens=100)
     raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+
+
+def _yes_no_pipeline(method: str, session_factory: Any, llm: Any) -> GenerationPipeline:
+    """NoR and OneR on StrategyQA: the zero-shot yes/no reader (:data:`qa_pipelines.YES_NO_READER`)."""
+    if (method, YES_NO) in SKIPPED:
+        raise SystemExit(f"{method} is not run on {YES_NO}: {SKIPPED[method, YES_NO]}")
+    if method == "nor":
+        return NoRGenerationPipeline(session_factory, f"nor-{YES_NO}", llm, reader=YES_NO_READER, dataset=YES_NO)
+    k = {"oner": 5, "oner-k15": 15}.get(method)
+    if k is None:
+        raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=YES_NO)
+    return OneRGenerationPipeline(session_factory, f"{method}-{YES_NO}", llm, bm25, k=k, reader=YES_NO_READER,
+                                  dataset=YES_NO)
 
 
 def ingest(store: Store, dataset: str) -> None:
@@ -199,7 +251,12 @@ def main() -> int:
     parser.add_argument("--db", default=None, help="default: sqlite file in $HOPKIT_HOME (.hopkit-bench)")
     parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
+    parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
+                        help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
     args = parser.parse_args()
+    uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
+    if uncalibrated:
+        raise SystemExit("\n".join(uncalibrated))
     os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
@@ -210,7 +267,11 @@ def main() -> int:
     for dataset in args.datasets:
         ingest(store, dataset)
         for method in args.methods:
-            pipeline = pipeline_for(method, dataset, session_factory, llm)
+            if (method, dataset) in SKIPPED:
+                print(f"not run: {method} on {dataset}: {SKIPPED[method, dataset]}")
+                continue
+            pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
+                                    thresholds=args.thresholds)
             if args.report_only:
                 run_ids.append(pipeline.run_spec().run_id)
             else:
@@ -237,7 +298,8 @@ def main() -> int:
            f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
            "resumed, not redone). ")
         + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
-        + "\n".join(f"- {DESCRIPTIONS[method]}" for method in args.methods),
+        + "\n".join(f"- {DESCRIPTIONS[method]}" for method in args.methods)
+        + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
         to_markdown(comparison_table(summaries)),
         "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
         "retrieval with the question alone, given the same number of paragraphs per question, and given 15. "
@@ -247,6 +309,7 @@ def main() -> int:
         "Seconds per question, split:",
         time_split_table(summaries),
         f"![comparison](img/{stem}_comparison.png)\n![time split](img/{stem}_time_split.png)",
+        *method_sections(store, runs, labels, compared),
     ]))
     return 0
 
