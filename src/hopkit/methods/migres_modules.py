@@ -11,6 +11,7 @@ texts, for the method to record as a failed step.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar
@@ -59,7 +60,7 @@ class Asked(Generic[T]):
 
 
 class MIGRESModules:
-    """The LLM modules of MIGRES for one model, with their prompts and call counts.
+    """The LLM modules of MIGRES for one model, with their prompts, call counts and seconds.
 
     Args:
         llm: the model (temperature 0 for every call).
@@ -75,6 +76,7 @@ class MIGRESModules:
         self.yes_no = yes_no
         self.max_tokens = max_tokens
         self.calls: Counter[str] = Counter()
+        self.seconds: Counter[str] = Counter()  # wall seconds of each module's model calls
         self.knowledge_tokens = 0
         instructions = {
             "main": prompts.main_instruction(yes_no, final=False),
@@ -124,7 +126,10 @@ class MIGRESModules:
     def _complete(self, module: str, instance: str, suffix: str = "") -> str:
         self.calls[module] += 1
         prompt = self._prompt(module, instance) + suffix
-        return self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0).text
+        started = time.perf_counter()
+        text = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0).text
+        self.seconds[module] += time.perf_counter() - started
+        return text
 
     def _ask(self, module: str, instance: str, parse: Callable[[str], T], *, correction: str) -> Asked[T]:
         first = self._complete(module, instance)
