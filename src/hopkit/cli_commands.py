@@ -285,7 +285,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         summary = import_runs(store, path)
         imported += len(summary.runs)
         print(f"{path}: {len(summary.runs)} run(s), {summary.results_added} result(s) added, "
-              f"{summary.results_kept} already here kept")
+              f"{summary.results_kept} already here kept, {summary.verdicts_added} verdict(s) added")
         for skipped in summary.skipped:
             print(f"hopkit: skipped run {skipped.name!r} ({skipped.run_id}): {skipped.reason}", file=sys.stderr)
     return 0 if imported else 1

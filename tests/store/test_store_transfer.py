@@ -13,6 +13,7 @@ from hopkit.errors import StoreError
 from hopkit.records import Corpus, Paragraph
 from hopkit.store import DBConnection, QueryResult, RunSpec, Store
 from hopkit.store.transfer import export_runs, import_runs
+from hopkit.store.verdicts import StoredVerdict
 from hopkit.usage import ComponentUsage, Usage
 
 from .conftest import build_corpus
@@ -148,3 +149,21 @@ def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
         import_runs(_fresh_store(tmp_path, "target.db"), other)
     with pytest.raises(StoreError, match="cannot read the export file"):
         import_runs(_fresh_store(tmp_path, "target2.db"), tmp_path / "missing.jsonl")
+
+
+def test_verdicts_travel_with_their_run_and_are_never_replaced(tmp_path: Path) -> None:
+    source = _fresh_store(tmp_path, "source.db")
+    run_id = _filled(source)
+    source.verdicts.record(run_id, "qwen", "table15-v1", StoredVerdict("q0", "Paris", True, "Yes"))
+    source.verdicts.record(run_id, "qwen", "table15-v1", StoredVerdict("q2", "Rome", None, "maybe"))
+    path = tmp_path / "runs.jsonl.gz"
+    export_runs(source, [run_id], path)
+
+    target = _fresh_store(tmp_path, "target.db")
+    target.ensure_run(_spec())
+    target.verdicts.record(run_id, "qwen", "table15-v1", StoredVerdict("q0", "Paris", False, "No"))
+    summary = import_runs(target, path)
+
+    assert summary.verdicts_added == 1
+    assert target.verdicts.verdicts(run_id, "qwen", "table15-v1") == {
+        "q0": StoredVerdict("q0", "Paris", False, "No"), "q2": StoredVerdict("q2", "Rome", None, "maybe")}

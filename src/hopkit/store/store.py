@@ -31,6 +31,7 @@ from hopkit.store.models import (
     utc_now,
 )
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
+from hopkit.store.verdicts import VerdictStore
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,11 @@ class Store:
             StoreError: if the database cannot be reached.
         """
         return cls(DBConnection.from_config(url).get_session_factory())
+
+    @property
+    def verdicts(self) -> VerdictStore:
+        """The LLM judges' verdicts on this store's runs (the same database)."""
+        return VerdictStore(self._factory)
 
     @property
     def location(self) -> str:

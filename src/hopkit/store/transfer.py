@@ -11,10 +11,13 @@ into a fresh clone. The file is JSON Lines (gzip-compressed when its name ends i
              "dataset_fingerprint": ...}}
     {"result": {"run_id": ..., "query_id": ..., "prediction": ..., "chunk_ids": [...],
                 "trace": {...}, "usage": {...}, "error": null}}
+    {"verdict": {"run_id": ..., "judge_model": ..., "prompt_version": ..., "query_id": ...,
+                 "prediction": ..., "correct": true, "raw": ...}}
     ...
 
-Importing never loses work: a question the target store has already answered is left
-as it is, and a failed result never replaces an answer.
+Verdicts (LLM-judged accuracy, ``hopkit judge``) travel with their runs. Importing never
+loses work: a question the target store has already answered, or a verdict it already
+holds, is left as it is, and a failed result never replaces an answer.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import IO, Any, Iterator, Sequence
 from hopkit.errors import StoreError, UsageError
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
 from hopkit.store.store import Store
+from hopkit.store.verdicts import StoredVerdict, VerdictStore
 from hopkit.usage import Usage
 
 FORMAT_KEY = "hopkit_runs"
@@ -52,6 +56,7 @@ class ImportSummary:
     runs: tuple[str, ...] = ()
     results_added: int = 0
     results_kept: int = 0
+    verdicts_added: int = 0
     skipped: tuple[SkippedRun, ...] = field(default_factory=tuple)
 
 
@@ -69,7 +74,8 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def export_runs(store: Store, run_ids: Sequence[str], path: Path) -> int:
-    """Write the runs and every stored result of theirs (failed ones included) to ``path``.
+    """Write the runs, every stored result of theirs (failed ones included) and every judge's
+    verdicts on them to ``path``.
 
     The file is written under a temporary name and moved into place, so an interrupted
     export never leaves a half-written file where a whole one was.
@@ -98,11 +104,20 @@ def export_runs(store: Store, run_ids: Sequence[str], path: Path) -> int:
                                                 "chunk_ids": list(result.chunk_ids), "trace": dict(result.trace),
                                                 "usage": result.usage.to_dict(), "error": result.error}}))
                     written += 1
+                out.writelines(_verdict_lines(store.verdicts, run.run_id))
         partial.replace(path)
     except OSError as exc:
         partial.unlink(missing_ok=True)
         raise StoreError(f"cannot write the export file {path}: {exc}") from exc
     return written
+
+
+def _verdict_lines(verdicts: VerdictStore, run_id: str) -> Iterator[str]:
+    for judge_model, prompt_version in verdicts.judges([run_id]):
+        for verdict in verdicts.verdicts(run_id, judge_model, prompt_version).values():
+            yield _line({"verdict": {"run_id": run_id, "judge_model": judge_model, "prompt_version": prompt_version,
+                                     "query_id": verdict.query_id, "prediction": verdict.prediction,
+                                     "correct": verdict.correct, "raw": verdict.raw}})
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -168,6 +183,19 @@ def _result(record: Any, where: str) -> tuple[str, QueryResult]:
         chunk_ids=tuple(chunk_ids), trace=_field(record, "trace", dict, where), usage=usage, error=error)
 
 
+def _verdict(record: Any, where: str) -> tuple[str, str, str, StoredVerdict]:
+    if not isinstance(record, dict):
+        raise StoreError(f"{where}: 'verdict' must be an object, got {record!r}")
+    correct = record.get("correct")
+    if correct is not None and not isinstance(correct, bool):
+        raise StoreError(f"{where}: field 'correct' must be true, false or null, got {correct!r}")
+    verdict = StoredVerdict(query_id=_field(record, "query_id", str, where),
+                            prediction=_field(record, "prediction", str, where), correct=correct,
+                            raw=_field(record, "raw", str, where))
+    return (_field(record, "run_id", str, where), _field(record, "judge_model", str, where),
+            _field(record, "prompt_version", str, where), verdict)
+
+
 def _unusable(store: Store, run: RunInfo | None, spec: RunSpec, fingerprint: str) -> str:
     """Why the target store cannot take this run ("" when it can)."""
     if spec.dataset not in store.datasets():
@@ -200,7 +228,8 @@ def import_runs(store: Store, path: Path, *, datasets: Sequence[str] | None = No
     imported: dict[str, set[str]] = {}  # run id -> questions already answered in the target store
     skipped: list[SkippedRun] = []
     ignored: set[str] = set()
-    added = kept = 0
+    added = kept = verdicts_added = 0
+    known_verdicts: dict[tuple[str, str, str], dict[str, StoredVerdict]] = {}
     for number, record in _records(path):
         where = f"{path}, line {number}"
         if "run" in record:
@@ -227,6 +256,19 @@ def import_runs(store: Store, path: Path, *, datasets: Sequence[str] | None = No
                 continue
             store.record_result(run_id, result)
             added += 1
+        elif "verdict" in record:
+            run_id, judge_model, prompt_version, verdict = _verdict(record["verdict"], where)
+            if run_id in ignored:
+                continue
+            if run_id not in imported:
+                raise StoreError(f"{where}: verdict on run {run_id} comes before the run's own line")
+            judge = (run_id, judge_model, prompt_version)
+            if judge not in known_verdicts:
+                known_verdicts[judge] = store.verdicts.verdicts(*judge)
+            if verdict.query_id not in known_verdicts[judge]:
+                store.verdicts.record(run_id, judge_model, prompt_version, verdict)
+                verdicts_added += 1
         else:
-            raise StoreError(f"{where}: expected a 'run' or 'result' line, got key {next(iter(record))!r}")
-    return ImportSummary(path, tuple(imported), added, kept, tuple(skipped))
+            raise StoreError(f"{where}: expected a 'run', 'result' or 'verdict' line, "
+                             f"got key {next(iter(record))!r}")
+    return ImportSummary(path, tuple(imported), added, kept, verdicts_added, tuple(skipped))
