@@ -17,7 +17,8 @@ from hopkit.evaluation.scoring import QuestionScores
 from hopkit.evaluation.llm_judge import AccuracyJudge, JudgeIdentity
 from hopkit.judging_runs import choose_judge, judge_run
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
-from hopkit.report.files import write_report
+from hopkit.report.files import REPORT_FILES, write_report
+from hopkit.report.html import collect_report
 from hopkit.report.paired import ComparedPair, paired_notes, paired_table, verdict_sentence
 from hopkit.report.table import comparison_table, metric_header, run_labels, to_text
 from hopkit.scoring_runs import score_run, score_runs, split_scorable
@@ -137,11 +138,16 @@ def _judged_scores(store: Store, run: RunInfo, verdicts: VerdictStore | None,
 
 def _write_report(summaries: list[Any], out: Path, store: Store | None = None,
                   verdicts: VerdictStore | None = None, judge: JudgeIdentity | None = None) -> None:
-    """Write the report; with ``store``, its Markdown gets the runs' paired comparisons."""
+    """Write the report; with ``store``, its Markdown gets the runs' paired comparisons and the
+    folder the HTML report of the runs' results."""
     scores = None if store is None else {
         s.run_id: _judged_scores(store, store.run(s.run_id), verdicts, judge)[1] for s in summaries}
-    paths = write_report(summaries, out, scores=scores)
-    print(f"wrote {paths[0]}, " + ", ".join(p.name for p in paths[1:-1]) + f" and {paths[-1].name}")
+    html = None if store is None or scores is None else collect_report(store, summaries, scores)
+    paths = write_report(summaries, out, scores=scores, html=html)
+    tables = paths[:len(REPORT_FILES)]
+    print(f"wrote {tables[0]}, " + ", ".join(p.name for p in tables[1:-1]) + f" and {tables[-1].name}")
+    if html is not None:
+        print(f"HTML report: open {paths[-1]} in a browser (no server needed)")
 
 
 def cmd_judge(args: argparse.Namespace) -> int:

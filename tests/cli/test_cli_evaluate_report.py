@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
 PIPELINES = ROOT / "src" / "hopkit" / "configs" / "pipelines"
 REPORT_FILES = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png")
+# ... and the HTML report: its two pages and the folder of their data
+HTML_FILES = ("index.html", "explorer.html", "html-report")
 
 
 class Hopkit:
@@ -110,7 +112,7 @@ def test_two_runs_with_one_name_get_distinct_rows_and_a_whole_report(hopkit: Hop
     labels = re.findall(r"^\| (oner \([0-9a-f]{8}\)) \|", table, re.M)
     assert len(labels) == 2 and labels[0] != labels[1]
     assert re.search(rf"^\| {re.escape(labels[0])} \| {re.escape(labels[1])} \| EM \|", paired, re.M)
-    assert sorted(p.name for p in out.iterdir()) == sorted(REPORT_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(REPORT_FILES + HTML_FILES)
 
 
 def test_run_takes_a_name(hopkit: Hopkit) -> None:

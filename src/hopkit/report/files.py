@@ -1,7 +1,10 @@
-"""A comparison report on disk: table (Markdown, CSV) and plots (PNG), written all or nothing.
+"""A comparison report on disk: table (Markdown, CSV), plots (PNG) and the HTML report, written all or nothing.
 
 Given the runs' per-question scores, the Markdown file also gets a "Paired
-comparisons" section (:func:`hopkit.report.paired.paired_section`).
+comparisons" section (:func:`hopkit.report.paired.paired_section`). Given the runs'
+results (:class:`hopkit.report.html.HtmlReportInput`), the folder also gets the static
+HTML report (:mod:`hopkit.report.html`): ``index.html``, ``explorer.html`` and the
+folder ``html-report/`` they read.
 
 The files are first rendered into a hidden staging folder inside the target
 folder, then moved into place (a rename on the same file system); if any of
@@ -20,6 +23,10 @@ from typing import Mapping, Sequence
 from hopkit.errors import ReportError
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.evaluation.scoring import QuestionScores
+from hopkit.report.html import ASSETS as HTML_ASSETS
+from hopkit.report.html import HTML_ENTRIES, HtmlReportInput
+from hopkit.report.html import INDEX as HTML_INDEX
+from hopkit.report.html import write_html
 from hopkit.report.paired import ScoredRun, paired_section
 from hopkit.report.table import comparison_table, to_csv, to_markdown
 
@@ -32,7 +39,8 @@ _STAGING_PREFIX = ".hopkit-report-"
 
 
 def write_report(summaries: Sequence[RunSummary], out: Path, *,
-                 scores: Mapping[str, Sequence[QuestionScores]] | None = None) -> tuple[Path, ...]:
+                 scores: Mapping[str, Sequence[QuestionScores]] | None = None,
+                 html: HtmlReportInput | None = None) -> tuple[Path, ...]:
     """Write the comparison table and plots of ``summaries`` into the folder ``out``.
 
     Files of an earlier report in ``out`` are replaced; other files are left alone.
@@ -43,9 +51,12 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
         scores: Per-question scores by run id; when given, ``comparison.md`` ends
             with the paired comparisons of the runs on each dataset (runs without
             scores here are left out of them).
+        html: The runs' results; when given, the HTML report is written too (an earlier
+            one in ``out`` is replaced whole).
 
     Returns:
-        The paths written, in the order of :data:`REPORT_FILES`.
+        The paths written, in the order of :data:`REPORT_FILES`, then (with ``html``) the
+        HTML report's ``index.html``.
 
     Raises:
         ReportError: ``out`` is an existing file, cannot be created, or cannot
@@ -58,8 +69,13 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
     if out.exists() and not out.is_dir():
         raise ReportError(f"cannot write the report to {out}: it is an existing file, not a "
                           "folder; choose a folder (it is created if missing)")
-    for name in REPORT_FILES:
-        if (out / name).is_dir():
+    entries = REPORT_FILES + (HTML_ENTRIES if html is not None else ())
+    for name in entries:
+        if name == HTML_ASSETS:
+            if (out / name).exists() and not (out / name).is_dir():
+                raise ReportError(f"cannot write the report to {out}: {out / name} is a file, where the "
+                                  "HTML report keeps its data; move it away or choose another folder")
+        elif (out / name).is_dir():
             raise ReportError(f"cannot write the report to {out}: {out / name} is a folder; "
                               "move it away or choose another folder")
     created = _missing_folders(out)
@@ -69,7 +85,11 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
         out.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=out))
         _render(summaries, staging, scores)
-        for name in REPORT_FILES:
+        if html is not None:
+            write_html(html, staging)
+        for name in entries:
+            if name == HTML_ASSETS and (out / name).exists():
+                os.replace(out / name, staging / f"{name}.replaced")  # removed with the staging folder
             os.replace(staging / name, out / name)
         done = True
     except OSError as exc:
@@ -82,7 +102,7 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
             shutil.rmtree(staging, ignore_errors=True)
         if not done:
             _remove_empty(created)
-    return tuple(out / name for name in REPORT_FILES)
+    return tuple(out / name for name in REPORT_FILES) + ((out / HTML_INDEX,) if html is not None else ())
 
 
 def _render(summaries: Sequence[RunSummary], folder: Path,

@@ -1,0 +1,122 @@
+"""Each method's steps as its renderer draws them, from the example traces of docs/traces.md
+(which unit tests of the methods check against real recorded traces); unknown ones as JSON."""
+
+from __future__ import annotations
+
+import html as html_module
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from hopkit.evaluation.aggregate import QuestionCost, summarize_run
+from hopkit.evaluation.scoring import score_question
+from hopkit.records import Paragraph, Query
+from hopkit.report.html.model import HtmlReportInput, HtmlRun
+from hopkit.report.html.pages import html_environment
+from hopkit.report.html.questions import render_question
+from hopkit.report.html.renderers import RENDERERS
+from hopkit.store.records import QueryResult
+from hopkit.usage import Usage
+
+pytestmark = pytest.mark.unit
+
+TRACES_MD = Path(__file__).resolve().parents[3] / "docs" / "traces.md"
+
+
+def example(marker: str) -> dict[str, Any]:
+    """The example trace between ``<!-- marker -->`` and ``<!-- /marker -->`` in docs/traces.md."""
+    text = TRACES_MD.read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {marker} -->\s*```json\n(.*?)```\s*<!-- /{marker} -->", text, re.S)
+    assert found is not None, marker
+    loaded: dict[str, Any] = json.loads(found.group(1))
+    return loaded
+
+
+def page(method: str, trace: Mapping[str, Any], *, answer: str = "Tarsk", gold: tuple[int, ...] = (11,),
+         error: str | None = None) -> str:
+    """The question page of one result of ``method`` with ``trace`` (paragraphs 1-30 known)."""
+    query = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",), gold)
+    result = QueryResult("q1", answer, trace=trace, error=error, usage=Usage())
+    scores = score_question(query, answer, None)
+    summary = summarize_run("r1", method.lower(), method.lower(), "ds", [scores], [QuestionCost(Usage())])
+    paragraphs = {i: Paragraph(i, f"Title {i}", f"Text of paragraph {i}.") for i in range(1, 31)}
+    report = HtmlReportInput([HtmlRun(summary, {"q1": scores}, {"q1": result}, method.lower())],
+                             {"ds": [query]}, {"ds": paragraphs})
+    return render_question(html_environment(), report, "ds", query)
+
+
+def text_of(html: str) -> str:
+    return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+
+
+def test_ircot_steps_show_kept_and_dropped_paragraphs_the_sentence_and_the_reader() -> None:
+    html = page("IRCoT", {"typed_trace": example("example-trace")}, answer="Germany", gold=(2, 5))
+    text = text_of(html)
+    assert "dropped: duplicate" in text and text.count("kept") >= 4
+    assert "The Lost Gravity was manufactured by Mack Rides." in text
+    assert re.search(r'class="rest"[^>]*> It opened in 2016\.</span>', html)
+    assert "stop: answer" in text and "reader direct, context own" in text
+    assert re.search(r'<a class="para gold" href="#para-5"', html)  # gold paragraphs marked
+    assert 'href="#para-1"' in html and 'id="para-1"' in html  # the link has its target on the page
+
+
+def test_a_skipped_ircot_retrieval_is_one_line_saying_why() -> None:
+    step = {"id": 1, "parent": None, "kind": "retrieve", "input": "", "paragraph_ids": [], "scores": [],
+            "output": {"kept": [], "dropped": [], "skipped": "budget_full"}, "llm_calls": 0, "extra": {"k": 4}}
+    text = text_of(page("IRCoT", {"typed_trace": {"schema_version": 1, "steps": [step], "citations": []}}))
+    assert "Not retrieved: the paragraph budget was already full." in text
+
+
+def test_migres_shows_filter_outcomes_facts_entailment_and_citations() -> None:
+    text = text_of(page("MIGRES", {"typed_trace": example("migres-example-trace"), "iterations": 2}))
+    assert "used twice" in text and "kept sentences (2 of 2), relevance 5.00" in text
+    assert "below threshold" in text
+    assert "Velmora Ironworks was founded by Ada Quill" in text and "learnt" in text
+    assert "Entailed yes" in text and "P = 0.900" in text
+    assert "Missing Where Ada Quill was born" in text and "Where was Ada Quill born?" in text
+    assert "Cites “Ada Quill was born in Tarsk” → Title 11" in text
+    assert '"iterations": 2' in text  # the method's own keys, as JSON
+
+
+def test_searchain_shows_rounds_nodes_verdicts_and_marks() -> None:
+    html = page("SearChain", {"typed_trace": example("searchain-example-trace")}, answer="Toronto", gold=(2,))
+    text = text_of(html)
+    assert "Round 2" in text and "What is the place of birth of Kevin Drew?" in text
+    assert "corrected" in text and "reader read Kevin Drew" in text and "duplicate" in text
+    assert "repeats the query of step #3" in text
+    assert re.search(r"\[2\] <a class=\"para gold\" href=\"#para-2\"", html)
+    assert 'style="margin-left: 1.6em"' in html  # the node skipped as a duplicate hangs off its round
+
+
+def test_a_step_kind_no_renderer_knows_is_shown_as_json() -> None:
+    trace = {"schema_version": 1, "citations": [], "steps": [
+        {"id": 1, "parent": None, "kind": "rerank", "input": "a query", "output": {"order": [3, 1]},
+         "paragraph_ids": [3, 1], "scores": [0.9, 0.2], "llm_calls": 0, "extra": {"model": "cross-encoder"}}]}
+    html = page("IRCoT", {"typed_trace": trace})
+    assert re.search(r'<pre class="json">\{\s+&#34;order&#34;: \[\s+3,\s+1\s+\]\s+\}</pre>', html)
+    assert "cross-encoder" in text_of(html)
+
+
+def test_a_method_without_a_renderer_gets_the_generic_drawing_and_one_without_steps_its_json() -> None:
+    assert "newmethod" not in RENDERERS
+    html = page("NewMethod", {"typed_trace": example("example-trace")}, answer="Germany")
+    assert html.count('<div class="generic">') == 7
+    bare = page("NewMethod", {"hops": ["a", "b"], "note": "no typed steps"})
+    assert "No typed steps recorded" in bare
+    assert re.search(r'<details class="raw" open><summary>The method.s own trace keys', bare)
+    assert "no typed steps" in bare
+
+
+def test_a_failed_question_shows_its_error() -> None:
+    text = text_of(page("IRCoT", {}, answer="", error="LLMError: the server went away"))
+    assert "Failed: LLMError: the server went away" in text
+
+
+def test_text_from_the_model_is_escaped() -> None:
+    trace = example("example-trace")
+    trace["steps"][1]["extra"]["generation"] = "<script>alert(1)</script>"
+    html = page("IRCoT", {"typed_trace": trace})
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
