@@ -1,0 +1,141 @@
+"""benchmarks/method_tables.py: MIGRES's and SearChain's tables, read from hand-built stored traces."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+from hopkit.traces import collect_trace, record_step, stored_trace
+from hopkit.usage import Usage
+
+pytestmark = pytest.mark.unit
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "method_tables.py"
+SECONDS = {"main": 1.0, "final_main": 0.5, "query": 0.5, "leaf": 2.0, "knowledge": 0.25, "filter": 3.0, "nli": 0.75}
+
+
+@pytest.fixture(scope="module")
+def tables() -> ModuleType:
+    """The module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
+    spec = importlib.util.spec_from_file_location("method_tables_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def migres_stored(**metadata: Any) -> dict[str, Any]:
+    """Two iterations: a leaf call read twice (a retry), the query generator, knowledge prompting, a last Main."""
+    with collect_trace() as trace:
+        first = record_step("retrieve", input="q", output={"kept": [], "dropped": [], "skipped": None},
+                            paragraph_ids=[10, 11, 13], scores=[3.0, 2.0, 1.0], extra={"module": "retriever"})
+        leaf = record_step("extract", parent=first, input="q", output=[], paragraph_ids=[10, 11],
+                           extra={"module": "leaf", "generations": ["bad", "{}"]})
+        record_step("verify", parent=leaf, input="fact", output=True, paragraph_ids=[10],
+                    scores={"entailment": 0.9}, extra={"module": "nli"})
+        main = record_step("reason", parent=leaf, input="q", output={"answer": "unanswerable"},
+                           extra={"module": "main", "generations": ["{}"], "reused": False})
+        asked = record_step("reason", parent=main, input="missing", output=["q2"],
+                            extra={"module": "query", "generations": ["q2"]})
+        again = record_step("retrieve", parent=asked, input="q2", paragraph_ids=[12], scores=[1.0],
+                            extra={"module": "retriever"})
+        known = record_step("reason", parent=again, input="q2", output="what the model knows",
+                            extra={"module": "knowledge"})
+        second = record_step("extract", parent=known, input="q2", output=[], paragraph_ids=[11, 12],
+                             extra={"module": "leaf", "generations": ["{}"]})
+        record_step("reason", parent=second, input="q", output={"answer": "unanswerable"},
+                    extra={"module": "main", "generations": [], "reused": True})
+        record_step("read", parent=second, input="q", output="Tarsk",
+                    extra={"module": "final_main", "generations": ["{}"], "reused": False})
+    return stored_trace("q1", {"knowledge_tokens": 420, **metadata}, trace)
+
+
+def searchain_stored(verdicts_by_round: list[list[str]], traceability: dict[str, float] | None) -> dict[str, Any]:
+    """One ``reason`` step per round, a ``verify`` step per node, and the tracing ``read`` step if given."""
+    with collect_trace() as trace:
+        parent = None
+        for round_, verdicts in enumerate(verdicts_by_round, start=1):
+            chain = record_step("reason", parent=parent, output={"nodes": []}, extra={"round": round_})
+            for node, verdict in enumerate(verdicts, start=1):
+                parent = record_step("verify", parent=chain, input={"query": f"q{node}"},
+                                     output={"verdict": verdict}, extra={"round": round_, "node": node})
+        if traceability is not None:
+            record_step("read", parent=chain, input="Q", output="A", extra={"traceability": traceability})
+    return stored_trace("q", {"words_in": 300, "words_out": 60}, trace)
+
+
+def usage(model_calls: int, retrieval_seconds: float, total_seconds: float) -> Usage:
+    spent = Usage(total_seconds=total_seconds)
+    for _ in range(model_calls):
+        spent.add_llm(10, 1, 0.01)
+    spent.add_retrieval(retrieval_seconds)
+    return spent
+
+
+def test_migres_counts_are_read_from_the_trace_as_the_paper_defines_them(tables: ModuleType) -> None:
+    row = tables.migres_question(migres_stored(seconds=SECONDS), model_calls=20, retrieval_seconds=0.1,
+                                 total_seconds=10.0)
+    # leaf 2 (one retry) + main 1 + query 1 + knowledge 1 + leaf 1 + final_main 1; the reused Main made no call
+    assert row["generation_calls"] == 7
+    assert row["scoring_calls"] == 13
+    assert row["iterations"] == 3          # main, reused main, final_main: one Main step per iteration
+    assert row["passages"] == 3            # 10, 11, 12 shown to the leaf; 13 retrieved but never shown
+    assert row["knowledge_tokens"] == 420 and row["knowledge_prompts"] == 1
+    assert row["seconds:filter"] == 3.0 and row["seconds:retrieval"] == 0.1
+    assert row["seconds:other"] == pytest.approx(10.0 - 8.0 - 0.1)
+
+
+def test_a_migres_run_without_recorded_seconds_shows_none(tables: ModuleType) -> None:
+    row = tables.migres_question(migres_stored(), model_calls=7, retrieval_seconds=0.0, total_seconds=5.0)
+    assert not [key for key in row if key.startswith("seconds:")]
+    table = tables.migres_table([tables.RunRows("migres", "hotpotqa", [row], [5.0])])
+    assert "| migres | hotpotqa | 5.00 | - | - |" in table
+    assert "| migres | hotpotqa | 1 | 7.0 | 0.0 | 3.00 | 3.0 | 420 | 1.00 |" in table
+
+
+def test_searchain_nodes_rounds_and_traceability(tables: ModuleType) -> None:
+    stored = searchain_stored([["corrected", "not_reached"], ["duplicate", "kept", "completed"]],
+                              {"marks": 2, "valid_marks": 1, "skc": 1})
+    row = tables.searchain_question(stored)
+    assert (row["nodes:llm"], row["nodes:corrected"], row["nodes:completed"], row["nodes:unsolved"]) == (1, 1, 1, 0)
+    assert row["rounds"] == 2 and row["traced"] == 1
+    assert (row["marks"], row["valid_marks"], row["skc"]) == (2, 1, 1)
+    assert (row["words_in"], row["words_out"]) == (300, 60)
+    assert "citation_recall" not in row
+
+
+def test_searchain_node_shares_are_pooled_over_questions(tables: ModuleType) -> None:
+    first = tables.searchain_question(searchain_stored([["corrected", "kept", "completed"]], None))
+    second = tables.searchain_question(searchain_stored([["kept", "kept", "kept", "left_unsolved"]], None))
+    run = tables.RunRows("searchain", "musique", [first, second], [8.0, 12.0])
+    shares = tables.node_shares(run)
+    assert shares["llm"] == pytest.approx(100 * 4 / 7)
+    assert shares["unsolved"] == pytest.approx(100 / 7)
+    assert first["traced"] == 0 and first["skc"] == 0  # no tracing call: nothing marked
+    assert "| searchain | musique | 2 | 3.50 | 57.1 | 14.3 | 14.3 | 14.3 | 1.00 | 300 | 60 | 10.00 | 0.0 |" \
+        in tables.searchain_table([run])
+
+
+def test_run_rows_keep_the_compared_answered_questions(tables: ModuleType) -> None:
+    results = [SimpleNamespace(query_id="a", error=None, trace=migres_stored(), usage=usage(9, 0.0, 4.0)),
+               SimpleNamespace(query_id="b", error="LLMError: boom", trace={}, usage=usage(1, 0.0, 1.0)),
+               SimpleNamespace(query_id="c", error=None, trace=migres_stored(), usage=usage(9, 0.0, 6.0))]
+    run = tables.run_rows("migres", "migres", "hotpotqa", results, {"a", "b"})
+    assert len(run.rows) == 1 and list(run.seconds) == [4.0]
+    assert run.rows[0]["scoring_calls"] == 2
+
+
+def test_sections_only_for_migres_and_searchain_runs(tables: ModuleType) -> None:
+    runs = [SimpleNamespace(run_id="r1", name="nor", method="nor", dataset="hotpotqa"),
+            SimpleNamespace(run_id="r2", name="oner", method="oner", dataset="hotpotqa")]
+    store = SimpleNamespace(results=lambda run_id: [])
+    assert tables.method_sections(store, runs, {"r1": "nor", "r2": "oner"}, {"a"}) == []
+    runs.append(SimpleNamespace(run_id="r3", name="searchain-musique", method="searchain", dataset="musique"))
+    sections = tables.method_sections(store, runs, {"r3": "searchain"}, {"a"})
+    assert len(sections) == 2 and "| searchain | musique | 0 |" in sections[1]
