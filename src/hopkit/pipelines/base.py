@@ -38,8 +38,9 @@ class GenerationPipeline(ABC):
     Args:
         session_factory: the store's session factory (``DBConnection.get_session_factory()``).
         name: the run's name (the run itself is identified by its configuration's hash).
-        llm: an LLM, a LangChain chat model (e.g. ``ChatOpenAI(model=...)``), or the
-            name of a config in ``configs/llm/``.
+        llm: an LLM, a LangChain chat model (e.g. ``ChatOpenAI(model=...)``), the
+            name of a config in ``configs/llm/``, or an ``hf://`` GGUF file on the Hub
+            (:func:`hopkit.config.load_llm`).
         retrieval_pipeline: where paragraphs come from (None for NoR).
         dataset: the stored dataset to run on; None = the retrieval pipeline's, or the
             only dataset in the store.

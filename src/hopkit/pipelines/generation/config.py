@@ -66,7 +66,8 @@ class GenerationPipelineConfig:
 
     Attributes:
         name: the run's name.
-        llm: name of a config in ``configs/llm/``.
+        llm: name of a config in ``configs/llm/``, or a GGUF file on the Hugging Face Hub
+            (``hf://OWNER/NAME[@REVISION]/FILE.gguf``, see :func:`hopkit.config.load_llm`).
         retrieval_pipeline_name: name of a config in ``configs/retrieval/`` (None: no retrieval).
         dataset: the stored dataset to run on (None: the only one in the store).
         batch_size: questions in flight at once (with backends that serve concurrent calls).
