@@ -1,0 +1,93 @@
+"""What the two calibration scripts share: a resumable file of per-item scores, and the questions.
+
+The calibration questions are never the benchmark's: qa_bench's MIGRES and SearChain runs
+use the first 30 questions of each sample, the calibrations start at the 51st
+(``--start 50``). Retrieval is over the same pooled sample corpus the benchmark searches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from hopkit.data.corpus import pool_corpus
+from hopkit.data.registry import load_dataset, sample_path
+from hopkit.records import Query
+from hopkit.retrieval.bm25 import BM25Retriever
+
+ROOT = Path(__file__).resolve().parent.parent
+SCORES_DIR = ROOT / "benchmarks" / "results" / "calibration"
+#: The benchmark's questions are the first 30 of each sample; calibration starts past the 50th.
+FIRST_CALIBRATION_QUESTION = 50
+
+
+class ScoreFile:
+    """Per-item scores written as each item is done, so a stopped calibration resumes.
+
+    Args:
+        path: the JSON file.
+        settings: what the scores depend on (model, judge, hits...); a file written with
+            other settings is refused rather than mixed.
+    """
+
+    def __init__(self, path: Path, settings: Mapping[str, Any]) -> None:
+        self.path = path
+        self.settings = dict(settings)
+        self.items: dict[str, Any] = {}
+
+    def load(self) -> ScoreFile:
+        """Read the items already scored (none when the file does not exist).
+
+        Raises:
+            SystemExit: the file was written with other settings.
+        """
+        if self.path.exists():
+            content = json.loads(self.path.read_text(encoding="utf-8"))
+            if content.get("settings") != self.settings:
+                raise SystemExit(f"{self.path} holds scores made with other settings ({content.get('settings')}, "
+                                 f"now {self.settings}); move it away to start again")
+            self.items = dict(content.get("items", {}))
+        return self
+
+    def add(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store one item's scores and write the file (atomically: a stop never leaves half a file)."""
+        self.items[key] = dict(record)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps({"settings": self.settings, "items": self.items}, indent=1) + "\n",
+                           encoding="utf-8")
+        os.replace(partial, self.path)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One dataset's sample: its pooled corpus's queries and a BM25 index over the corpus."""
+
+    dataset: str
+    queries: list[Query]
+    retriever: BM25Retriever
+
+    @classmethod
+    def load(cls, dataset: str, *, k1: float = 1.2, b: float = 0.75) -> Sample:
+        """The sample of ``dataset`` in ``$HOPKIT_DATA_DIR``, pooled as qa_bench pools it."""
+        corpus = pool_corpus(dataset, load_dataset(dataset, sample_path(dataset)))
+        return cls(dataset, list(corpus.queries), BM25Retriever.build(corpus.paragraphs, k1=k1, b=b))
+
+    def calibration_queries(self, start: int, limit: int) -> list[Query]:
+        """Questions ``start`` .. ``start + limit - 1`` of the sample, in file order.
+
+        Raises:
+            SystemExit: ``start`` would reach the benchmark's questions.
+        """
+        if start < FIRST_CALIBRATION_QUESTION:
+            raise SystemExit(f"--start must be at least {FIRST_CALIBRATION_QUESTION}: the benchmark uses the first "
+                             "30 questions of each sample, and calibration must not see them")
+        return self.queries[start:start + limit]
+
+
+def safe_name(text: str) -> str:
+    """``text`` usable in a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)

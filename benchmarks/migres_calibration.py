@@ -1,0 +1,130 @@
+"""MIGRES's relevance threshold δ for a relevance judge, by the paper's rule (Table 11's caption).
+
+"We conduct knowledge retrieval with the original questions on a sub-sampled set, and
+compute relevance scores of the retrieved passages. We adjust δ so that more than 80% of
+the questions find at least one external passage with a relevance higher than this
+threshold." Here: questions 51 .. 50+limit of each sample of the task group (the
+benchmark uses the first 30), BM25 with MIGRES's k1=0.9, b=0.4 over the pooled sample
+corpus, 50 hits per question, each scored against its question by the LLM relevance
+judge as MIGRES's knowledge filter shows it (``(Title: t) text``); δ is the largest value
+at which at least 80% of the questions keep a passage
+(:func:`hopkit.methods.migres_filter.coverage_threshold`).
+
+Scores are stored per question as they are made (``benchmarks/results/calibration/``),
+so a stopped run resumes. The result goes to ``benchmarks/thresholds.json`` (read by
+qa_bench) and to docs/benchmarks.md, section ``migres-calibration-<task>``::
+
+    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.migres_calibration --task multihop
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Sequence
+
+from tqdm import tqdm
+
+from hopkit.config import load_llm
+from hopkit.judges.factory import relevance_judge
+from hopkit.methods.migres_filter import coverage_threshold, shown
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import BENCHMARKS_MD, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
+from thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
+
+TASKS = {"multihop": ("hotpotqa", "2wikimultihopqa", "musique"), "strategyqa": ("strategyqa",)}
+COVERAGE = 0.8
+PAPER_DELTA = {"multihop": 3.0, "strategyqa": 0.0}  # Table 11, for the BGE reranker's logits
+
+
+def kept_at(scores: Sequence[float], delta: float) -> int:
+    """How many passages a question keeps at δ (the filter drops relevance < δ)."""
+    return sum(1 for s in scores if s >= delta)
+
+
+def coverage_at(questions: Sequence[Sequence[float]], delta: float) -> float:
+    """The share of questions keeping at least one passage at δ."""
+    return sum(1 for scores in questions if kept_at(scores, delta) > 0) / len(questions)
+
+
+def summary(items: dict[str, Any], task: str) -> dict[str, Any]:
+    """δ from the stored scores, and what it means on these questions."""
+    questions = [item["scores"] for item in items.values()]
+    best = [max(scores) if scores else -math.inf for scores in questions]
+    delta = coverage_threshold(best, COVERAGE)
+    return {"value": round(delta, 4), "questions": len(questions),
+            "coverage": round(coverage_at(questions, delta), 4),
+            "passages_kept_per_question": round(fmean(kept_at(s, delta) for s in questions), 2),
+            "coverage_at_paper_delta": round(coverage_at(questions, PAPER_DELTA[task]), 4),
+            "seconds_per_question": round(fmean(item["seconds"] for item in items.values()), 1)}
+
+
+def render(result: dict[str, Any], task: str, args: argparse.Namespace, command: str, judge_id: str) -> str:
+    datasets = ", ".join(TASKS[task])
+    last = args.start + args.limit
+    return "\n\n".join([
+        f"## MIGRES δ for the LLM relevance judge of {args.llm}, {task} (`benchmarks/migres_calibration.py`)",
+        f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
+        f"Questions {args.start + 1}-{last} of each sample ({datasets}; the benchmark uses the first 30), "
+        f"{result['questions']} in all, each retrieved with its original question (BM25, k1=0.9, b=0.4, "
+        f"{args.hits} hits over the pooled sample corpus) and every hit scored by the judge `{judge_id}` "
+        "(log P(yes) - log P(no)). Rule (Table 11's caption): the largest δ at which at least "
+        f"{COVERAGE:.0%} of the questions keep a passage.",
+        "\n".join([
+            "| δ | questions | questions keeping a passage at δ | passages kept per question at δ | "
+            f"questions keeping a passage at the paper's δ={PAPER_DELTA[task]} | s/question |",
+            "|---:|---:|---:|---:|---:|---:|",
+            f"| {result['value']:.2f} | {result['questions']} | {100 * result['coverage']:.0f}% | "
+            f"{result['passages_kept_per_question']:.1f} | {100 * result['coverage_at_paper_delta']:.0f}% | "
+            f"{result['seconds_per_question']:.1f} |"]),
+    ])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help="LLM config; the judge runs on it")
+    parser.add_argument("--task", choices=sorted(TASKS), default="multihop")
+    parser.add_argument("--limit", type=int, default=20, help="questions per dataset")
+    parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION,
+                        help="first question (0-based) of each sample")
+    parser.add_argument("--hits", type=int, default=50, help="BM25 hits scored per question (Table 11: 50)")
+    parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
+    parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
+    parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
+    args = parser.parse_args()
+    command = ("HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.migres_calibration "
+               f"--llm {args.llm} --task {args.task} --limit {args.limit} --start {args.start} --hits {args.hits}")
+    llm = load_llm(args.llm)
+    judge = relevance_judge("llm", llm=llm, option="reranker")
+    scores = ScoreFile(args.scores_dir / f"migres_relevance_{safe_name(args.llm)}_{args.task}.json",
+                       {"judge": judge.judge_id, "hits": args.hits, "bm25": {"k1": 0.9, "b": 0.4}}).load()
+    for dataset in TASKS[args.task]:
+        sample = Sample.load(dataset, k1=0.9, b=0.4)
+        todo = [q for q in sample.calibration_queries(args.start, args.limit) if q.id not in scores.items]
+        for query in tqdm(todo, desc=f"δ: {dataset}", unit="q"):
+            started = time.perf_counter()
+            hits = sample.retriever.retrieve(query.text, args.hits)
+            relevance = judge.relevance(query.text, [shown(h.paragraph.title, h.paragraph.text) for h in hits])
+            scores.add(query.id, {"dataset": dataset, "question": query.text,
+                                  "paragraph_ids": [h.id for h in hits], "scores": [float(s) for s in relevance],
+                                  "seconds": time.perf_counter() - started})
+    result = summary(scores.items, args.task)
+    print(f"δ = {result['value']} ({result['questions']} questions)")
+    store_threshold(MIGRES_RELEVANCE, args.llm, args.task, {
+        **result, "datasets": list(TASKS[args.task]), "first_question": args.start + 1, "hits": args.hits,
+        "judge": judge.judge_id, "rule": f"largest δ at which {COVERAGE:.0%} of the questions keep a passage "
+                                          "(Table 11's caption)", "command": command}, args.thresholds)
+    write_section(f"migres-calibration-{args.task}", render(result, args.task, args, command, judge.judge_id),
+                  args.report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""SearChain's confidence threshold θ for a reader, by the paper's procedure (Appendix A.4.1).
+
+"We initialize the initial value of the confidence threshold (1.0) ... and gradually
+increase the value with a step size of 0.1. We validate the F1-score (... of judging
+whether the passage can answer the question) on the mixed open-domain QA datasets."
+The paper's pairs are single-hop questions with their top-1 passage; SearChain's nodes
+are single-hop sub-questions too. Here the pairs are the single-hop sub-questions of
+MuSiQue's decompositions (``#k`` replaced by the k-th step's answer, a step written as a
+Wikidata triple "X >> relation" asked as "What is the relation of X?"), from questions
+51 .. 50+limit of the sample (the benchmark uses the first 30), each with its top-1 BM25
+passage from the pooled sample corpus (as SearChain retrieves in the benchmark). A pair
+is positive when the passage contains a gold answer of its sub-question (cover-EM; the
+last step also takes the question's aliases). The reader reads the passage as SearChain
+shows it (``title: text``); "confidence > θ" predicts the label. The sweep covers the
+reader's own scale (the LLM reader's log-odds may be below 1.0) in steps of 0.1 and
+keeps the best F1 (the lowest θ among ties); the best from 1.0 upward is reported too.
+
+Readings are stored per pair as they are made (``benchmarks/results/calibration/``), so a
+stopped run resumes. The result goes to ``benchmarks/thresholds.json`` (read by qa_bench)
+and to docs/benchmarks.md, section ``searchain-calibration``::
+
+    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.searchain_calibration
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from tqdm import tqdm
+
+from hopkit.config import load_llm
+from hopkit.data.registry import sample_path
+from hopkit.evaluation.metrics import cover_em
+from hopkit.judges.factory import answer_judge
+from hopkit.methods.searchain import passage_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import BENCHMARKS_MD, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
+from thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
+
+PAPER_THETA = 1.5
+_STEP_REFERENCE = re.compile(r"#(\d+)")
+
+
+@dataclass(frozen=True)
+class SubQuestion:
+    """A single-hop sub-question of a MuSiQue decomposition, with its gold answers."""
+
+    key: str
+    text: str
+    golds: tuple[str, ...]
+
+
+def as_question(text: str) -> str:
+    """A step written as a Wikidata triple ("Hagar >> spouse") as a question ("What is the spouse of Hagar?")."""
+    subject, arrow, relation = text.partition(" >> ")
+    return f"What is the {relation.strip()} of {subject.strip()}?" if arrow else text
+
+
+def sub_questions(row: dict[str, Any]) -> list[SubQuestion]:
+    """The decomposition of one MuSiQue row, each ``#k`` replaced by step k's answer, triples as questions."""
+    steps = row.get("question_decomposition") or []
+    answers = [str(step["answer"]) for step in steps]
+    found = []
+    for index, step in enumerate(steps):
+        text = as_question(_STEP_REFERENCE.sub(lambda m: answers[int(m.group(1)) - 1]
+                                               if 0 < int(m.group(1)) <= len(answers) else m.group(0),
+                                               step["question"]))
+        golds = (answers[index],)
+        if index == len(steps) - 1:
+            golds += tuple(str(a) for a in row.get("answer_aliases", []) if a not in golds)
+        found.append(SubQuestion(f"{row['id']}#{index + 1}", text, golds))
+    return found
+
+
+@dataclass(frozen=True)
+class Point:
+    """F1 of "confidence > θ" at one θ."""
+
+    theta: float
+    precision: float
+    recall: float
+    f1: float
+
+
+def sweep(confidences: Sequence[float | None], labels: Sequence[bool], *, start: float = 1.0) -> list[Point]:
+    """F1 of "confidence > θ" for θ on a 0.1 grid from min(``start``, the lowest confidence) to the highest.
+
+    ``None`` (no answer read) is never above θ.
+    """
+    finite = [c for c in confidences if c is not None]
+    if not finite:
+        return []
+    low = min(round(start * 10), math.floor(min(finite) * 10))
+    high = max(round(start * 10), math.ceil(max(finite) * 10))
+    points = []
+    for tenth in range(low, high + 1):
+        theta = tenth / 10
+        predicted = [c is not None and c > theta for c in confidences]
+        true_pos = sum(p and l for p, l in zip(predicted, labels))
+        precision = true_pos / sum(predicted) if any(predicted) else 0.0
+        recall = true_pos / sum(labels) if any(labels) else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        points.append(Point(theta, precision, recall, f1))
+    return points
+
+
+def best(points: Sequence[Point], at_least: float = -math.inf) -> Point | None:
+    """The point with the best F1 among θ >= ``at_least`` (the lowest θ among ties)."""
+    eligible = [p for p in points if p.theta >= at_least - 1e-9]
+    return max(eligible, key=lambda p: (p.f1, -p.theta)) if eligible else None
+
+
+def render(chosen: Point, paper_grid: Point | None, at_paper: Point | None, items: dict[str, Any],
+           args: argparse.Namespace, command: str, reader_id: str) -> str:
+    positives = sum(1 for item in items.values() if item["label"])
+    seconds = sum(item["seconds"] for item in items.values()) / len(items)
+
+    def row(name: str, point: Point | None) -> str:
+        if point is None:
+            return f"| {name} | - | - | - | - |"
+        return (f"| {name} | {point.theta:.1f} | {100 * point.f1:.1f} | {100 * point.precision:.1f} | "
+                f"{100 * point.recall:.1f} |")
+
+    return "\n\n".join([
+        f"## SearChain θ for the LLM reader of {args.llm} (`benchmarks/searchain_calibration.py`)",
+        f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
+        f"{len(items)} (sub-question, top-1 passage) pairs from the MuSiQue decompositions of questions "
+        f"{args.start + 1}-{args.start + args.limit} of the sample (the benchmark uses the first 30); "
+        f"{positives} of them ({100 * positives / len(items):.0f}%) have a passage containing a gold answer. "
+        f"Reader `{reader_id}` (confidence: log P(yes) - log P(no) that its answer is right); "
+        f"{seconds:.1f} s per pair. \"confidence > θ\" predicts the label; θ swept in steps of 0.1.",
+        "\n".join(["| θ | value | F1 | precision | recall |", "|---|---:|---:|---:|---:|",
+                   row("best over the reader's scale (used)", chosen), row("best from 1.0 upward", paper_grid),
+                   row(f"the paper's {PAPER_THETA}", at_paper)]),
+    ])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help="LLM config; the reader runs on it")
+    parser.add_argument("--limit", type=int, default=50, help="MuSiQue questions whose sub-questions are read")
+    parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
+    parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
+    parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
+    parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
+    args = parser.parse_args()
+    command = ("HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.searchain_calibration "
+               f"--llm {args.llm} --limit {args.limit} --start {args.start}")
+    sample = Sample.load("musique")
+    if args.start < FIRST_CALIBRATION_QUESTION:
+        sample.calibration_queries(args.start, args.limit)  # refuses, saying why
+    with sample_path("musique").open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()][args.start:args.start + args.limit]
+    llm = load_llm(args.llm)
+    reader = answer_judge("llm", llm=llm, option="reader")
+    scores = ScoreFile(args.scores_dir / f"searchain_confidence_{safe_name(args.llm)}.json",
+                       {"reader": reader.judge_id, "retrieval": "bm25 top-1",
+                        "pairs": "musique decompositions, triples as questions"}).load()
+    todo = [sub for row in rows for sub in sub_questions(row) if sub.key not in scores.items]
+    for sub in tqdm(todo, desc="θ: sub-questions", unit="pair"):
+        started = time.perf_counter()
+        hits = sample.retriever.retrieve(sub.text, 1)
+        passage = passage_text(hits[0].paragraph) if hits else ""
+        reading = reader.answer([(sub.text, passage)])[0] if hits else None
+        confidence = reading.confidence if reading is not None and math.isfinite(reading.confidence) else None
+        scores.add(sub.key, {"question": sub.text, "golds": list(sub.golds),
+                             "paragraph_id": hits[0].id if hits else None, "label": bool(cover_em(passage, sub.golds)),
+                             "answer": reading.text if reading is not None else None, "confidence": confidence,
+                             "seconds": time.perf_counter() - started})
+    items = scores.items
+    points = sweep([item["confidence"] for item in items.values()], [item["label"] for item in items.values()])
+    chosen = best(points)
+    if chosen is None:
+        raise SystemExit("the reader read no answer in any pair; nothing to calibrate")
+    paper_grid = best(points, 1.0)
+    at_paper = next((p for p in points if abs(p.theta - PAPER_THETA) < 1e-9), None)
+    print(f"θ = {chosen.theta:.1f} (F1 {chosen.f1:.3f}, {len(items)} pairs)")
+    store_threshold(SEARCHAIN_CONFIDENCE, args.llm, ALL_TASKS, {
+        "value": chosen.theta, "f1": round(chosen.f1, 4), "precision": round(chosen.precision, 4),
+        "recall": round(chosen.recall, 4), "pairs": len(items),
+        "positives": sum(1 for item in items.values() if item["label"]), "reader": reader.judge_id,
+        "best_from_1.0": None if paper_grid is None else paper_grid.theta,
+        "rule": "best F1 of 'confidence > θ' for 'the top-1 passage contains a gold answer', θ on a 0.1 grid "
+                "(Appendix A.4.1), over MuSiQue decomposition sub-questions", "command": command}, args.thresholds)
+    write_section("searchain-calibration", render(chosen, paper_grid, at_paper, items, args, command,
+                                                  reader.judge_id), args.report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

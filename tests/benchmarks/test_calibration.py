@@ -1,0 +1,131 @@
+"""The calibration scripts' rules (δ by coverage, θ by the F1 sweep), their resumable score file,
+and the thresholds file qa_bench reads (no model is loaded)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def load(name: str) -> ModuleType:
+    """A benchmark module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def searchain_calibration() -> ModuleType:
+    return load("searchain_calibration")
+
+
+@pytest.fixture(scope="module")
+def migres_calibration() -> ModuleType:
+    return load("migres_calibration")
+
+
+@pytest.fixture(scope="module")
+def thresholds() -> ModuleType:
+    return load("thresholds")
+
+
+def test_the_sweep_keeps_the_best_f1_and_covers_the_readers_scale(searchain_calibration: ModuleType) -> None:
+    confidences = [-0.5, 0.35, 0.8, 2.0, None, 1.2]
+    labels = [False, True, True, True, True, False]
+    points = searchain_calibration.sweep(confidences, labels)
+    assert points[0].theta == -0.5 and points[-1].theta == 2.0   # below the paper's 1.0, up to the highest
+    chosen = searchain_calibration.best(points)
+    # θ in [-0.5, 0.3): predicted 0.35, 0.8, 2.0, 1.2 -> tp 3, precision 3/4, recall 3/4 (None is never
+    # positive); the lowest θ of the tie is kept
+    assert chosen.theta == -0.5 and chosen.f1 == pytest.approx(0.75)
+    from_one = searchain_calibration.best(points, 1.0)
+    # θ in [1.2, 2.0): only 2.0 -> precision 1, recall 1/4, F1 0.4; θ = 1.0, 1.1: 2.0 and 1.2 -> F1 1/3
+    assert from_one.theta == 1.2 and from_one.f1 == pytest.approx(0.4)
+
+
+def test_the_sweep_of_readings_without_answers_is_empty(searchain_calibration: ModuleType) -> None:
+    assert searchain_calibration.sweep([None, None], [True, False]) == []
+    assert searchain_calibration.best([]) is None
+
+
+def test_sub_questions_fill_in_earlier_answers_and_ask_triples(searchain_calibration: ModuleType) -> None:
+    row = {"id": "2hop_x", "answer": "Keturah", "answer_aliases": ["Qetura"],
+           "question_decomposition": [{"question": "Hagar >> spouse", "answer": "Abraham"},
+                                      {"question": "who did #1 marry after the death of sarah", "answer": "Keturah"}]}
+    first, second = searchain_calibration.sub_questions(row)
+    assert (first.key, first.text, first.golds) == ("2hop_x#1", "What is the spouse of Hagar?", ("Abraham",))
+    assert second.text == "who did Abraham marry after the death of sarah"
+    assert second.golds == ("Keturah", "Qetura")   # the last step also takes the question's aliases
+
+
+def test_delta_is_the_largest_value_keeping_a_passage_for_80_percent(migres_calibration: ModuleType) -> None:
+    items = {f"q{i}": {"scores": scores, "seconds": 2.0}
+             for i, scores in enumerate([[5.0, 1.0], [4.0], [3.0, 2.5], [2.0, -1.0], [1.0]])}
+    result = migres_calibration.summary(items, "multihop")
+    assert result["value"] == 2.0 and result["questions"] == 5
+    assert result["coverage"] == 0.8
+    assert result["passages_kept_per_question"] == pytest.approx((1 + 1 + 2 + 1 + 0) / 5)
+    assert result["coverage_at_paper_delta"] == pytest.approx(0.6)   # 5.0, 4.0 and 3.0 reach the paper's 3.0
+    assert migres_calibration.coverage_at([[3.0], [2.9]], 3.0) == 0.5
+
+
+def test_the_score_file_resumes_and_refuses_other_settings(tmp_path: Path) -> None:
+    calibration = load("calibration")
+    path = tmp_path / "scores.json"
+    first = calibration.ScoreFile(path, {"judge": "llm:a", "hits": 50}).load()
+    first.add("q1", {"scores": [1.0]})
+    again = calibration.ScoreFile(path, {"judge": "llm:a", "hits": 50}).load()
+    assert again.items == {"q1": {"scores": [1.0]}}
+    with pytest.raises(SystemExit, match="other settings"):
+        calibration.ScoreFile(path, {"judge": "llm:b", "hits": 50}).load()
+
+
+def test_an_uncalibrated_threshold_is_refused_with_its_command(thresholds: ModuleType, tmp_path: Path) -> None:
+    path = tmp_path / "thresholds.json"
+    with pytest.raises(thresholds.NotCalibrated, match="benchmarks.migres_calibration --llm m --task strategyqa"):
+        thresholds.calibrated(thresholds.MIGRES_RELEVANCE, "m", "strategyqa", path)
+    thresholds.store_threshold(thresholds.MIGRES_RELEVANCE, "m", "strategyqa", {"value": -0.4, "questions": 20}, path)
+    thresholds.store_threshold(thresholds.SEARCHAIN_CONFIDENCE, "m", "all", {"value": 2.1}, path)
+    assert thresholds.calibrated(thresholds.MIGRES_RELEVANCE, "m", "strategyqa", path) == -0.4
+    assert json.loads(path.read_text())["searchain_confidence"]["m"]["all"]["value"] == 2.1
+    with pytest.raises(thresholds.NotCalibrated, match="task 'multihop'"):
+        thresholds.calibrated(thresholds.MIGRES_RELEVANCE, "m", "multihop", path)
+
+
+def test_qa_bench_asks_only_for_the_thresholds_its_methods_need(tmp_path: Path) -> None:
+    pipelines = load("qa_pipelines")
+    path = tmp_path / "thresholds.json"
+    assert pipelines.check_calibrated(["nor", "oner", "ircot"], ["hotpotqa", "strategyqa"], "m", path) == []
+    problems = pipelines.check_calibrated(["migres", "migres-fewshot", "searchain"], ["hotpotqa", "musique"], "m",
+                                          path)
+    assert len(problems) == 2   # δ for multi-hop once, θ once
+    assert any("migres_calibration --llm m --task multihop" in p for p in problems)
+    assert any("searchain_calibration --llm m" in p for p in problems)
+
+
+def test_the_sections_say_what_was_measured(searchain_calibration: ModuleType, migres_calibration: ModuleType) -> None:
+    from argparse import Namespace
+
+    point = searchain_calibration.Point(2.3, 0.5, 1.0, 2 / 3)
+    items = {"a#1": {"label": True, "seconds": 2.0}, "a#2": {"label": False, "seconds": 4.0}}
+    args = Namespace(llm="m", start=50, limit=50, hits=50)
+    text = searchain_calibration.render(point, None, None, items, args, "cmd", "llm:m")
+    assert "| best over the reader's scale (used) | 2.3 | 66.7 | 50.0 | 100.0 |" in text
+    assert "| the paper's 1.5 | - | - | - | - |" in text and "1 of them (50%)" in text and "3.0 s per pair" in text
+    result = {"value": 1.25, "questions": 60, "coverage": 0.8, "passages_kept_per_question": 3.4,
+              "coverage_at_paper_delta": 0.1, "seconds_per_question": 61.0}
+    text = migres_calibration.render(result, "multihop", Namespace(llm="m", start=50, limit=20, hits=50), "cmd",
+                                     "llm:m")
+    assert "| 1.25 | 60 | 80% | 3.4 | 10% | 61.0 |" in text and "Questions 51-70 of each sample" in text
