@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dataset", help="stored dataset (overrides the config)")
     run.add_argument("--limit", type=int, help="only the first N questions")
     run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
-    run.add_argument("--llm", help="LLM config name (overrides the config)")
+    run.add_argument("--llm", help="LLM config name, or hf://OWNER/NAME/FILE.gguf (overrides the config)")
     run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -73,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("files", nargs="+", type=Path, help="files written by `hopkit export`")
 
     quick = commands.add_parser("quickstart", help="ingest the bundled sample, run NoR, OneR and IRCoT, compare")
-    quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded)")
+    quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded), or a GGUF "
+                                                        "file on the Hugging Face Hub: hf://OWNER/NAME/FILE.gguf")
     quick.add_argument("--limit", type=int, help="only the first N questions")
     quick.add_argument("--out", type=Path, help="folder for the report (default $HOPKIT_HOME/reports/quickstart)")
     for sub in commands.choices.values():  # --db before or after the subcommand; SUPPRESS keeps the first one

@@ -266,12 +266,14 @@ def cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:
+    from hopkit.quickstart.notes import reading_notes
     from hopkit.quickstart.run import run_quickstart
 
     out = args.out or hopkit_home() / "reports" / "quickstart"
     session_factory = _session_factory(args)
     summaries = run_quickstart(session_factory, llm=args.llm, limit=args.limit)
     print(to_text(comparison_table(summaries)))
+    print("\n".join(["", *reading_notes(summaries, args.llm), ""]))
     _write_report(summaries, out, Store(session_factory))
     return 0
 

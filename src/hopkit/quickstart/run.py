@@ -53,7 +53,20 @@ def quickstart_pipelines(session_factory: sessionmaker[Session], llm: Any) -> li
 
 def run_quickstart(session_factory: sessionmaker[Session], *, llm: str = "smollm2",
                    limit: int | None = None) -> list[RunSummary]:
-    """Ingest the sample, run every quickstart pipeline (resuming finished ones), score them."""
+    """Ingest the sample, run every quickstart pipeline (resuming finished ones), score them.
+
+    Args:
+        session_factory: the store's session factory.
+        llm: an LLM config name, or a GGUF file on the Hub (``hf://OWNER/NAME/FILE.gguf``,
+            downloaded on first use; see :func:`hopkit.config.load_llm`).
+        limit: only the first ``limit`` questions (None: all 24).
+
+    Returns:
+        The runs' summaries: NoR, OneR, IRCoT.
+
+    Raises:
+        HopkitError: the LLM cannot be loaded (unknown name, download failed...).
+    """
     store = Store(session_factory)
     ingest_sample(store)
     model = load_llm(llm)
