@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterator
 
+import huggingface_hub.file_download as hf_download
 import huggingface_hub.utils._http as hf_http
 import llama_cpp
 import pytest
@@ -45,9 +46,11 @@ def hub() -> Iterator[FakeHub]:
 
 @pytest.fixture()
 def no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """huggingface_hub waits 1+2+4+8+8 s between its retries of an unreachable Hub: record them instead."""
+    """huggingface_hub waits 1+2+4+8+8 s between its retries of an unreachable Hub, and 1 s between
+    those of a broken download: record them instead."""
     waits: list[float] = []
     monkeypatch.setattr(hf_http, "time", SimpleNamespace(sleep=waits.append))
+    monkeypatch.setattr(hf_download, "time", SimpleNamespace(sleep=waits.append))
     return waits
 
 
@@ -142,6 +145,19 @@ def test_an_unreachable_hub_says_so_and_how_to_go_on(tmp_path: Path, no_retry_wa
     assert f"the file is not in the cache {tmp_path}" in message
     assert "check the network connection (and HF_ENDPOINT if you use a mirror)" in message
     assert "\n" not in message
+
+
+def test_a_download_that_breaks_off_says_to_run_again(tmp_path: Path, no_retry_waits: list[float]) -> None:
+    with serve_fake_hub({f"{REPO}/{FILE}": CONTENT}, cut_bodies=True) as hub, \
+            pytest.raises(DownloadError) as caught:
+        download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=hub.url)
+    assert str(caught.value).startswith(f"cannot download hf://{REPO}/{FILE}: the download from {hub.url} broke "
+                                        "off (peer closed connection without sending complete message body")
+    assert str(caught.value).endswith("nothing was kept: check the network connection and run the same command "
+                                      "again")
+    assert not list(tmp_path.glob("*/blobs/*")) and not list(tmp_path.glob("*/snapshots/*/*"))
+    with serve_fake_hub({f"{REPO}/{FILE}": CONTENT}) as hub:  # the network is back: the next run downloads it
+        assert download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=hub.url).read_bytes() == CONTENT
 
 
 def test_an_invalid_repository_id_is_a_config_error(tmp_path: Path) -> None:

@@ -121,9 +121,10 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
     Raises:
         ConfigError: the repository id or file name is not one the Hub accepts.
         DownloadError: the repository, revision or file does not exist (or is gated or
-            private), the Hub cannot be reached, or the file cannot be written; the
-            message names the ``hf://`` file and says how to fix it.
+            private), the Hub cannot be reached, the download broke off, or the file cannot
+            be written; the message names the ``hf://`` file and says how to fix it.
     """
+    from httpx2 import HTTPError  # huggingface_hub's HTTP client: what a download cut off raises
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
 
@@ -141,7 +142,7 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
     logger.info("downloading %s into %s", hub_file.uri, folder)
     try:
         return Path(hf_hub_download(**options))
-    except (OSError, ValueError) as exc:  # every huggingface_hub error is one of these
+    except (OSError, ValueError, HTTPError) as exc:  # huggingface_hub's errors, and its client's
         raise download_error(hub_file, exc, folder, endpoint) from exc
 
 
@@ -157,6 +158,7 @@ def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: st
     Returns:
         A :class:`DownloadError` naming the file, what went wrong and how to fix it.
     """
+    from httpx2 import HTTPError
     from huggingface_hub import constants, is_offline_mode
     from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HfHubHTTPError,
                                         LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError)
@@ -181,6 +183,9 @@ def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: st
     elif isinstance(exc, EntryNotFoundError):
         reason = (f"the repository {hub_file.repo} has no file {hub_file.file!r} at revision {revision!r}; "
                   f"copy the exact file name (letter case too) from {page}/tree/{quote(revision, safe='')}")
+    elif isinstance(exc, HTTPError):  # the file's download itself failed, after huggingface_hub's retries
+        reason = (f"the download from {hub} broke off ({_first_line(exc)}) and huggingface_hub's own retries "
+                  "failed too; nothing was kept: check the network connection and run the same command again")
     elif isinstance(exc, HfHubHTTPError):
         status = exc.response.status_code if exc.response is not None else "an error"
         reason = f"the Hub at {hub} answered HTTP {status} ({_first_line(exc)}); run again later"

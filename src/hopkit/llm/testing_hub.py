@@ -65,12 +65,16 @@ class FakeHub:
         url: ``http://127.0.0.1:PORT``.
         files: ``"OWNER/NAME/PATH"`` -> the file's bytes.
         commit: the commit id of every repository.
+        cut_bodies: a file's ``GET`` sends half of its bytes, then closes the connection
+            (its ``Content-Length`` still announces them all), like a network that fails
+            mid-download.
         requests: every request received, in order.
     """
 
     url: str
     files: Mapping[str, bytes]
     commit: str = FAKE_COMMIT
+    cut_bodies: bool = False
     requests: list[HubRequest] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -118,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if send_body:
-            self.wfile.write(body)
+            self.wfile.write(body[: len(body) // 2] if hub.cut_bodies and status == 200 else body)
 
     def do_HEAD(self) -> None:  # noqa: N802 (http.server's naming)
         self._reply(send_body=False)
@@ -139,17 +143,19 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_fake_hub(files: Mapping[str, bytes], *, commit: str = FAKE_COMMIT) -> Iterator[FakeHub]:
+def serve_fake_hub(files: Mapping[str, bytes], *, commit: str = FAKE_COMMIT,
+                   cut_bodies: bool = False) -> Iterator[FakeHub]:
     """Serve ``files`` as a Hugging Face Hub on 127.0.0.1 until the ``with`` block ends.
 
     Args:
         files: ``"OWNER/NAME/PATH"`` -> bytes; the repositories are the ``OWNER/NAME`` prefixes.
         commit: the 40-hex commit id every revision resolves to.
+        cut_bodies: send half of each file and close the connection (:attr:`FakeHub.cut_bodies`).
 
     Yields:
         The running hub; pass ``hub.url`` as the ``endpoint`` (or ``$HF_ENDPOINT``).
     """
-    hub = FakeHub(url="", files=dict(files), commit=commit)
+    hub = FakeHub(url="", files=dict(files), commit=commit, cut_bodies=cut_bodies)
     server = _Server(hub)
     hub.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
