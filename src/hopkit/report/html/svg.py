@@ -37,7 +37,8 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     first = math.ceil(low / step) * step
-    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+    # up to the first tick at or above ``high``, so the axis ends on a labelled tick
+    return [first + i * step for i in range(math.ceil((high - first) / step - 1e-9) + 1)]
 
 
 def _number(value: float) -> str:
@@ -59,8 +60,8 @@ def quality_cost_svg(points: Sequence[PlotPoint], *, cost_label: str, quality_la
         return Markup('<p class="muted">No run has this metric.</p>')
     plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
     max_cost = max(p.cost for p in points) or 1.0
-    x_ticks = _ticks(0.0, max_cost * 1.08)
-    x_max = max(x_ticks[-1], max_cost * 1.08)
+    x_ticks = _ticks(0.0, max_cost * 1.05)
+    x_max = x_ticks[-1]
     lows = [100 * p.low for p in points]
     highs = [100 * p.high for p in points]
     y_ticks = _ticks(max(0.0, math.floor(min(lows) / 10) * 10), min(100.0, math.ceil(max(highs) / 10) * 10 or 10))

@@ -65,10 +65,9 @@ class QuestionContext:
         """
         if not isinstance(pid, int) or isinstance(pid, bool):
             return Markup("<span class=\"muted\">{}</span>").format(pid if pid is not None else "(none)")
-        gold = pid in self.gold
-        return Markup('<a class="para{}" href="#para-{}" data-para="{}" title="paragraph {}{}">{}{}</a>').format(
-            " gold" if gold else "", pid, pid, pid, ", gold" if gold else "", self.title(pid),
-            Markup(' <span class="badge gold">gold</span>') if gold else "")
+        # Kept short: a question's page repeats these links in every step that lists paragraphs.
+        return Markup('<a class="para{}" href="#para-{}">{}</a>').format(
+            " gold" if pid in self.gold else "", pid, self.title(pid))
 
     def answer_right(self, text: Any) -> bool | None:
         """Whether ``text`` exactly matches a gold answer (None when there is nothing to judge)."""
