@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,15 @@ def test_the_plot_fills_the_points_on_the_front_and_joins_them() -> None:
     assert svg.count('class="point on-front"') == 2 and svg.count('class="point"') == 1
     assert len(re.search(r'<polyline class="front" points="([^"]*)"', svg).group(1).split()) == 2
     assert "worse: F1 40.0% [30.0, 50.0], 5 seconds per question</title>" in svg
+
+
+def test_every_template_and_asset_is_package_data() -> None:
+    """A template the wheel leaves out would fail only for users who pip-installed hopkit."""
+    root = Path(__file__).resolve().parents[3]
+    package = root / "src" / "hopkit"
+    patterns = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["setuptools"]["package-data"]["hopkit"]
+    shipped = {path for pattern in patterns for path in package.glob(pattern)}
+    needed = {path for path in (package / "report" / "html").rglob("*")
+              if path.is_file() and path.suffix not in (".py", ".pyc")}
+    assert len(needed) == 11 and needed <= shipped, sorted(str(p) for p in needed - shipped)
