@@ -16,8 +16,11 @@ import pytest
 
 
 def chromium_path() -> str | None:
-    """The Chromium binary to drive, or None when none is installed."""
-    return os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    """The Chromium binary to drive (``$HOPKIT_CHROMIUM``, else ``chromium`` on the PATH), or None."""
+    named = os.environ.get("HOPKIT_CHROMIUM")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _missing() -> str | None:

@@ -6,11 +6,19 @@ with a scripted model (see ``conftest.py`` for what each run answers).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+
+try:
+    from playwright.sync_api import Page, expect
+except ImportError:  # the browser fixture says why; in CI a missing package is an error
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("browser tests skipped: the playwright package is not installed (pip install -e '.[test]')",
+                allow_module_level=True)
 
 from hopkit.report.html import collect_report, write_html
 from hopkit.report.html import questions as question_pages
@@ -147,7 +155,7 @@ def test_the_list_is_paged_and_question_chunks_load_only_when_opened(
     store = Store.connect(built_report.db)
     scored = [score_run(store, run) for run in store.runs()]
     report = collect_report(store, [s for s, _ in scored], {s.run_id: q for s, q in scored})
-    index = write_html(report, tmp_path / "small")
+    index = write_html(report, tmp_path / "small", compress_chunks=False)  # the plain form reads too
     assert sorted(p.name for p in (tmp_path / "small" / "html-report" / "questions").iterdir()) == [
         "chunk-00000.js", "chunk-00001.js"]
     _open(page, index.with_name("explorer.html"))

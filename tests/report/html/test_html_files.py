@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import tomllib
@@ -11,6 +13,7 @@ import pytest
 
 from hopkit.cli import main
 from hopkit.report.html.pareto import pareto_front
+from hopkit.report.html.questions import chunk_script
 from hopkit.report.html.svg import PlotPoint, quality_cost_svg
 
 from .conftest import BuiltReport
@@ -103,3 +106,12 @@ def test_every_template_and_asset_is_package_data() -> None:
     needed = {path for path in (package / "report" / "html").rglob("*")
               if path.is_file() and path.suffix not in (".py", ".pyc")}
     assert len(needed) == 11 and needed <= shipped, sorted(str(p) for p in needed - shipped)
+
+
+def test_a_chunk_carries_its_pages_gzipped_or_plain() -> None:
+    pages = ["<article>é “quoted” </script></article>", "<article>two</article>"]
+    packed = re.fullmatch(r'hopkitChunk\(7, "([A-Za-z0-9+/=]+)"\);\n', chunk_script(7, pages))
+    assert packed is not None
+    assert json.loads(gzip.decompress(base64.b64decode(packed.group(1)))) == pages
+    plain = chunk_script(7, pages, compress=False)
+    assert plain.startswith("hopkitChunk(7, [") and json.loads(plain[len("hopkitChunk(7, "):-3]) == pages

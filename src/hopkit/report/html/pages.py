@@ -71,13 +71,16 @@ def html_environment() -> Environment:
     return env
 
 
-def write_html(report: HtmlReportInput, folder: Path, *, generated: datetime | None = None) -> Path:
+def write_html(report: HtmlReportInput, folder: Path, *, generated: datetime | None = None,
+               compress_chunks: bool = True) -> Path:
     """Write the HTML report's files into ``folder`` (which should be empty: a staging folder).
 
     Args:
         report: what to show.
         folder: the folder to write into (created if missing).
         generated: the time shown in the header (now, by default).
+        compress_chunks: gzip the question chunks (see :func:`hopkit.report.html.questions.chunk_script`);
+            plain ones are five times larger but readable in a text editor.
 
     Returns:
         The path of ``index.html``.
@@ -104,5 +107,5 @@ def write_html(report: HtmlReportInput, folder: Path, *, generated: datetime | N
     index = question_index(report, f"{ASSETS}/questions/")
     (assets / "index.js").write_text("window.HOPKIT_INDEX = " + json.dumps(index, ensure_ascii=False) + ";\n",
                                      encoding="utf-8")
-    write_question_chunks(env, report, assets / "questions")
+    write_question_chunks(env, report, assets / "questions", compress=compress_chunks)
     return folder / INDEX

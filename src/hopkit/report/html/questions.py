@@ -1,13 +1,19 @@
 """The explorer's data: the question list (one small index) and each question's page (chunk files).
 
 The index holds what the list filters on: per question its dataset, id, text, gold answers and
-each run's answer, scores and failure. The pages are rendered HTML, grouped ``chunk_size`` to a
-file that the explorer loads with a ``<script>`` tag when a question of it is opened, so a
-report of 10,000 questions never loads more than the list and one chunk.
+each run's answer, scores and failure. The pages are rendered HTML, grouped :data:`CHUNK_SIZE` to
+a file that the explorer loads with a ``<script>`` tag when a question of it is opened, so a
+report of 10,000 questions never loads more than the list and the chunks opened.
+
+A chunk file calls ``hopkitChunk(n, pages)``; ``pages`` is the JSON list of the pages, gzipped
+and base64-encoded (the browser inflates it with ``DecompressionStream``): traces and paragraph
+texts compress about sevenfold, so the report takes a fifth of the disk it would as plain text.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -20,7 +26,8 @@ from hopkit.report.html.model import HtmlReportInput, HtmlRun
 from hopkit.report.html.overview import METRIC_LABELS
 from hopkit.report.html.trace_view import QuestionContext, trace_view
 
-__all__ = ["CHUNK_SIZE", "PAGE_SIZE", "CORRECTNESS_METRICS", "question_index", "write_question_chunks"]
+__all__ = ["CHUNK_SIZE", "PAGE_SIZE", "CORRECTNESS_METRICS", "chunk_script", "question_index", "render_question",
+           "write_question_chunks"]
 
 #: Questions per chunk file.
 CHUNK_SIZE = 25
@@ -123,13 +130,33 @@ def render_question(env: Environment, report: HtmlReportInput, dataset: str, que
         metrics=METRIC_LABELS)
 
 
-def write_question_chunks(env: Environment, report: HtmlReportInput, folder: Path) -> int:
+def chunk_script(number: int, pages: Sequence[str], *, compress: bool = True) -> str:
+    """The text of one chunk file: a call of ``hopkitChunk`` with the chunk's pages.
+
+    Args:
+        number: the chunk's number.
+        pages: its questions' pages, in order.
+        compress: pass the pages gzipped and base64-encoded (a string), else as a JSON list.
+
+    Returns:
+        The script.
+    """
+    data = json.dumps(list(pages), ensure_ascii=False)
+    if compress:
+        packed = base64.b64encode(gzip.compress(data.encode("utf-8"), compresslevel=6, mtime=0))
+        data = json.dumps(packed.decode("ascii"))
+    return f"hopkitChunk({number}, {data});\n"
+
+
+def write_question_chunks(env: Environment, report: HtmlReportInput, folder: Path, *,
+                          compress: bool = True) -> int:
     """Render every question's page into chunk files ``chunk-00000.js`` ... in ``folder``.
 
     Args:
         env: the report's Jinja environment.
         report: the report's input.
         folder: where to write (created if missing).
+        compress: gzip and base64-encode each chunk's pages (see :func:`chunk_script`).
 
     Returns:
         The number of chunk files written.
@@ -143,8 +170,8 @@ def write_question_chunks(env: Environment, report: HtmlReportInput, folder: Pat
 
     def flush() -> None:
         nonlocal written
-        text = f"hopkitChunk({written}, {json.dumps(pages, ensure_ascii=False)});\n"
-        (folder / f"chunk-{written:05d}.js").write_text(text, encoding="utf-8")
+        (folder / f"chunk-{written:05d}.js").write_text(chunk_script(written, pages, compress=compress),
+                                                        encoding="utf-8")
         written += 1
         pages.clear()
 

@@ -2,7 +2,8 @@
  *
  * The list comes from html-report/index.js (window.HOPKIT_INDEX); each question's page is
  * pre-rendered HTML in a chunk file, html-report/questions/chunk-NNNNN.js, loaded on demand
- * with a <script> tag (browsers refuse to fetch file:// URLs from script) and calling hopkitChunk(n, pages).
+ * with a <script> tag (browsers refuse to fetch file:// URLs from script) and calling hopkitChunk(n, pages),
+ * the pages gzipped and base64-encoded.
  */
 (function () {
   "use strict";
@@ -12,6 +13,7 @@
   var state = {dataset: "", run: "", outcome: "all", metric: D.metrics[0][0], search: "", page: 0};
   var chunks = {};
   var waiting = {};
+  var failures = {};
   var byKey = {};
   var shown = [];
   var current = null;
@@ -30,14 +32,30 @@
     byKey[keyOf(q)] = i;
   });
 
+  /* A chunk's pages come as a JSON list, or gzipped and base64-encoded (a string). */
+  function inflate(packed) {
+    var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   window.hopkitChunk = function (n, pages) {
-    chunks[n] = pages;
-    (waiting[n] || []).forEach(function (done) { done(); });
-    delete waiting[n];
+    var ready = typeof pages === "string" ? inflate(pages) : Promise.resolve(pages);
+    ready.then(function (list) {
+      chunks[n] = list;
+      (waiting[n] || []).forEach(function (done) { done(); });
+      delete waiting[n];
+    }, function (error) {
+      var failed = waiting[n] || [];
+      delete waiting[n];
+      failures[n] = "could not read chunk " + n + " (" + error + "); this browser may lack DecompressionStream " +
+        "(Chrome/Edge 80+, Firefox 113+, Safari 16.4+)";
+      failed.forEach(function (done) { done(); });
+    });
   };
 
   function loadChunk(n, done, failed) {
-    if (chunks[n]) { done(); return; }
+    if (chunks[n] || failures[n]) { done(); return; }
     if (waiting[n]) { waiting[n].push(done); return; }
     waiting[n] = [done];
     var script = document.createElement("script");
@@ -110,6 +128,7 @@
     detail.innerHTML = "<p class=\"muted\">Loading the question\u2026</p>";
     loadChunk(n, function () {
       if (current !== i) return;
+      if (!chunks[n]) { detail.innerHTML = "<p class=\"error\">" + esc(failures[n]) + "</p>"; return; }
       detail.innerHTML = chunks[n][i % D.chunkSize];
       detail.scrollTop = 0;
       var focus = state.run !== "" && detail.querySelector("section.run[data-run=\"" + state.run + "\"]");
