@@ -1,17 +1,23 @@
-"""A report built from real runs: IRCoT, OneR and NoR through hopkit's runner into a SQLite store,
-with a scripted model at the LLM boundary, written by ``hopkit report``."""
+"""A report built from real runs (IRCoT, OneR and NoR through hopkit's runner into a SQLite store,
+with a scripted model at the LLM boundary, written by ``hopkit report``), and the headless Chromium
+that drives it in the browser tests."""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from hopkit.cli import main
 from hopkit.records import Query
 from hopkit.store.store import Store
+
+from .browser import chromium_path
+from .browser import missing as browser_missing
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
@@ -67,3 +73,21 @@ def built_report(tmp_path_factory: pytest.TempPathFactory) -> BuiltReport:
         assert main(["--db", db, "report", "--out", str(out)]) == 0
     ids = [q.id for q in questions]
     return BuiltReport(db, out, questions, frozenset({ids[0], ids[2]}), frozenset(ids[:2]), ids[3])
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """A headless Chromium browser (a ``playwright.sync_api.Browser``), closed after the module."""
+    missing = browser_missing()
+    if missing is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests cannot run in CI: {missing}")
+        pytest.skip(f"browser tests skipped: {missing}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()

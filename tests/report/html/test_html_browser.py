@@ -25,14 +25,13 @@ from hopkit.report.html import questions as question_pages
 from hopkit.scoring_runs import score_run
 from hopkit.store.store import Store
 
-from .browser import browser  # noqa: F401  (the fixture)
 from .conftest import BuiltReport
 
 pytestmark = [pytest.mark.unit, pytest.mark.browser]
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Page]:  # noqa: F811
+def page(browser: Any) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     opened = context.new_page()
     errors: list[str] = []

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, select_autoescape
 
 from hopkit.report.html.model import HtmlReportInput
 from hopkit.report.html.overview import overview

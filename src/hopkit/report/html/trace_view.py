@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from hopkit.errors import TraceError
 from hopkit.evaluation.metrics import exact_match
@@ -179,9 +179,3 @@ def trace_view(result: QueryResult, context: QuestionContext) -> TraceView:
     return TraceView(steps, {k: tuple(v) for k, v in citations.items()}, tuple(counts.items()),
                      sum(step.llm_calls for step in steps), metadata, problem, collected, recall)
 
-
-def paragraph_text(paragraph: Paragraph | None) -> Markup:
-    """A paragraph's text, escaped (a note when the page does not hold it)."""
-    if paragraph is None:
-        return Markup('<span class="muted">(not in the report)</span>')
-    return Markup(escape(paragraph.text))
