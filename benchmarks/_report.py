@@ -1,12 +1,36 @@
-"""Writes one benchmark's section of docs/benchmarks.md, leaving the others alone."""
+"""Writes one benchmark's section of docs/benchmarks.md, leaving the others alone, and says
+which command wrote it."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import sys
 from pathlib import Path
 
-BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+from hopkit.environment import data_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
 HEADER = "# Benchmarks\n\nEvery section is written by the script it names; rerun that command to refresh it.\n"
+
+
+def _shown(path: str | Path) -> str:
+    """``path`` relative to the repository when that is shorter to read (``../shared/data``)."""
+    absolute = Path(path).absolute()
+    relative = os.path.relpath(absolute, ROOT)
+    return relative if not relative.startswith("../..") else str(absolute)
+
+
+def command_line() -> str:
+    """The command running now, as typed: the data folder it reads, the interpreter, the
+    script or module and its arguments (paths shown relative to the repository)."""
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    target = f"-m {spec.name}" if spec is not None and spec.name else shlex.quote(_shown(sys.argv[0]))
+    data = data_dir()
+    prefix = f"HOPKIT_DATA_DIR={shlex.quote(_shown(data))} " if data is not None else ""
+    return f"{prefix}{_shown(sys.executable)} {target} {shlex.join(sys.argv[1:])}".rstrip()
 
 
 def write_section(name: str, markdown: str, path: Path = BENCHMARKS_MD) -> None:

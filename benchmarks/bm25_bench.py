@@ -44,7 +44,7 @@ from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.tokenize import STOPWORDS_EN, split_words, tokenize, tokenize_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 log = logging.getLogger("bm25_bench")
 
@@ -263,9 +263,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
 
-    command = "HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python benchmarks/bm25_bench.py"
-    if argv is None and len(sys.argv) > 1:
-        command += " " + " ".join(sys.argv[1:])
+    command = command_line()
     started = time.perf_counter()
     hotpot = hotpotqa_part(args.hotpotqa or sample_path("hotpotqa"))
     synthetic = synthetic_part(args.docs, args.queries, args.okapi_queries, args.seed) if args.docs else ""

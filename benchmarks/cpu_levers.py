@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from token_floor import RATE_PROMPT_FILE, load_llm  # noqa: E402
 
 MEASURES = ("prefill 0-2,000", "prefill 2,000-3,000", "decode after 100", "decode after 3,000",
@@ -56,7 +55,7 @@ def main() -> int:
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    command = "HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.cpu_levers " + shlex.join(sys.argv[1:])
+    command = command_line()
     import llama_cpp
 
     plain = load_llm(args.llm, None)

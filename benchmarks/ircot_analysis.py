@@ -32,7 +32,7 @@ from hopkit.store.records import QueryResult
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from qa_bench import pipeline_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,8 +152,7 @@ def main() -> int:
                                stored_results(store, run_id, queries), oner)
             if analysis is not None:
                 analyses.append(analysis)
-    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.ircot_analysis "
-               f"--datasets {' '.join(args.datasets)} --limit {args.limit} --llm {args.llm}")
+    command = command_line()
     section = render(analyses, command)
     print(section)
     write_section("ircot-analysis", section)

@@ -53,7 +53,7 @@ from hopkit.store.store import Store
 from hopkit.traces import Step, Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from ircot_analysis import stored_results  # noqa: E402
 from qa_bench import pipeline_for  # noqa: E402
 
@@ -295,8 +295,7 @@ def main() -> int:
     llm = load_llm(args.llm)  # run ids depend on the model; its tokenizer counts the demonstrations
     diagnoses = [d for dataset in args.datasets
                  if (d := diagnose(store, session_factory, llm, dataset, args.limit)) is not None]
-    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.ircot_diagnostics "
-               f"--datasets {' '.join(args.datasets)} --limit {args.limit} --llm {args.llm}")
+    command = command_line()
     section = render(diagnoses, command)
     print(section)
     write_section("ircot-diagnostics", section)

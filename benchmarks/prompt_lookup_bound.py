@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shlex
 import sys
 import time
 from pathlib import Path
 from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from server_replay import RECORDED, RESULTS  # noqa: E402
 from token_floor import load_llm  # noqa: E402
 
@@ -82,8 +80,7 @@ def main() -> int:
     parser.add_argument("--draft", type=int, default=4, help="most tokens drafted per evaluation")
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
     args = parser.parse_args()
-    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.prompt_lookup_bound "
-               + shlex.join(sys.argv[1:]))
+    command = command_line()
     calls = json.loads(RECORDED.read_text(encoding="utf-8"))
     recorded_seconds = json.loads(RESULTS.read_text(encoding="utf-8"))["replays"][0]["seconds_per_question"]
     llm = load_llm(args.llm, None)

@@ -40,7 +40,7 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from saved_runs import restore, save  # noqa: E402
 from method_tables import method_sections  # noqa: E402
 from qa_pipelines import (MIGRES_VARIANTS, SEARCHAIN_VARIANTS, SKIPPED, YES_NO, YES_NO_READER,  # noqa: E402
@@ -286,9 +286,7 @@ def main() -> int:
     stem = args.section
     plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
     plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
-    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench "
-               f"--datasets {' '.join(args.datasets)} --methods {' '.join(args.methods)} "
-               f"--limit {args.limit} --llm {args.llm} --section {args.section}")
+    command = command_line()
     write_section(stem, "\n\n".join([
         f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
         f"first {args.limit} questions of each sample)",

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -41,7 +40,7 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
 from saved_runs import RESULTS  # noqa: E402
 from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
@@ -129,12 +128,12 @@ def main() -> int:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
     args = parser.parse_args()
-    command = ("HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.reader_context_check "
-               + shlex.join(sys.argv[1:]))
+    command = command_line()
     os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
-    session_factory = DBConnection.from_config().get_session_factory()
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm, None)  # also names the runs
     rereads = {variant: load_rereads(variant) for variant in REREADS}

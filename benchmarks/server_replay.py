@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import socket
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from typing import Any, Sequence
 from hopkit.llm.llama_cpp import LlamaCppLLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from qa_bench import pipeline_for  # noqa: E402
 from token_floor import BENCH_HOME, Counters, fresh_store, load_llm, record_calls  # noqa: E402
 
@@ -190,7 +189,7 @@ def main() -> int:
     parser.add_argument("--replay-only", action="store_true", help="replay the calls recorded last time")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
-    command = "HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.server_replay " + shlex.join(sys.argv[1:])
+    command = command_line()
     os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
     if not args.report_only:
         if args.replay_only:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -48,7 +47,7 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from qa_bench import ingest, pipeline_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,7 +333,7 @@ def main() -> int:
     parser.add_argument("--label", required=True, help="name of this variant in the table")
     parser.add_argument("--report-only", action="store_true", help="rewrite the section from the records")
     args = parser.parse_args()
-    command = "HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.token_floor " + shlex.join(sys.argv[1:])
+    command = command_line()
     os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
     records = load_records()
     if not args.report_only:
