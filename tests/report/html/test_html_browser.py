@@ -117,6 +117,15 @@ def test_a_question_shows_gold_answers_and_its_ircot_trace_unfolds(page: Page, b
     expect(raw).to_contain_text("It is long.")
     expect(steps.first.locator("table.hits .badge.kept").first).to_be_visible()
     expect(steps.last.locator(".answer")).to_have_text(first.answers[0])
+    oner = article.locator("section.run", has=page.locator("h3", has_text="oner"))
+    oner.locator("details.trace > summary").click()
+    expect(oner.locator("li.step .kind")).to_have_text(["retrieve", "read"])
+    expect(oner.locator("li.step.kind-retrieve table.hits tr")).not_to_have_count(0)
+    expect(oner.locator("li.step.kind-read .answer")).to_have_text(first.answers[0])
+    nor = article.locator("section.run", has=page.locator("h3", has_text="nor"))
+    nor.locator("details.trace > summary").click()
+    expect(nor.locator("li.step .kind")).to_have_text(["read"])
+    expect(nor.locator("li.step.kind-read .badge.wrong")).to_be_visible()
 
 
 def test_a_paragraph_link_in_a_trace_opens_the_paragraph_on_the_page(page: Page, built_report: BuiltReport) -> None:

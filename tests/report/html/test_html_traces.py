@@ -70,6 +70,15 @@ def test_a_skipped_ircot_retrieval_is_one_line_saying_why() -> None:
     assert "Not retrieved: the paragraph budget was already full." in text
 
 
+def test_iirc_title_scope_shows_the_titles_written_and_those_retrieval_keeps_to() -> None:
+    step = {"id": 1, "parent": None, "kind": "scope", "input": "q", "output": ["Title 3", "Title 4"],
+            "paragraph_ids": [], "scores": [], "llm_calls": 1,
+            "extra": {"generated": ["title three", "Title 4"], "generation": "title three; Title 4"}}
+    text = text_of(page("IRCoT", {"typed_trace": {"schema_version": 1, "steps": [step], "citations": []}}))
+    assert "Titles the model wrote title three; Title 4" in text
+    assert "Retrieval restricted to Title 3; Title 4" in text
+
+
 def test_migres_shows_filter_outcomes_facts_entailment_and_citations() -> None:
     text = text_of(page("MIGRES", {"typed_trace": example("migres-example-trace"), "iterations": 2}))
     assert "used twice" in text and "kept sentences (2 of 2), relevance 5.00" in text
