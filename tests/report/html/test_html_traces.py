@@ -80,8 +80,13 @@ def test_iirc_title_scope_shows_the_titles_written_and_those_retrieval_keeps_to(
 
 
 def test_migres_shows_filter_outcomes_facts_entailment_and_citations() -> None:
-    text = text_of(page("MIGRES", {"typed_trace": example("migres-example-trace"), "iterations": 2}))
+    html = page("MIGRES", {"typed_trace": example("migres-example-trace"), "iterations": 2})
+    text = text_of(html)
     assert "used twice" in text and "kept sentences (2 of 2), relevance 5.00" in text
+    assert "kept whole, relevance 5.00" in text and "( of )" not in text
+    # the NLI checks hang off their leaf step; the loop, the final answer included, reads straight down
+    assert html.count('style="margin-left: 1.6em"') == 2 and html.count("margin-left") == 2
+    assert "Trace: 9 steps (2 retrieve, 2 extract, 2 verify, 2 reason, 1 read), 0 model calls, 2 citations" in text
     assert "below threshold" in text
     assert "Velmora Ironworks was founded by Ada Quill" in text and "learnt" in text
     assert "Entailed yes" in text and "P = 0.900" in text
@@ -117,6 +122,14 @@ def test_a_method_without_a_renderer_gets_the_generic_drawing_and_one_without_st
     assert "No typed steps recorded" in bare
     assert re.search(r'<details class="raw" open><summary>The method.s own trace keys', bare)
     assert "no typed steps" in bare
+
+
+def test_the_trace_header_counts_in_the_singular_too() -> None:
+    step = {"id": 1, "parent": None, "kind": "read", "input": "q", "output": "Tarsk", "paragraph_ids": [],
+            "scores": [], "llm_calls": 1, "extra": {"generation": "Tarsk"}}
+    trace = {"schema_version": 1, "steps": [step], "citations": [{"step": 1, "claim": None, "paragraph_ids": [11],
+                                                                   "score": None}]}
+    assert "Trace: 1 step (1 read), 1 model call, 1 citation" in text_of(page("NoR", {"typed_trace": trace}))
 
 
 def test_a_failed_question_shows_its_error() -> None:

@@ -124,8 +124,9 @@ class TraceView:
 
 
 def _depths(steps: Sequence[Any]) -> list[int]:
-    """Indentation per step: a step's main child (the one with the largest subtree) stays at its
-    depth, so a chain reads straight down; its other children are indented one level more."""
+    """Indentation per step: a step's main child (the one with the largest subtree; of equal ones the
+    last, as a method records its side checks before going on) stays at its depth, so a chain reads
+    straight down; its other children are indented one level more."""
     size = {step.id: 1 for step in steps}
     children: dict[int, list[int]] = {}
     for step in reversed(steps):
@@ -138,7 +139,7 @@ def _depths(steps: Sequence[Any]) -> list[int]:
             depth[step.id] = 0
             continue
         siblings = children[step.parent]
-        main = max(siblings, key=lambda sid: (size[sid], -sid))
+        main = max(siblings, key=lambda sid: (size[sid], sid))
         depth[step.id] = depth[step.parent] + (0 if step.id == main else 1)
     return [depth[step.id] for step in steps]
 
