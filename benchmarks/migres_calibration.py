@@ -35,7 +35,7 @@ from hopkit.judges.factory import relevance_judge
 from hopkit.methods.migres_filter import coverage_threshold, shown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import BENCHMARKS_MD, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
 from thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
 
@@ -99,8 +99,7 @@ def main() -> int:
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
     args = parser.parse_args()
-    command = ("HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.migres_calibration "
-               f"--llm {args.llm} --task {args.task} --limit {args.limit} --start {args.start} --hits {args.hits}")
+    command = command_line()
     llm = load_llm(args.llm)
     judge = relevance_judge("llm", llm=llm, option="reranker")
     scores = ScoreFile(args.scores_dir / f"migres_relevance_{safe_name(args.llm)}_{args.task}.json",

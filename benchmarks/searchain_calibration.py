@@ -44,7 +44,7 @@ from hopkit.judges.factory import answer_judge
 from hopkit.methods.searchain import passage_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import BENCHMARKS_MD, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
 from thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
 
@@ -155,8 +155,7 @@ def main() -> int:
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
     args = parser.parse_args()
-    command = ("HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.searchain_calibration "
-               f"--llm {args.llm} --limit {args.limit} --start {args.start}")
+    command = command_line()
     sample = Sample.load("musique")
     if args.start < FIRST_CALIBRATION_QUESTION:
         sample.calibration_queries(args.start, args.limit)  # refuses, saying why
