@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from report_synthetic import fill_store, synthetic_corpus  # noqa: E402
 
 from hopkit.report.files import write_report  # noqa: E402
@@ -117,13 +117,14 @@ def main() -> int:
     chunk_sizes = [p.stat().st_size for p in chunks]
     unpacked = sum(_unpacked_size(p) for p in chunks)
     browser = _browser_times(out)
-    command = " ".join(["nice -n 19 .venv/bin/python benchmarks/report_bench.py", *sys.argv[1:]])
+    command = command_line()
     lines = [
         f"## Report: `hopkit report` on {args.questions:,} questions x {args.runs} runs",
         "",
-        f"Command: `{command}` ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; the machine was shared with a running benchmark, so the "
-        "seconds are upper bounds).",
+        f"Command: `{command}`{f' at niceness {os.nice(0)}' if os.nice(0) else ''} "
+        f"({platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}; the machine was shared with a running "
+        "benchmark, so the seconds are upper bounds).",
         "",
         f"A synthetic SQLite store (`benchmarks/report_synthetic.py`, fixed seed, no model): {args.questions:,} "
         f"questions with 6 paragraphs each, and {args.runs} runs (IRCoT, OneR, NoR, MIGRES, SearChain) whose "
