@@ -3,9 +3,11 @@
 A benchmark's store (``.hopkit-bench/``) is not committed: it holds the pooled corpora,
 which come from the shared samples and stay out of the project. The runs' results are
 committed instead, one ``hopkit export`` file per run in ``benchmarks/results/runs/``
-(results, traces and usage; no corpus). Each benchmark restores them into its store
-right after ingesting a dataset, and saves a run's file when the run stops, so hours of
-model time survive a new machine. By hand::
+(results, traces, usage and verdicts; no corpus). Each benchmark restores them into its
+store right after ingesting a dataset, and saves a run's file when the run stops, so
+hours of model time survive a new machine. Only the bench store's runs are saved: a smoke
+test in another store (``HOPKIT_HOME`` or ``--db`` elsewhere) leaves the repository alone.
+By hand::
 
     .venv/bin/python -m benchmarks.saved_runs            # save every run of the bench store
     hopkit --db sqlite:///.hopkit-bench/hopkit.db import benchmarks/results/runs/*.jsonl.gz
@@ -14,7 +16,6 @@ model time survive a new machine. By hand::
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from hopkit.store.connection import DBConnection
@@ -27,9 +28,19 @@ RUNS = RESULTS / "runs"
 BENCH_HOME = ROOT / ".hopkit-bench"
 
 
+def is_bench_store(store: Store) -> bool:
+    """Whether ``store`` is the benchmarks' own SQLite file, whose runs the repository keeps."""
+    prefix = "sqlite:///"
+    location = store.location
+    bench_file = (BENCH_HOME / "hopkit.db").resolve()
+    return location.startswith(prefix) and Path(location[len(prefix):]).resolve() == bench_file
+
+
 def restore(store: Store, dataset: str) -> int:
-    """Import the saved runs on ``dataset`` into ``store``; returns how many results were added."""
+    """Import the saved runs on ``dataset`` into the bench store; returns how many results were added."""
     added = 0
+    if not is_bench_store(store):
+        return added
     for path in sorted(RUNS.glob("*.jsonl.gz")):
         summary = import_runs(store, path, datasets=[dataset])
         added += summary.results_added
@@ -38,19 +49,20 @@ def restore(store: Store, dataset: str) -> int:
     return added
 
 
-def save(store: Store, run_id: str) -> Path:
-    """Write ``run_id``'s results to its file in ``benchmarks/results/runs/``."""
+def save(store: Store, run_id: str) -> Path | None:
+    """Write ``run_id``'s results to its file in ``benchmarks/results/runs/`` (None: not the
+    bench store, nothing written)."""
+    if not is_bench_store(store):
+        return None
     path = RUNS / f"{run_id}.jsonl.gz"
     export_runs(store, [run_id], path)
     return path
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="Save every run of a benchmark store to benchmarks/results/runs/")
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench")
-    args = parser.parse_args()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
-    store = Store(DBConnection.from_config(args.db).get_session_factory())
+    argparse.ArgumentParser(description="Save every run of the bench store (.hopkit-bench) to "
+                                        "benchmarks/results/runs/").parse_args()
+    store = Store(DBConnection(f"sqlite:///{BENCH_HOME / 'hopkit.db'}").get_session_factory())
     for run in store.runs():
         if run.finished or run.failed:
             print(f"{save(store, run.run_id)}: {run.name} on {run.dataset}, {run.finished} answered")
