@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--llm", help="LLM config name, or hf://OWNER/NAME/FILE.gguf (overrides the config)")
     run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--trace-prompts", action="store_true",
+                     help="keep every model call's prompt in the trace (shown by the HTML report; large)")
 
     for name, text in (("evaluate", "score runs and print the comparison table"),
                        ("report", "score runs, print the table and write table + plots")):

@@ -64,7 +64,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = instantiate(spec, args.config, kind="pipelines")  # checks _target_ and every option first
     session_factory = _session_factory(args)
     pipeline = config.build(session_factory)
-    outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet)
+    outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
+                           trace_prompts=args.trace_prompts)
     stored_name = Store(session_factory).run(outcome["run_id"]).name
     print(f"run {stored_name} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")

@@ -56,7 +56,7 @@ class RunOutcome:
     first_error: str | None = None
 
 
-def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | None]:
+def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> tuple[QueryResult, Exception | None]:
     """Answer one question; a failure is recorded with the question and returned, not raised.
 
     An empty (or blank) final answer is a failure too, an :class:`EmptyAnswerError`; its
@@ -65,11 +65,12 @@ def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | N
     The steps and citations the method records (``hopkit.traces``) are stored under
     ``trace["typed_trace"]``, beside the method's metadata. A trace that is not JSON
     (NaN, an object) is a failure too, a :class:`~hopkit.traces.TraceError` naming the
-    question and the key path; the result then stores no trace.
+    question and the key path; the result then stores no trace. With ``trace_prompts`` each
+    step also stores the prompts of its model calls (``extra["prompts"]``).
     """
     result: GenerationResult | None = None
     failure: Exception | None = None
-    with track_usage() as usage, collect_trace() as steps:
+    with track_usage() as usage, collect_trace(prompts=trace_prompts) as steps:
         try:
             result = method.generate(query)
         except Exception as exc:  # one question's failure must not stop the run
@@ -93,8 +94,8 @@ def answer_one(method: Method, query: Query) -> tuple[QueryResult, Exception | N
     ), failure
 
 
-def answers_as_they_finish(method: Method, queries: Sequence[Query],
-                           workers: int) -> Generator[tuple[QueryResult, Exception | None], None, None]:
+def answers_as_they_finish(method: Method, queries: Sequence[Query], workers: int, *, trace_prompts: bool = False
+                           ) -> Generator[tuple[QueryResult, Exception | None], None, None]:
     """Answer ``queries`` with ``workers`` threads and yield each answer as soon as it is done.
 
     One worker answers in the calling thread, in order. More workers are daemon threads
@@ -114,7 +115,7 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query],
     """
     if workers <= 1:
         for query in queries:
-            yield answer_one(method, query)
+            yield answer_one(method, query, trace_prompts=trace_prompts)
         return
     todo: queue.SimpleQueue[Query] = queue.SimpleQueue()
     for query in queries:
@@ -129,7 +130,7 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query],
             except queue.Empty:
                 return
             try:
-                done.put(answer_one(method, query))
+                done.put(answer_one(method, query, trace_prompts=trace_prompts))
             except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
                 done.put(exc)
                 return
@@ -147,7 +148,7 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query],
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
-               workers: int = 1, progress: bool = True) -> RunOutcome:
+               workers: int = 1, progress: bool = True, trace_prompts: bool = False) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` and store each result.
 
     Args:
@@ -157,6 +158,8 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
         spec: the run's full configuration; its hash identifies the run.
         workers: questions answered at once (threads; useful with model servers).
         progress: show a progress bar on stderr.
+        trace_prompts: store the prompts of each step's model calls in its trace (large:
+            every prompt in full, demonstrations included).
     """
     run = store.ensure_run(spec)
     done = store.finished_query_ids(run.run_id)
@@ -166,7 +169,7 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
     server_failures_in_a_row = 0
-    answers = answers_as_they_finish(method, todo, max(1, workers))
+    answers = answers_as_they_finish(method, todo, max(1, workers), trace_prompts=trace_prompts)
     with bar, closing(answers):
         for result, failure in answers:
             store.record_result(run.run_id, result)

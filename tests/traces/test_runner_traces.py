@@ -102,3 +102,30 @@ def test_a_bad_trace_is_retried_by_the_next_run(tmp_path: Path) -> None:
                SPEC, progress=False)
     outcome = run_method(ScriptedMethod(), QUERIES, store, SPEC, progress=False)
     assert (outcome.already_done, outcome.finished, outcome.failed) == (3, 1, 0)
+
+
+def test_prompts_are_kept_in_the_steps_only_when_asked_for(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "db.sqlite")
+    plain = run_method(ScriptedMethod(), QUERIES[:1], store, SPEC, progress=False)
+    kept = run_method(ScriptedMethod(), QUERIES[:1], store, RunSpec("p", "scripted", "toy", {"p": 1}), progress=False,
+                      trace_prompts=True)
+    plain_steps = Trace.from_result_trace(store.results(plain.run_id)[0].trace).steps
+    kept_steps = Trace.from_result_trace(store.results(kept.run_id)[0].trace).steps
+    assert all("prompts" not in step.extra for step in plain_steps)
+    assert "prompts" not in kept_steps[0].extra  # the retrieval made no model call
+    assert kept_steps[1].extra["prompts"] == ["question 0"]
+
+
+def test_a_chat_calls_messages_are_kept_as_role_and_content() -> None:
+    from hopkit.llm.protocol import ChatMessage
+    from hopkit.traces import collect_trace
+
+    llm = MeteredLLM(ScriptedLLM(["fine", "more"], chat=True))
+    with collect_trace(prompts=True) as trace:
+        llm.complete_chat([ChatMessage("system", "Be brief."), ChatMessage("user", "How are you?")])
+        llm.complete("and then?")
+        record_step("read", output="fine")
+        record_step("reason", output="nothing asked")
+    assert trace.steps[0].extra["prompts"] == [
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "How are you?"}], "and then?"]
+    assert "prompts" not in trace.steps[1].extra

@@ -8,6 +8,7 @@ from typing import Sequence, cast
 
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
                                  ScoringLLM, StreamingLLM, capabilities_of, missing_capability)
+from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage
 
 
@@ -23,7 +24,9 @@ class MeteredLLM:
 
     It has exactly the optional capabilities of the model it wraps (``capabilities``);
     an early-stopped completion and a scoring call are counted and timed like a
-    completion (a scoring call generates no tokens).
+    completion (a scoring call generates no tokens). Each completion's prompt is noted for
+    the question's trace (kept only when its block keeps prompts: ``hopkit run
+    --trace-prompts``); scoring prompts are not, being many and short-lived.
 
     Args:
         inner: the LLM to meter.
@@ -72,6 +75,7 @@ class MeteredLLM:
         Raises:
             LLMError: whatever the wrapped LLM raised (a failed call is not counted).
         """
+        note_prompt(prompt)
         started = time.perf_counter()
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
@@ -85,6 +89,7 @@ class MeteredLLM:
         """
         if CHAT not in self.capabilities:
             raise missing_capability(self.inner, CHAT)
+        note_prompt([message.as_dict() for message in messages])
         started = time.perf_counter()
         completion = cast(ChatLLM, self.inner).complete_chat(messages, stop=stop, max_tokens=max_tokens,
                                                              temperature=temperature)
@@ -99,6 +104,7 @@ class MeteredLLM:
         """
         if EARLY_STOP not in self.capabilities:
             raise missing_capability(self.inner, EARLY_STOP)
+        note_prompt(prompt)
         started = time.perf_counter()
         completion = cast(StreamingLLM, self.inner).complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
                                                                    temperature=temperature)

@@ -102,8 +102,11 @@ class GenerationPipeline(ABC):
             config["retrieval"] = dict(self.retrieval_pipeline.spec(dataset))
         return RunSpec(name=self.name, method=self.method_name, dataset=dataset, config=config)
 
-    def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
-        """Answer every question of the dataset not yet finished in this run and store the results.
+    def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True,
+            trace_prompts: bool = False) -> dict[str, Any]:
+        """Answer every question of the dataset not yet finished in this run and store the results
+        (with ``trace_prompts``, each trace step also keeps its model calls' prompts; they do not
+        change the answers, so they are not part of the run's identity).
 
         Returns:
             ``run_id``, ``total_queries``, ``already_done``, ``finished``, ``failed`` and
@@ -114,7 +117,8 @@ class GenerationPipeline(ABC):
         method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
         queries = store.queries(spec.dataset, limit=limit)
         workers = self.batch_size if supports_concurrency(self._llm()) else 1
-        outcome = run_method(method, queries, store, spec, workers=workers, progress=progress)
+        outcome = run_method(method, queries, store, spec, workers=workers, progress=progress,
+                             trace_prompts=trace_prompts)
         return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
                 "first_error": outcome.first_error}

@@ -13,6 +13,9 @@ one recorded just before it, and the method need not carry step ids around.
 
 A step's ``llm_calls`` are the model calls the usage block counted since the previous
 step was recorded (or since the block opened): record each step as soon as it is done.
+A block opened with ``prompts=True`` also keeps the prompts of those calls: the metering
+wrapper notes each completion's prompt (:func:`note_prompt`), and the next step recorded
+carries them as ``extra["prompts"]`` (the exact text, or a chat call's messages).
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from hopkit.usage import Usage, current_usage
 
 
 class _Collecting:
-    """An open block: its trace, and the usage block's model calls when the last step ended."""
+    """An open block: its trace, the usage block's model calls when the last step ended, and
+    (when prompts are kept) the prompts noted since."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, prompts: bool) -> None:
         self.trace = trace
         self.usage, self.calls = _calls_now()
+        self.prompts: list[Any] | None = [] if prompts else None
 
     def calls_since_last_step(self) -> int:
         usage, calls = _calls_now()
@@ -59,9 +64,10 @@ def _calls_now() -> tuple[Usage | None, int]:
 
 
 @contextmanager
-def collect_trace() -> Iterator[Trace]:
-    """Open a trace block; steps and citations recorded inside it go to the yielded :class:`Trace`."""
-    collecting = _Collecting(Trace())
+def collect_trace(*, prompts: bool = False) -> Iterator[Trace]:
+    """Open a trace block; steps and citations recorded inside it go to the yielded :class:`Trace`
+    (with ``prompts``, each step also gets the prompts of the model calls made for it)."""
+    collecting = _Collecting(Trace(), prompts)
     token = _current.set(collecting)
     try:
         yield collecting.trace
@@ -73,6 +79,14 @@ def current_trace() -> Trace | None:
     """The trace open in this thread or task, if any."""
     collecting = _current.get()
     return collecting.trace if collecting is not None else None
+
+
+def note_prompt(prompt: str | Sequence[Mapping[str, str]]) -> None:
+    """Note a model call's prompt (text, or chat messages) for the next step recorded, when the
+    open block keeps prompts; otherwise (or outside a block) do nothing."""
+    collecting = _current.get()
+    if collecting is not None and collecting.prompts is not None:
+        collecting.prompts.append(prompt if isinstance(prompt, str) else [dict(message) for message in prompt])
 
 
 def record_step(kind: str, *, parent: int | Literal[_Parent.PREVIOUS] | None = None, input: Any = None,
@@ -103,6 +117,9 @@ def record_step(kind: str, *, parent: int | Literal[_Parent.PREVIOUS] | None = N
     if collecting is None:
         return None
     counted = collecting.calls_since_last_step()
+    if collecting.prompts:
+        extra = {**(extra or {}), "prompts": collecting.prompts}
+        collecting.prompts = []
     if parent is PREVIOUS:
         steps = collecting.trace.steps
         parent = steps[-1].id if steps else None

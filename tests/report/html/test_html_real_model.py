@@ -1,5 +1,6 @@
-"""The HTML report of runs a real model made (the embedded SmolLM2, the real BM25 index, SQLite),
-opened in headless Chromium: the traces a real IRCoT run stores render, not only scripted ones."""
+"""The HTML report of runs a real model made (the embedded SmolLM2, the real BM25 index, SQLite, with
+``--trace-prompts``), opened in headless Chromium: the traces and prompts a real IRCoT run stores
+render, not only scripted ones."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_a_report_of_smollm2_runs_shows_their_real_traces(browser: Any, tmp_path
     assert main(["--db", db, "ingest", "jsonl", str(SAMPLE), "--name", "qs", "--limit", "2"]) == 0
     for config in ("oner.yaml", "ircot.yaml"):
         assert main(["--db", db, "run", str(PIPELINES / config), "--dataset", "qs", "--llm", "smollm2",
-                     "--quiet"]) == 0
+                     "--quiet", "--trace-prompts"]) == 0
     out = tmp_path / "report"
     assert main(["--db", db, "report", "--out", str(out)]) == 0
 
@@ -54,7 +55,12 @@ def test_a_report_of_smollm2_runs_shows_their_real_traces(browser: Any, tmp_path
         expect(kinds.first).to_have_text("retrieve")
         expect(kinds.last).to_have_text("read")
         expect(ircot.locator("li.step.kind-retrieve table.hits tr").first).to_be_visible()
-        expect(ircot.locator("li.step.kind-reason").first).to_be_visible()
+        reason = ircot.locator("li.step.kind-reason").first
+        expect(reason).to_be_visible()
+        prompt = reason.locator("details.raw", has_text="Prompt 1").locator("pre")
+        expect(prompt).to_be_hidden()  # folded
+        reason.locator("details.raw > summary", has_text="Prompt 1").click()
+        expect(prompt).to_contain_text(page.locator("#detail article.question h2").inner_text())
     finally:
         context.close()
     assert errors == [], f"the page raised JavaScript errors: {errors}"
