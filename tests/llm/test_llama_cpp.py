@@ -260,7 +260,9 @@ def test_chat_turns_go_through_the_ggufs_own_template(llm: LlamaCppLLM) -> None:
     seen = llm._model.detokenize(tokens, special=True).decode("utf-8")  # what the model reads, BOS included
     assert seen.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>\n<|im_start|>user\n"), seen
     assert seen.count("<|im_start|>") == 3 and seen.endswith("<|im_start|>assistant\n")  # no second BOS
+    llm.reset()  # both calls evaluate the whole prompt: a reused prefix may change a tiny model's greedy pick
     chat = llm.complete_chat(turns, max_tokens=8)
+    llm.reset()
     plain = llm.complete(rendered, max_tokens=8)
     assert chat.text == plain.text and chat.text.strip()  # the same prompt as a plain completion
     assert "<|im_end|>" not in chat.text and chat.prompt_tokens == plain.prompt_tokens
