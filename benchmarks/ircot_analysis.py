@@ -136,9 +136,10 @@ def main() -> int:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     args = parser.parse_args()
     os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
-    session_factory = DBConnection.from_config().get_session_factory()
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)  # the run ids depend on the model
     analyses: list[Analysis] = []
