@@ -10,8 +10,9 @@ import logging
 import re
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
@@ -42,6 +43,28 @@ ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("results", "usage"),)
 ADDED_TABLES: tuple[str, ...] = ("verdicts",)
 
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
+
+
+def factory_location(session_factory: sessionmaker[Session]) -> str:
+    """The URL a session factory connects to, password masked ("the database" if unknown)."""
+    url = getattr(session_factory.kw.get("bind"), "url", None)
+    return mask_url(url) if url is not None else "the database"
+
+
+@contextmanager
+def transaction(session_factory: sessionmaker[Session], action: str) -> Iterator[Session]:
+    """One transaction: committed on success, rolled back on any error, which is raised as a
+    :class:`StoreError` naming ``action`` and the database.
+
+    Raises:
+        StoreError: the database failed.
+    """
+    try:
+        with session_factory.begin() as session:
+            yield session
+    except SQLAlchemyError as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:400]
+        raise StoreError(f"{action} failed on {factory_location(session_factory)}: {reason}") from exc
 
 
 def mask_url(url: str | URL) -> str:

@@ -10,18 +10,17 @@ in flight and a restarted run skips what :meth:`Store.finished_query_ids` lists.
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Sequence
 
 from sqlalchemy import case, delete, func, insert, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
 from hopkit.records import Corpus, Paragraph, Query, corpus_fingerprint
 from hopkit.store import convert
-from hopkit.store.connection import DBConnection, mask_url
+from hopkit.store.connection import DBConnection, factory_location, transaction
 from hopkit.store.models import (
     DatasetRow,
     ParagraphRow,
@@ -80,19 +79,11 @@ class Store:
     # -- plumbing ---------------------------------------------------------
 
     def _where(self) -> str:
-        bind = self._factory.kw.get("bind")
-        url = getattr(bind, "url", None)
-        return mask_url(url) if url is not None else "the database"
+        return factory_location(self._factory)
 
-    @contextmanager
-    def _transaction(self, action: str) -> Iterator[Session]:
+    def _transaction(self, action: str) -> AbstractContextManager[Session]:
         """One transaction: committed on success, rolled back on any error."""
-        try:
-            with self._factory.begin() as session:
-                yield session
-        except SQLAlchemyError as exc:
-            reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:400]
-            raise StoreError(f"{action} failed on {self._where()}: {reason}") from exc
+        return transaction(self._factory, action)
 
     def _dataset(self, session: Session, name: str) -> DatasetRow:
         row = session.scalars(select(DatasetRow).where(DatasetRow.name == name)).one_or_none()

@@ -9,17 +9,16 @@ nothing of how a verdict is reached (that is :mod:`hopkit.evaluation.llm_judge`)
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
-from hopkit.store.connection import mask_url
+from hopkit.store.connection import transaction
 from hopkit.store.models import RunRow, VerdictRow, utc_now
 
 __all__ = ["StoredVerdict", "VerdictStore"]
@@ -56,16 +55,8 @@ class VerdictStore:
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self._factory = session_factory
 
-    @contextmanager
-    def _transaction(self, action: str) -> Iterator[Session]:
-        try:
-            with self._factory.begin() as session:
-                yield session
-        except SQLAlchemyError as exc:
-            bind = self._factory.kw.get("bind")
-            where = mask_url(bind.url) if bind is not None else "the database"
-            reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:400]
-            raise StoreError(f"{action} failed on {where}: {reason}") from exc
+    def _transaction(self, action: str) -> AbstractContextManager[Session]:
+        return transaction(self._factory, action)
 
     @staticmethod
     def _check_run(session: Session, run_id: str) -> None:
