@@ -48,7 +48,7 @@ from qa_pipelines import (MIGRES_VARIANTS, SEARCHAIN_VARIANTS, SKIPPED, YES_NO, 
 from thresholds import THRESHOLDS_FILE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot",
+METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-2-demos", "ircot-zeroshot",
            *MIGRES_VARIANTS, *SEARCHAIN_VARIANTS)
 DESCRIPTIONS = {
     "nor": "NoR: the question alone, few-shot direct reader (the authors' no-context demonstrations)",
@@ -60,6 +60,8 @@ DESCRIPTIONS = {
                  "reasoning prompt's cached prefix",
     "ircot-reasoning-reader": "IRCoT few-shot whose direct reader reads in the reasoning prompt's context "
                               "(its cached demonstrations and paragraphs, cued with \"So the answer is:\")",
+    "ircot-2-demos": "IRCoT few-shot with at most 2 demonstrations of each kind (reasoning, reader) instead of as "
+                     "many as fit in the context, otherwise as `ircot`",
     "ircot-zeroshot": "IRCoT zero-shot: the documentation page's default templates, same K, steps and budget",
     "migres": "MIGRES zero-shot (the paper's default and the base of its ablations): Table 11's multi-hop settings "
               "(at most 5 iterations, 50 BM25 hits per query with k1=0.9, b=0.4, at most 5 passages per Leaf "
@@ -120,6 +122,10 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, l
                                        demonstrations=demos, dataset=dataset, reader="direct",
                                        reader_context="reasoning", reader_max_tokens=32,
                                        generation_max_tokens=100)
+    if method == "ircot-2-demos":  # a fixed, shallower cached prefix (issue 10's demonstrations lever)
+        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
+                                       demonstrations=demos, dataset=dataset, reader="direct",
+                                       reader_max_tokens=32, generation_max_tokens=100, max_demonstrations=2)
     if method == "ircot-zeroshot":
         return IRCoTGenerationPipeline(session_factory, f"ircot-zeroshot-{dataset}", llm, bm25, k_per_step=4,
                                        dataset=dataset, reader="direct", reader_max_tokens=32,

@@ -45,7 +45,7 @@ SKIPPED: dict[tuple[str, str], str] = {
                       "no yes/no instruction (on the multi-hop samples its reader answered in sentences: EM 0-3% "
                       "for cover-EM 47-50%, section qa-ircot), so a run would measure the missing demonstrations, "
                       "not IRCoT"
-    for method in ("ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-zeroshot")
+    for method in ("ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-2-demos", "ircot-zeroshot")
 }
 #: The zero-shot reader of NoR and OneR on StrategyQA (no demonstrations exist for it).
 YES_NO_READER = ReaderConfig(

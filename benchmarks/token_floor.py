@@ -17,8 +17,8 @@ counters (``llama_perf_context``) before and after the run:
 For IRCoT it also reports the minimum a question needs: its collected paragraphs shown
 once, the question and its own CoT sentences, in model tokens.
 
-Every variant's records are kept in ``.hopkit-bench/token_floor.json`` and the section
-of docs/benchmarks.md shows them all, so levers can be compared (run one variant, change
+Every variant's records are kept in ``benchmarks/results/token_floor.json`` (committed,
+so a fresh clone still has them) and the section of docs/benchmarks.md shows them all, so levers can be compared (run one variant, change
 a lever, run another label). A variant's answers are compared question by question with
 the first variant's (greedy decoding should give the same text).
 
@@ -52,7 +52,7 @@ from qa_bench import ingest, pipeline_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_HOME = ROOT / ".hopkit-bench"
-RECORDS = BENCH_HOME / "token_floor.json"
+RECORDS = ROOT / "benchmarks" / "results" / "token_floor.json"
 RATE_PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
 
 
@@ -287,7 +287,7 @@ def load_records() -> list[RunRecord]:
 
 
 def save_records(records: list[RunRecord]) -> None:
-    BENCH_HOME.mkdir(parents=True, exist_ok=True)
+    RECORDS.parent.mkdir(parents=True, exist_ok=True)
     RECORDS.write_text(json.dumps([asdict(r) for r in records], indent=1), encoding="utf-8")
 
 

@@ -120,6 +120,10 @@ class IRCoTConfig:
             may "not even obtain all K paragraphs"): each step fetches the top K and the
             collection drops those already held. True asks the retriever to leave the
             collected paragraphs out, so each step brings K new ones.
+        max_demonstrations: most demonstrations of each kind (reasoning, reader) put in a
+            prompt; None = as many as fit in the context (the paper's rule). A cap keeps the
+            cached prefix the same from question to question and shallower (fewer tokens
+            evaluated, each cheaper), at whatever it costs a small model in quality.
         iirc: options of IIRC's title step.
     """
 
@@ -139,6 +143,7 @@ class IRCoTConfig:
     reader_question_prefix: str = ""
     near_duplicate_threshold: Annotated[float, Interval(ge=0, le=100)] = 90.0
     exclude_collected: bool = False
+    max_demonstrations: PositiveInt | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
     iirc: IIRCConfig = field(default_factory=IIRCConfig)
 
     def __post_init__(self) -> None:
@@ -230,6 +235,8 @@ class IRCoT:
         self.llm = llm
         self.retriever = retriever
         self.config = config
+        demonstrations = demonstrations[:config.max_demonstrations]
+        reader_demonstrations = reader_demonstrations[:config.max_demonstrations]
         self.fitter = DemonstrationFitter(llm, demonstrations)
         if config.reasoning_prompt_template is not None and self.fitter.demonstrations:
             raise ConfigError("IRCoT: give either 'reasoning_prompt_template' (zero-shot) or demonstrations "

@@ -67,6 +67,24 @@ def test_demonstrations_are_fitted_once_against_the_largest_reachable_prompt(kit
         assert kit.DEMO_3 not in prompt
 
 
+def test_max_demonstrations_caps_reasoning_and_reader_demonstrations_alike(kit) -> None:
+    llm = ScriptedLLM(STEPS)
+    second_reader_demo = kit.READER_DEMO.replace("Q:", "Q: (second)")
+    result = IRCoT(llm, kit.RecordingRetriever(kit.CORPUS), IRCoTConfig(k_per_step=1, max_demonstrations=1),
+                   [kit.DEMO_1, kit.DEMO_2, kit.DEMO_3], [kit.READER_DEMO, second_reader_demo]).generate(kit.QUESTION)
+    *reasoning, reader = llm.prompts
+    assert result.metadata["demonstrations"] == [1] * len(reasoning)
+    assert all(p.startswith(kit.DEMO_1 + SEP) and kit.DEMO_2 not in p for p in reasoning)
+    assert reader.startswith(kit.READER_DEMO) and "(second)" not in reader
+
+
+def test_max_demonstrations_is_in_the_run_identity_only_when_set() -> None:
+    from hopkit.options import run_options
+
+    assert "max_demonstrations" not in run_options(IRCoTConfig())
+    assert run_options(IRCoTConfig(max_demonstrations=2))["max_demonstrations"] == 2
+
+
 def test_no_demonstration_when_even_the_estimate_does_not_fit(kit) -> None:
     big = type(kit.GERMANY)(10, "Big", "Lost Gravity country " + " ".join(["filler"] * 400))
     llm = ScriptedLLM(["Mack Rides made it.", "So the answer is: Germany.", "Germany"], context_length=700)

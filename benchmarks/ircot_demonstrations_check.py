@@ -1,0 +1,140 @@
+"""How many demonstrations IRCoT needs with a small model: a cap of 2 against the paper's rule, paired.
+
+The paper puts in as many demonstrations as the context holds; with a 4k context and the
+authors' files that is 3-5 per prompt, and the count changes from question to question
+(each question is fitted against its largest reachable prompt), so the cached prefix
+changes with it. qa_bench's ``ircot-2-demos`` caps both the reasoning and the reader
+demonstrations at 2 (``IRCoTConfig.max_demonstrations``): a fixed, shallower prefix.
+
+The reference is IRCoT with the paper's rule and its own-context reader, on the first
+questions of each sample: its reasoning is the stored ``ircot-reasoning-reader`` run of
+``benchmarks.reader_context_check`` (IRCoT's retrieval and reasoning do not depend on the
+reader) and its answers are that check's re-reads by the paper's reader
+(``benchmarks/results/reader_context_rereads.json``). Both sides are scored per question
+and compared paired (:func:`hopkit.evaluation.compare.compare_scores`: exact McNemar for
+EM and cover-EM, sign-flip permutation for F1, paired bootstrap intervals).
+
+Tokens here are hopkit's count of prompt tokens evaluated per question (the reference's
+= its reasoning run plus the re-read); seconds and llama.cpp's own counters come from
+``benchmarks.token_floor`` on a quiet machine. The runs are stored as they go and saved to
+``benchmarks/results/runs/``, so the command resumes::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.ircot_demonstrations_check \\
+        --datasets hotpotqa 2wikimultihopqa musique --limit 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hopkit.evaluation.compare import PairedComparison, compare_scores
+from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
+from reader_context_check import load_rereads  # noqa: E402
+from token_floor import BENCH_HOME, load_llm  # noqa: E402
+
+CAPPED = "ircot-2-demos"
+REFERENCE_REASONING = "ircot-reasoning-reader"
+METRICS = ("em", "cover_em", "f1")
+
+
+def stored(store: Store, pipeline: Any, dataset: str, limit: int) -> dict[str, Any]:
+    """The run's error-free results on the first ``limit`` questions, by question id."""
+    first = {q.id for q in store.queries(dataset, limit=limit)}
+    return {r.query_id: r for r in store.results(pipeline.run_spec().run_id) if r.query_id in first and r.error is None}
+
+
+def evaluated(result: Any) -> int:
+    return result.usage.prompt_tokens - result.usage.cached_prompt_tokens
+
+
+def most_demonstrations(result: Any) -> int:
+    return max(result.trace.get("demonstrations") or [0])
+
+
+def comparison_cells(comparison: PairedComparison) -> list[str]:
+    cells = []
+    for m in comparison.metrics:
+        d = m.difference
+        cells += [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
+                  f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]",
+                  f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
+    return cells
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
+    args = parser.parse_args()
+    command = command_line()
+    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    store = Store(session_factory)
+    llm = load_llm(args.llm, None)
+    rereads = load_rereads("own")
+    rows, pooled_capped, pooled_reference = [], [], []
+    for dataset in args.datasets:
+        ingest(store, dataset)
+        capped_pipeline = pipeline_for(CAPPED, dataset, session_factory, llm)
+        if not args.report_only:
+            run_and_save(store, capped_pipeline, args.limit)
+        capped = stored(store, capped_pipeline, dataset, args.limit)
+        reference = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, args.limit)
+        shared = [q for q in store.queries(dataset, limit=args.limit)
+                  if q.id in capped and q.id in reference and f"{dataset}/{q.id}" in rereads]
+        if not shared:
+            continue
+        capped_scores = [score_question(q, capped[q.id].prediction, None) for q in shared]
+        reference_scores = [score_question(q, rereads[f"{dataset}/{q.id}"]["answer"], None) for q in shared]
+        pooled_capped += [_renamed(s, dataset) for s in capped_scores]
+        pooled_reference += [_renamed(s, dataset) for s in reference_scores]
+        n = len(shared)
+        tokens = (sum(evaluated(capped[q.id]) for q in shared) / n,
+                  sum(evaluated(reference[q.id]) + rereads[f"{dataset}/{q.id}"]["evaluated"] for q in shared) / n)
+        demos = (sum(most_demonstrations(capped[q.id]) for q in shared) / n,
+                 sum(most_demonstrations(reference[q.id]) for q in shared) / n)
+        cells = comparison_cells(compare_scores(capped_scores, reference_scores, metrics=METRICS))
+        rows.append(f"| {dataset} | {n} | {demos[0]:.1f} / {demos[1]:.1f} | {' | '.join(cells)} | "
+                    f"{tokens[0]:,.0f} / {tokens[1]:,.0f} |")
+    if pooled_capped:
+        cells = comparison_cells(compare_scores(pooled_capped, pooled_reference, metrics=METRICS))
+        rows.append(f"| **pooled** | {len(pooled_capped)} | | {' | '.join(cells)} | |")
+    header = ["dataset", "n", "demonstrations per prompt, capped / paper's rule"]
+    for metric in ("EM", "cover-EM", "F1"):
+        header += [f"{metric} capped", f"{metric} paper's rule", f"{metric} capped − rule [95%]", "won/lost", "p"]
+    header.append("prompt tokens evaluated/q, capped / rule (hopkit's count)")
+    write_section("ircot-demonstrations", "\n\n".join([
+        "## IRCoT's demonstrations: at most 2 against as many as fit (paired, first questions of each sample)",
+        f"Command: `{command}`",
+        "*Capped*: qa_bench's `ircot-2-demos`, IRCoT as in the QA benchmark (the authors' demonstrations, K=4, at "
+        "most 8 steps, budget 15, direct reader, Qwen2.5-Coder-1.5B, 4k context) with at most 2 reasoning and 2 "
+        "reader demonstrations. *Paper's rule*: as many as fit, the reasoning of the stored `ircot-reasoning-reader` "
+        "run read by the paper's own-context reader (section `reader-context`). Differences are capped − rule "
+        "with a 95% paired bootstrap interval; *won/lost*: questions where the capped run scored higher/lower; "
+        "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1). *Demonstrations*: the most a question's "
+        "reasoning prompts held, averaged.",
+        "| " + " | ".join(header) + " |\n|" + "|".join(["---"] * len(header)) + "|\n" + "\n".join(rows),
+    ]))
+    return 0
+
+
+def _renamed(scores: QuestionScores, dataset: str) -> QuestionScores:
+    return replace(scores, query_id=f"{dataset}/{scores.query_id}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
