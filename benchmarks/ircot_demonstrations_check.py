@@ -45,7 +45,8 @@ from token_floor import BENCH_HOME, load_llm  # noqa: E402
 
 CAPPED = "ircot-2-demos"
 REFERENCE_REASONING = "ircot-reasoning-reader"
-METRICS = ("em", "cover_em", "f1")
+METRICS = ("em", "f1", "cover_em")  # compare_scores reports them in METRIC_NAMES order, as here
+LABELS = {"em": "EM", "f1": "F1", "cover_em": "cover-EM"}
 
 
 def stored(store: Store, pipeline: Any, dataset: str, limit: int) -> dict[str, Any]:
@@ -63,6 +64,8 @@ def most_demonstrations(result: Any) -> int:
 
 
 def comparison_cells(comparison: PairedComparison) -> list[str]:
+    if tuple(m.metric for m in comparison.metrics) != METRICS:
+        raise AssertionError(f"expected the metrics {METRICS}, got {[m.metric for m in comparison.metrics]}")
     cells = []
     for m in comparison.metrics:
         d = m.difference
@@ -114,7 +117,7 @@ def main() -> int:
         cells = comparison_cells(compare_scores(pooled_capped, pooled_reference, metrics=METRICS))
         rows.append(f"| **pooled** | {len(pooled_capped)} | | {' | '.join(cells)} | |")
     header = ["dataset", "n", "demonstrations per prompt, capped / paper's rule"]
-    for metric in ("EM", "cover-EM", "F1"):
+    for metric in (LABELS[m] for m in METRICS):
         header += [f"{metric} capped", f"{metric} paper's rule", f"{metric} capped − rule [95%]", "won/lost", "p"]
     header.append("prompt tokens evaluated/q, capped / rule (hopkit's count)")
     write_section("ircot-demonstrations", "\n\n".join([
