@@ -41,7 +41,7 @@ from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
 from hopkit.evaluation.metrics import cover_em
 from hopkit.judges.factory import answer_judge
-from hopkit.methods.searchain import passage_text
+from hopkit.methods.searchain import SearChainConfig, passage_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
@@ -162,8 +162,9 @@ def main() -> int:
     with sample_path("musique").open(encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines if line.strip()][args.start:args.start + args.limit]
     llm = load_llm(args.llm)
-    reader = answer_judge("llm", llm=llm, option="reader")
-    scores = ScoreFile(args.scores_dir / f"searchain_confidence_{safe_name(args.llm)}.json",
+    reader = answer_judge(SearChainConfig().reader, llm=llm, option="reader")
+    score_file = f"searchain_confidence_{safe_name(args.llm)}_{safe_name(reader.judge_id)}.json"
+    scores = ScoreFile(args.scores_dir / score_file,
                        {"reader": reader.judge_id, "retrieval": "bm25 top-1",
                         "pairs": "musique decompositions, triples as questions"}).load()
     todo = [sub for row in rows for sub in sub_questions(row) if sub.key not in scores.items]

@@ -10,7 +10,8 @@ import pytest
 from hopkit.errors import ConfigError, LLMError
 from hopkit.judges import (AnswerJudge, EntailmentJudge, LLMAnswerJudge, LLMEntailmentJudge, LLMRelevanceJudge,
                            LLMSimilarityJudge, RelevanceJudge, SimilarityJudge, SpanAnswer)
-from hopkit.judges.llm_prompts import ANSWER_CHECK_PROMPT, ANSWER_PROMPT, RELEVANCE_PROMPT
+from hopkit.judges.llm_prompts import (ANSWER_CHECK_PROMPT, ANSWER_CHECK_SUFFIX, ANSWER_EXAMPLES, ANSWER_PROMPT,
+                                      ANSWER_PROMPT_WITH_EXAMPLES, RELEVANCE_PROMPT)
 from hopkit.judges.llm_yes_no import sigmoid
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
@@ -82,6 +83,26 @@ def test_the_reader_generates_a_span_and_checks_it_with_yes_or_no() -> None:
     assert len(llm.scored) == 1
     assert llm.scored[0][0] == ANSWER_CHECK_PROMPT.format(passage=PARIS, question="What is the capital of France?",
                                                           answer="Paris")
+
+
+def test_the_worked_examples_open_the_reading_and_the_check_and_name_the_reader() -> None:
+    llm = ScriptedLLM(["Paris"], scores=lambda prompt: yes_no(0.8, 0.1))
+    judge = LLMAnswerJudge(llm, examples=True)
+    assert judge.judge_id == "llm:scripted+examples" and LLMAnswerJudge(llm).judge_id == "llm:scripted"
+    judge.answer([("What is the capital of France?", PARIS)])
+    reading = ANSWER_PROMPT_WITH_EXAMPLES.format(passage=PARIS, question="What is the capital of France?")
+    assert llm.prompts[0] == reading and reading.startswith(ANSWER_EXAMPLES)
+    assert llm.scored[0][0] == reading + ANSWER_CHECK_SUFFIX.format(answer="Paris")
+
+
+def test_the_examples_answer_their_questions_with_spans_of_their_passages() -> None:
+    blocks = ANSWER_EXAMPLES.strip().split("\n\n")[1:]
+    assert len(blocks) == 3
+    for block in blocks:
+        passage, question, answer = block.split("\n")
+        span = answer.removeprefix("Answer: ")
+        assert passage.startswith("Passage: ") and question.startswith("Question: ") and answer != span
+        assert span in passage and len(span.split()) <= 2
 
 
 def test_a_generated_answer_outside_the_passage_has_no_offset() -> None:

@@ -42,9 +42,35 @@ ANSWER_PROMPT: Final = (
     "Question: {question}\n"
     "Answer:")
 
-ANSWER_CHECK_PROMPT: Final = ANSWER_PROMPT + (
+ANSWER_CHECK_SUFFIX: Final = (
     " {answer}\n"
     "Does the passage show that this answer to the question is correct? Answer yes or no.\n"
+    "Answer:")
+
+ANSWER_CHECK_PROMPT: Final = ANSWER_PROMPT + ANSWER_CHECK_SUFFIX
+
+#: Worked examples put before the reading prompt (``examples=True``): a small model told
+#: only to "copy a short span" still answers in sentences ("X was born in Y. The passage
+#: states ..."), which never appear inside the chain's answer, so every node looks wrong.
+ANSWER_EXAMPLES: Final = (
+    "Answer each question with the shortest part of its passage that answers it: a name, a place, "
+    "a date or a number, never a sentence.\n\n"
+    "Passage: Lake Baikal: Lake Baikal is a rift lake in southern Siberia, Russia, and the deepest lake on "
+    "Earth.\n"
+    "Question: In which country is Lake Baikal?\n"
+    "Answer: Russia\n\n"
+    "Passage: Tower Bridge: Tower Bridge is a bascule and suspension bridge over the Thames in London, built "
+    "between 1886 and 1894 to a design by Horace Jones.\n"
+    "Question: Who designed Tower Bridge?\n"
+    "Answer: Horace Jones\n\n"
+    "Passage: The Old Man and the Sea: The Old Man and the Sea is a short novel that Ernest Hemingway wrote "
+    "in Cuba in 1951; it was published the next year, in 1952.\n"
+    "Question: When was The Old Man and the Sea published?\n"
+    "Answer: 1952\n\n")
+
+ANSWER_PROMPT_WITH_EXAMPLES: Final = ANSWER_EXAMPLES + (
+    "Passage: {passage}\n"
+    "Question: {question}\n"
     "Answer:")
 
 

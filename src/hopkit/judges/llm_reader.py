@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from hopkit.judges.llm_prompts import ANSWER_CHECK_PROMPT, ANSWER_PROMPT, check_template
+from hopkit.judges.llm_prompts import ANSWER_CHECK_SUFFIX, ANSWER_PROMPT, ANSWER_PROMPT_WITH_EXAMPLES, check_template
 from hopkit.judges.llm_yes_no import YesNoScorer
 from hopkit.judges.protocol import ANSWER, SpanAnswer
 from hopkit.judges.timing import timed
@@ -38,8 +38,13 @@ class LLMAnswerJudge:
 
     Args:
         llm: a model with the ``"scoring"`` capability.
-        prompt: the reading prompt, with ``{passage}`` and ``{question}``.
-        check_prompt: the yes/no check, with ``{passage}``, ``{question}`` and ``{answer}``.
+        examples: open the reading prompt with three worked examples of short answers
+            (``ANSWER_PROMPT_WITH_EXAMPLES``; SearChain's default): without them a small
+            model answers in sentences. Off: the instruction alone (``ANSWER_PROMPT``).
+        prompt: a reading prompt of your own, with ``{passage}`` and ``{question}``
+            (replaces the one ``examples`` picks).
+        check_prompt: the yes/no check, with ``{passage}``, ``{question}`` and ``{answer}``
+            (default: the reading prompt followed by ``ANSWER_CHECK_SUFFIX``).
         max_tokens: the answer's generation budget.
         yes: the continuation meaning yes.
         no: the continuation meaning no.
@@ -49,8 +54,13 @@ class LLMAnswerJudge:
         ConfigError: a bad prompt, budget or yes/no pair.
     """
 
-    def __init__(self, llm: LLM, *, prompt: str = ANSWER_PROMPT, check_prompt: str = ANSWER_CHECK_PROMPT,
-                 max_tokens: PositiveInt = 32, yes: str = " yes", no: str = " no") -> None:
+    def __init__(self, llm: LLM, *, examples: bool = False, prompt: str | None = None,
+                 check_prompt: str | None = None, max_tokens: PositiveInt = 32, yes: str = " yes",
+                 no: str = " no") -> None:
+        if prompt is None:
+            prompt = ANSWER_PROMPT_WITH_EXAMPLES if examples else ANSWER_PROMPT
+        if check_prompt is None:
+            check_prompt = prompt + ANSWER_CHECK_SUFFIX
         check_template(prompt, {"passage", "question"}, "prompt")
         check_template(check_prompt, {"passage", "question", "answer"}, "check_prompt")
         check_arguments(LLMAnswerJudge.__init__, "LLM answer judge option", max_tokens=max_tokens)
@@ -59,7 +69,7 @@ class LLMAnswerJudge:
         self.prompt = prompt
         self.check_prompt = check_prompt
         self.max_tokens = max_tokens
-        self.judge_id = f"llm:{llm.model_id}"
+        self.judge_id = f"llm:{llm.model_id}" + ("+examples" if prompt == ANSWER_PROMPT_WITH_EXAMPLES else "")
 
     @timed(ANSWER)
     def answer(self, pairs: Sequence[tuple[str, str]]) -> list[SpanAnswer]:

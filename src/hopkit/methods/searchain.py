@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Mapping, Sequence
 
 from annotated_types import Interval
@@ -67,6 +67,7 @@ from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 
 JudgeOption = str | Mapping[str, Any]
+DEFAULT_READER: Mapping[str, Any] = {"kind": "llm", "examples": True}
 FINAL_STOP = ("\n",)
 
 
@@ -88,9 +89,11 @@ class SearChainConfig:
             passage (0.35, Section 4.1.3; Table 10 finds 0.3 to 0.5 alike).
         verification: check answered nodes (off: "w/o Verification", Table 1).
         completion: complete unsolved nodes (off: "w/o Completion", Table 1).
-        reader: the answer judge reading each node's passage: "llm" (the method's model:
-            a span and a yes/no log-odds), or {kind: extractive, model: <a transformers
-            question-answering model>} (the paper's kind of reader, Section 3.3).
+        reader: the answer judge reading each node's passage: {kind: llm, examples: true}
+            (the default: the method's model, shown three worked examples of short spans,
+            gives a span and a yes/no log-odds), "llm" (the same without the examples), or
+            {kind: extractive, model: <a transformers question-answering model>} (the
+            paper's kind of reader, Section 3.3).
         duplicate_check: the similarity judge of the duplicate-query check: "embedding"
             (the cosine of WordLlama embeddings, installed with hopkit), "lexical" (BM25
             token sets), "llm", or a mapping naming another embedder.
@@ -112,7 +115,7 @@ class SearChainConfig:
     rouge_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.35
     verification: bool = True
     completion: bool = True
-    reader: JudgeOption = "llm"
+    reader: JudgeOption = field(default_factory=lambda: dict(DEFAULT_READER))
     duplicate_check: JudgeOption = "embedding"
     duplicate_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.9
     top_k: PositiveInt = 1

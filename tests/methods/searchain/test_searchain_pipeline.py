@@ -9,6 +9,7 @@ import pytest
 from hopkit.config import instantiate, load_yaml
 from hopkit.errors import ConfigError
 from hopkit.judges.embedding import EmbeddingSimilarity
+from hopkit.judges.llm_prompts import ANSWER_EXAMPLES
 from hopkit.judges.llm_reader import LLMAnswerJudge
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.searchain import SearChain, SearChainConfig
@@ -98,7 +99,7 @@ def test_a_run_over_a_stored_dataset_with_the_llm_reader(kit, tmp_path: Path) ->
     store.add_corpus(Corpus("toy", kit.CORPUS, (kit.QUESTION,)))
 
     def script(prompt: str) -> str:
-        if prompt.startswith("Read the passage"):  # the LLM reader's span
+        if prompt.startswith(ANSWER_EXAMPLES):  # the LLM reader's span, after its worked examples
             return " Kevin Drew" if "Spirit" in prompt.split("Question:")[-1] else " Toronto Coach Terminal"
         return kit.paper_script(prompt) if "[Final Content]:" in prompt[-20:] else (
             f" {kit.Q1}\n[Answer 1]: Kevin Drew\n[Final Content]: So the final answer is Toronto Coach Terminal.")
@@ -117,3 +118,4 @@ def test_a_run_over_a_stored_dataset_with_the_llm_reader(kit, tmp_path: Path) ->
     with collect_trace():
         method.generate(kit.QUESTION)
     assert isinstance(method.reader, LLMAnswerJudge) and isinstance(method.similarity, EmbeddingSimilarity)
+    assert method.reader.judge_id == "llm:scripted+examples"
