@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from hopkit.judges.protocol import EntailmentJudge
 from hopkit.judges.sentences import SentenceSplitter
@@ -82,7 +82,14 @@ def strip_marks(text: str) -> str:
 
 
 def statements(final_content: str, path: Sequence[PathNode], splitter: SentenceSplitter) -> list[Statement]:
-    """The sentences of the final content, each with its resolved marks.
+    """The sentences of the final content, each with its marks resolved against the correct path."""
+    return resolved_statements(final_content, lambda number: _mark(number, path), splitter)
+
+
+def resolved_statements(final_content: str, resolve: Callable[[int], Mark],
+                        splitter: SentenceSplitter) -> list[Statement]:
+    """The sentences of the final content, each with its marks as ``resolve`` maps their numbers
+    (a stored trace's marks can be resolved again without the tree).
 
     The marks are split as words (``[1].`` keeps a splitter from seeing the sentence end).
     """
@@ -92,7 +99,7 @@ def statements(final_content: str, path: Sequence[PathNode], splitter: SentenceS
         marked = _WORDED.sub(lambda found: f"[{found.group(1)}]", sentence)
         text = strip_marks(marked)
         if text:
-            found.append(Statement(text, tuple(resolve_marks(marked, path))))
+            found.append(Statement(text, tuple(resolve(int(m.group(1))) for m in MARK.finditer(marked))))
     return found
 
 

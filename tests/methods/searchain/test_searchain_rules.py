@@ -14,8 +14,8 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.searchain import SearChain, SearChainConfig
 from hopkit.methods.searchain_conversation import chain_stop
 from hopkit.methods.searchain_feedback import FeedbackRules, answers_agree, judge_node
-from hopkit.methods.searchain_tracing import (alce_citation_scores, knowledge_coverage, render_traced,
-                                              resolve_marks, statements, task_answer)
+from hopkit.methods.searchain_tracing import (Mark, alce_citation_scores, knowledge_coverage, render_traced,
+                                              resolve_marks, resolved_statements, statements, task_answer)
 from hopkit.methods.searchain_tree import NodeRecord, PathNode
 from hopkit.prompts.searchain_prompts import STRATEGYQA_PROMPT, first_round_prompt
 from hopkit.records import Paragraph, Query
@@ -104,6 +104,15 @@ def test_alce_citation_recall_and_precision() -> None:
     recall, precision = alce_citation_scores(found, texts, ScriptedEntailment(entails))
     # two of three statements supported; of three citations, [2] on the first is irrelevant
     assert recall == pytest.approx(2 / 3) and precision == pytest.approx(2 / 3)
+
+
+def test_stored_marks_resolve_the_same_statements_as_the_path() -> None:
+    content = "Ada was born in Tarsk [1] [2]. Tarsk is a port [3]. So the answer is Tarsk."
+    from_path = statements(content, path_of(A, None, B), SyntokSplitter())
+    stored = {1: 7, 2: None, 3: 8}
+    from_marks = resolved_statements(content, lambda number: Mark(number, stored.get(number)), SyntokSplitter())
+    assert from_marks == from_path
+    assert [[m.paragraph_id for m in s.marks] for s in from_marks] == [[7, None], [8], []]
 
 
 @pytest.mark.parametrize(("task", "content", "answer"), [

@@ -1,0 +1,131 @@
+"""ALCE's citation recall and precision of SearChain's stored final contents (issue 12's "measured marks").
+
+SearChain's benchmark runs leave ``citation_check`` off (it costs one to three
+entailment calls per sentence of every answer); the tracing step stores the final
+content and what each mark resolved to, so the citations can be scored afterwards, on
+the same text, by the same entailment judge the method would use (the LLM, yes/no
+log-odds, Section "citation_check" of docs/searchain.md):
+
+* the final content is split into sentences as the method splits it, each sentence
+  keeping the passages its marks resolved to (a mark that resolved to nothing cites
+  nothing);
+* recall: the share of sentences whose cited passages, joined, entail them (a sentence
+  without a valid mark counts as unsupported); precision: the share of citations that
+  are not irrelevant (Gao et al. 2023), as :func:`hopkit.methods.searchain_tracing.alce_citation_scores`.
+
+Questions the method answered without a tracing call are counted, not scored. Scores are
+stored per question (``benchmarks/results/citations/``) as they are made, so the command
+resumes::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.searchain_citations \\
+        --datasets hotpotqa 2wikimultihopqa musique --limit 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Mapping
+
+from tqdm import tqdm
+
+from hopkit.judges.llm_yes_no import LLMEntailmentJudge
+from hopkit.judges.sentences import SyntokSplitter
+from hopkit.methods.searchain import passage_text
+from hopkit.methods.searchain_tracing import Mark, alce_citation_scores, resolved_statements
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+from hopkit.traces import Trace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from calibration import ScoreFile  # noqa: E402
+from qa_bench import ingest, pipeline_for  # noqa: E402
+from token_floor import BENCH_HOME, load_llm  # noqa: E402
+
+CITATIONS_DIR = Path(__file__).resolve().parent / "results" / "citations"
+
+
+def tracing_step(trace: Mapping[str, Any]) -> Any | None:
+    """The stored tracing step (the last ``read`` step) of one SearChain result, if it made one."""
+    steps = [step for step in Trace.from_result_trace(trace).steps if step.kind == "read"]
+    return steps[-1] if steps else None
+
+
+def score_question(store: Store, dataset: str, step: Any, judge: LLMEntailmentJudge,
+                   splitter: SyntokSplitter) -> dict[str, Any]:
+    """ALCE recall and precision of one final content, with its sentence and mark counts."""
+    resolved = {int(mark["number"]): mark.get("paragraph_id") for mark in step.extra.get("marks", [])}
+    found = resolved_statements(str(step.extra.get("final_content", "")),
+                                lambda number: Mark(number, resolved.get(number)), splitter)
+    cited = sorted({mark.paragraph_id for s in found for mark in s.marks if mark.paragraph_id is not None})
+    passages = {p.id: passage_text(p) for p in store.paragraphs_by_ids(dataset, cited)}
+    recall, precision = alce_citation_scores(found, passages, judge)
+    return {"sentences": len(found), "marked": sum(1 for s in found if any(m.valid for m in s.marks)),
+            "recall": recall, "precision": precision}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser.add_argument("--methods", nargs="+", default=["searchain"])
+    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    args = parser.parse_args()
+    command = command_line()
+    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    store = Store(session_factory)
+    llm = load_llm(args.llm, None)
+    judge = LLMEntailmentJudge(llm)
+    splitter = SyntokSplitter()
+    rows = []
+    for dataset in args.datasets:
+        ingest(store, dataset)
+        for method in args.methods:
+            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm).run_spec().run_id
+            first = {q.id for q in store.queries(dataset, limit=args.limit)}
+            results = [r for r in store.results(run_id) if r.query_id in first and r.error is None]
+            if not results:
+                print(f"{method} on {dataset}: no stored results (run {run_id}); run qa_bench first")
+                continue
+            scores = ScoreFile(CITATIONS_DIR / f"{run_id}.json", {"run": run_id, "judge": judge.judge_id}).load()
+            traced = [(r.query_id, step) for r in results if (step := tracing_step(r.trace)) is not None]
+            for query_id, step in tqdm([t for t in traced if t[0] not in scores.items],
+                                       desc=f"citations: {method} on {dataset}", unit="q"):
+                scores.add(query_id, score_question(store, dataset, step, judge, splitter))
+            items = [scores.items[query_id] for query_id, _ in traced]
+            rows.append(citation_row(method, dataset, run_id, len(results), items))
+    write_section("searchain-citations", "\n\n".join([
+        "## SearChain's citations, scored: ALCE recall and precision of the stored final contents",
+        f"Command: `{command}`",
+        "The runs of qa_bench (Qwen2.5-Coder-1.5B, θ from `benchmarks/thresholds.json`, first questions of each "
+        "sample). *Traced*: answers made by the tracing call (the others came from a chain's own final content "
+        "and carry no resolved marks). Over the traced answers: sentences of the final content; the share of "
+        "sentences carrying at least one mark that resolves to a node's passage; ALCE citation recall (the "
+        "sentence is entailed by its cited passages, joined; unmarked sentences count as unsupported) and "
+        "precision (citations not irrelevant), each averaged over answers. Entailment: the LLM judge "
+        "(log P(yes) − log P(no) ≥ 0 on the model's own yes/no question).",
+        "| method | dataset | run | answered | traced % | sentences/answer | marked sentences % | citation recall | "
+        "citation precision |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows),
+    ]))
+    return 0
+
+
+def citation_row(method: str, dataset: str, run_id: str, answered: int, items: list[Mapping[str, Any]]) -> str:
+    if not items:
+        return f"| {method} | {dataset} | {run_id} | {answered} | 0.0 | - | - | - | - |"
+    sentences = sum(item["sentences"] for item in items)
+    marked = sum(item["marked"] for item in items)
+    return (f"| {method} | {dataset} | {run_id} | {answered} | {100 * len(items) / answered:.1f} | "
+            f"{sentences / len(items):.2f} | {100 * marked / sentences if sentences else 0:.1f} | "
+            f"{100 * fmean(item['recall'] for item in items):.1f} | "
+            f"{100 * fmean(item['precision'] for item in items):.1f} |")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
