@@ -1,0 +1,126 @@
+"""SearChain against the other methods and its own ablation, paired on the same questions (issue 12).
+
+Reads the stored runs of qa_bench (nothing is run): SearChain on each sample against NoR,
+OneR, IRCoT and SearChain without Verification, on the questions both answered. IRCoT is
+the paper's configuration (its own-context reader) as ``benchmarks.reader_context_check``
+stored it: the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's
+reader (``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on
+StrategyQA. Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the
+difference with a 95% paired bootstrap interval, questions won and lost, and the exact
+McNemar (cover-EM, EM) or sign-flip permutation (F1) p-value
+(:func:`hopkit.evaluation.compare.compare_scores`); the multi-hop samples are also pooled.
+Written to docs/benchmarks.md, section ``searchain-claims``::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.searchain_claims
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from hopkit.errors import StoreError
+from hopkit.evaluation.compare import compare_scores
+from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.records import Query
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from ircot_demonstrations_check import REFERENCE_REASONING, comparison_cells, stored  # noqa: E402
+from qa_bench import ingest, pipeline_for  # noqa: E402
+from qa_pipelines import SKIPPED  # noqa: E402
+from reader_context_check import load_rereads  # noqa: E402
+from token_floor import BENCH_HOME, load_llm  # noqa: E402
+
+SEARCHAIN = "searchain"
+OTHERS = ("nor", "oner", "ircot", "searchain-no-verification")
+MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
+METRICS = ("em", "f1", "cover_em")
+Answers = dict[str, str]
+
+
+def run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
+                limit: int) -> Answers:
+    """The stored answers of ``method`` on the first ``limit`` questions (IRCoT: the paper reader's re-reads);
+    none when the run was not made."""
+    try:
+        return _run_answers(store, method, dataset, session_factory, llm, llm_name, limit)
+    except StoreError:
+        return {}
+
+
+def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
+                 limit: int) -> Answers:
+    if method == "ircot":
+        if (REFERENCE_REASONING, dataset) in SKIPPED:
+            return {}
+        rereads = load_rereads("own")
+        reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
+        return {q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads}
+    pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name)
+    return {q: result.prediction for q, result in stored(store, pipeline, dataset, limit).items()}
+
+
+def scores_on(queries: list[Query], answers: Answers, dataset: str) -> list[QuestionScores]:
+    return [replace(score_question(q, answers[q.id], None), query_id=f"{dataset}/{q.id}") for q in queries]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
+    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    args = parser.parse_args()
+    command = command_line()
+    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    store = Store(session_factory)
+    llm = load_llm(args.llm, None)
+    answers: Callable[[str, str], Answers] = lambda method, dataset: run_answers(  # noqa: E731
+        store, method, dataset, session_factory, llm, args.llm, args.limit)
+    rows = []
+    pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in OTHERS}
+    for dataset in args.datasets:
+        ingest(store, dataset)
+        mine = answers(SEARCHAIN, dataset)
+        for other in OTHERS:
+            theirs = answers(other, dataset)
+            shared = [q for q in store.queries(dataset, limit=args.limit) if q.id in mine and q.id in theirs]
+            if not shared:
+                continue
+            a, b = scores_on(shared, mine, dataset), scores_on(shared, theirs, dataset)
+            if dataset in MULTI_HOP:
+                pooled[other][0].extend(a)
+                pooled[other][1].extend(b)
+            rows.append(f"| {other} | {dataset} | {len(shared)} | "
+                        f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
+    for other, (a, b) in pooled.items():
+        datasets = [d for d in MULTI_HOP if any(s.query_id.startswith(f"{d}/") for s in a)]
+        if len(datasets) > 1:
+            rows.append(f"| {other} | **pooled: {', '.join(datasets)}** | {len(a)} | "
+                        f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
+    header = ["against", "dataset", "n"]
+    for metric in ("EM", "F1", "cover-EM"):
+        header += [f"{metric} SearChain", f"{metric} other", f"{metric} SearChain − other [95%]", "won/lost", "p"]
+    write_section("searchain-claims", "\n\n".join([
+        "## SearChain against NoR, OneR, IRCoT and itself without Verification (paired, first questions of each "
+        "sample)",
+        f"Command: `{command}`",
+        "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
+        "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
+        "`reader-context`); not run on StrategyQA. *won/lost*: questions where SearChain scored higher/lower; "
+        "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
+        "| " + " | ".join(header) + " |\n|" + "|".join(["---"] * len(header)) + "|\n" + "\n".join(rows),
+    ]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
