@@ -1,0 +1,67 @@
+"""benchmarks/searchain_citations.py: a stored final content's citations scored again from its stored marks."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hopkit.judges.scripted import ScriptedEntailment
+from hopkit.judges.sentences import SyntokSplitter
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+from hopkit.traces import collect_trace, record_step, stored_trace
+
+pytestmark = pytest.mark.unit
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "searchain_citations.py"
+BORN = Paragraph(7, "Ada", "Ada was born in Tarsk.")
+PORT = Paragraph(8, "Tarsk", "Tarsk is a port.")
+
+
+@pytest.fixture(scope="module")
+def citations() -> ModuleType:
+    """The module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("searchain_citations_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def stored(final_content: str, marks: list[dict[str, object]]) -> dict[str, object]:
+    with collect_trace() as trace:
+        chain = record_step("reason", input="q", output={"nodes": []})
+        record_step("read", parent=chain, input="q", output="Tarsk",
+                    extra={"final_content": final_content, "marks": marks})
+    return stored_trace("q1", {}, trace)
+
+
+def test_marks_resolve_to_their_stored_passages_and_are_scored_by_alce(citations: ModuleType,
+                                                                       tmp_path: Path) -> None:
+    store = Store(DBConnection(f"sqlite:///{tmp_path / 'db.sqlite'}").get_session_factory())
+    store.add_corpus(Corpus("toy", (BORN, PORT), (Query("q1", "Where was Ada born?", ("Tarsk",)),)))
+    marks = [{"number": 1, "paragraph_id": 7, "valid": True}, {"number": 2, "paragraph_id": 8, "valid": True},
+             {"number": 3, "paragraph_id": None, "valid": False}]
+    step = citations.tracing_step(stored("Ada was born in Tarsk [1] [2]. Tarsk is a port [3]. So the answer is "
+                                         "Tarsk.", marks))
+    assert step is not None and step.kind == "read"
+
+    def entails(premise: str, hypothesis: str) -> float:
+        return 1.0 if hypothesis.rstrip(".") in premise else 0.0
+
+    scores = citations.score_question(store, "toy", step, ScriptedEntailment(entails), SyntokSplitter())
+    # one sentence of three supported (the port's mark resolved to nothing); [2] on it is irrelevant
+    assert scores == {"sentences": 3, "marked": 1, "recall": pytest.approx(1 / 3), "precision": pytest.approx(1 / 2)}
+
+
+def test_an_answer_without_a_tracing_call_is_not_scored(citations: ModuleType) -> None:
+    with collect_trace() as trace:
+        record_step("extract", input="q", output="Tarsk", extra={"source": "final_content"})
+    assert citations.tracing_step(stored_trace("q1", {}, trace)) is None
