@@ -1,13 +1,14 @@
-"""SearChain against the other methods and its own ablation, paired on the same questions (issue 12).
+"""SearChain against the other methods and its own ablations, paired on the same questions (issue 12).
 
 Reads the stored runs of qa_bench (nothing is run): SearChain on each sample against NoR,
-OneR, IRCoT and SearChain without Verification, on the questions both answered. IRCoT is
-the paper's configuration (its own-context reader) as ``benchmarks.reader_context_check``
-stored it: the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's
-reader (``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on
-StrategyQA. Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the
-difference with a 95% paired bootstrap interval, questions won and lost, and the exact
-McNemar (cover-EM, EM) or sign-flip permutation (F1) p-value
+OneR, IRCoT and SearChain without Verification or without Completion, on the questions
+both answered (a pair whose run was not made is left out). IRCoT is the paper's
+configuration (its own-context reader) as ``benchmarks.reader_context_check`` stored it:
+the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's reader
+(``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on StrategyQA.
+Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the difference
+with a 95% paired bootstrap interval, questions won and lost, and the exact McNemar
+(cover-EM, EM) or sign-flip permutation (F1) p-value
 (:func:`hopkit.evaluation.compare.compare_scores`); the multi-hop samples are also pooled.
 Written to docs/benchmarks.md, section ``searchain-claims``::
 
@@ -39,7 +40,7 @@ from reader_context_check import load_rereads  # noqa: E402
 from token_floor import BENCH_HOME, load_llm  # noqa: E402
 
 SEARCHAIN = "searchain"
-OTHERS = ("nor", "oner", "ircot", "searchain-no-verification")
+OTHERS = ("nor", "oner", "ircot", "searchain-no-verification", "searchain-no-completion")
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
 METRICS = ("em", "f1", "cover_em")
 Answers = dict[str, str]
@@ -110,8 +111,8 @@ def main() -> int:
     for metric in ("EM", "F1", "cover-EM"):
         header += [f"{metric} SearChain", f"{metric} other", f"{metric} SearChain − other [95%]", "won/lost", "p"]
     write_section("searchain-claims", "\n\n".join([
-        "## SearChain against NoR, OneR, IRCoT and itself without Verification (paired, first questions of each "
-        "sample)",
+        "## SearChain against NoR, OneR, IRCoT and itself without Verification or Completion (paired, first "
+        "questions of each sample)",
         f"Command: `{command}`",
         "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
