@@ -44,3 +44,8 @@ def write_section(name: str, markdown: str, path: Path = BENCHMARKS_MD) -> None:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def markdown_table(header: list[str], rows: list[str]) -> str:
+    """A markdown table: the header, its rule, then the rows (each already a ``| ... |`` line)."""
+    return "| " + " | ".join(header) + " |\n|" + "|".join(["---"] * len(header)) + "|\n" + "\n".join(rows)

@@ -26,7 +26,6 @@ Tokens here are hopkit's count of prompt tokens evaluated per question (the refe
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -34,14 +33,13 @@ from typing import Any
 
 from hopkit.evaluation.compare import PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from bench_store import add_store_options, open_store  # noqa: E402
 from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
 from reader_context_check import load_rereads  # noqa: E402
-from token_floor import BENCH_HOME, load_llm  # noqa: E402
 
 CAPPED = "ircot-2-demos"
 REFERENCE_REASONING = "ircot-reasoning-reader"
@@ -63,6 +61,14 @@ def most_demonstrations(result: Any) -> int:
     return max(result.trace.get("demonstrations") or [0])
 
 
+def comparison_header(first: str, second: str, difference: str) -> list[str]:
+    """The column names of :func:`comparison_cells` for each metric."""
+    header = []
+    for metric in (LABELS[m] for m in METRICS):
+        header += [f"{metric} {first}", f"{metric} {second}", f"{metric} {difference} [95%]", "won/lost", "p"]
+    return header
+
+
 def comparison_cells(comparison: PairedComparison) -> list[str]:
     if tuple(m.metric for m in comparison.metrics) != METRICS:
         raise AssertionError(f"expected the metrics {METRICS}, got {[m.metric for m in comparison.metrics]}")
@@ -79,15 +85,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
+    add_store_options(parser)
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
-    llm = load_llm(args.llm, None)
+    session_factory, store, llm = open_store(args)
     rereads = load_rereads("own")
     rows, pooled_capped, pooled_reference = [], [], []
     for dataset in args.datasets:
@@ -117,8 +119,7 @@ def main() -> int:
         cells = comparison_cells(compare_scores(pooled_capped, pooled_reference, metrics=METRICS))
         rows.append(f"| **pooled** | {len(pooled_capped)} | | {' | '.join(cells)} | |")
     header = ["dataset", "n", "demonstrations per prompt, capped / paper's rule"]
-    for metric in (LABELS[m] for m in METRICS):
-        header += [f"{metric} capped", f"{metric} paper's rule", f"{metric} capped − rule [95%]", "won/lost", "p"]
+    header += comparison_header("capped", "paper's rule", "capped − rule")
     header.append("prompt tokens evaluated/q, capped / rule (hopkit's count)")
     write_section("ircot-demonstrations", "\n\n".join([
         "## IRCoT's demonstrations: at most 2 against as many as fit (paired, first questions of each sample)",
@@ -130,7 +131,7 @@ def main() -> int:
         "with a 95% paired bootstrap interval; *won/lost*: questions where the capped run scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1). *Demonstrations*: the most a question's "
         "reasoning prompts held, averaged.",
-        "| " + " | ".join(header) + " |\n|" + "|".join(["---"] * len(header)) + "|\n" + "\n".join(rows),
+        markdown_table(header, rows),
     ]))
     return 0
 

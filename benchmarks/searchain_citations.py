@@ -24,7 +24,6 @@ resumes::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from statistics import fmean
@@ -36,15 +35,14 @@ from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.methods.searchain import passage_text
 from hopkit.methods.searchain_tracing import Mark, alce_citation_scores, resolved_statements
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.traces import Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from bench_store import add_store_options, open_store  # noqa: E402
 from calibration import ScoreFile  # noqa: E402
 from qa_bench import ingest, pipeline_for  # noqa: E402
-from token_floor import BENCH_HOME, load_llm  # noqa: E402
 
 CITATIONS_DIR = Path(__file__).resolve().parent / "results" / "citations"
 
@@ -73,14 +71,10 @@ def main() -> int:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["searchain"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
-    llm = load_llm(args.llm, None)
+    session_factory, store, llm = open_store(args)
     judge = LLMEntailmentJudge(llm)
     splitter = SyntokSplitter()
     rows = []

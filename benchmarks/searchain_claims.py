@@ -18,7 +18,6 @@ Written to docs/benchmarks.md, section ``searchain-claims``::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,16 +27,15 @@ from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.records import Query
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from ircot_demonstrations_check import REFERENCE_REASONING, comparison_cells, stored  # noqa: E402
+from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
+from bench_store import add_store_options, open_store  # noqa: E402
+from ircot_demonstrations_check import REFERENCE_REASONING, comparison_cells, comparison_header, stored  # noqa: E402
 from qa_bench import ingest, pipeline_for  # noqa: E402
 from qa_pipelines import SKIPPED  # noqa: E402
 from reader_context_check import load_rereads  # noqa: E402
-from token_floor import BENCH_HOME, load_llm  # noqa: E402
 
 SEARCHAIN = "searchain"
 OTHERS = ("nor", "oner", "ircot", "searchain-no-verification", "searchain-no-completion")
@@ -76,14 +74,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
-    llm = load_llm(args.llm, None)
+    session_factory, store, llm = open_store(args)
     answers: Callable[[str, str], Answers] = lambda method, dataset: run_answers(  # noqa: E731
         store, method, dataset, session_factory, llm, args.llm, args.limit)
     rows = []
@@ -107,9 +101,7 @@ def main() -> int:
         if len(datasets) > 1:
             rows.append(f"| {other} | **pooled: {', '.join(datasets)}** | {len(a)} | "
                         f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
-    header = ["against", "dataset", "n"]
-    for metric in ("EM", "F1", "cover-EM"):
-        header += [f"{metric} SearChain", f"{metric} other", f"{metric} SearChain − other [95%]", "won/lost", "p"]
+    header = ["against", "dataset", "n", *comparison_header("SearChain", "other", "SearChain − other")]
     write_section("searchain-claims", "\n\n".join([
         "## SearChain against NoR, OneR, IRCoT and itself without Verification or Completion (paired, first "
         "questions of each sample)",
@@ -118,7 +110,7 @@ def main() -> int:
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
         "`reader-context`); not run on StrategyQA. *won/lost*: questions where SearChain scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
-        "| " + " | ".join(header) + " |\n|" + "|".join(["---"] * len(header)) + "|\n" + "\n".join(rows),
+        markdown_table(header, rows),
     ]))
     return 0
 

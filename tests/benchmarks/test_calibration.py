@@ -3,42 +3,29 @@ and the thresholds file qa_bench reads (no model is loaded)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 import pytest
 
 pytestmark = pytest.mark.unit
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
-
-def load(name: str) -> ModuleType:
-    """A benchmark module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def searchain_calibration(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("searchain_calibration")
 
 
 @pytest.fixture(scope="module")
-def searchain_calibration() -> ModuleType:
-    return load("searchain_calibration")
+def migres_calibration(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("migres_calibration")
 
 
 @pytest.fixture(scope="module")
-def migres_calibration() -> ModuleType:
-    return load("migres_calibration")
-
-
-@pytest.fixture(scope="module")
-def thresholds() -> ModuleType:
-    return load("thresholds")
+def thresholds(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("thresholds")
 
 
 def test_the_sweep_keeps_the_best_f1_and_covers_the_readers_scale(searchain_calibration: ModuleType) -> None:
@@ -81,8 +68,9 @@ def test_delta_is_the_largest_value_keeping_a_passage_for_80_percent(migres_cali
     assert migres_calibration.coverage_at([[3.0], [2.9]], 3.0) == 0.5
 
 
-def test_the_score_file_resumes_and_refuses_other_settings(tmp_path: Path) -> None:
-    calibration = load("calibration")
+def test_the_score_file_resumes_and_refuses_other_settings(load_benchmark: Callable[[str], ModuleType],
+                                                           tmp_path: Path) -> None:
+    calibration = load_benchmark("calibration")
     path = tmp_path / "scores.json"
     first = calibration.ScoreFile(path, {"judge": "llm:a", "hits": 50}).load()
     first.add("q1", {"scores": [1.0]})
@@ -104,8 +92,9 @@ def test_an_uncalibrated_threshold_is_refused_with_its_command(thresholds: Modul
         thresholds.calibrated(thresholds.MIGRES_RELEVANCE, "m", "multihop", path)
 
 
-def test_qa_bench_asks_only_for_the_thresholds_its_methods_need(tmp_path: Path) -> None:
-    pipelines = load("qa_pipelines")
+def test_qa_bench_asks_only_for_the_thresholds_its_methods_need(load_benchmark: Callable[[str], ModuleType],
+                                                                 tmp_path: Path) -> None:
+    pipelines = load_benchmark("qa_pipelines")
     path = tmp_path / "thresholds.json"
     assert pipelines.check_calibrated(["nor", "oner", "ircot"], ["hotpotqa", "strategyqa"], "m", path) == []
     problems = pipelines.check_calibrated(["migres", "migres-fewshot", "searchain"], ["hotpotqa", "musique"], "m",

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -15,19 +12,12 @@ from hopkit.usage import Usage
 
 pytestmark = pytest.mark.unit
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "method_tables.py"
 SECONDS = {"main": 1.0, "final_main": 0.5, "query": 0.5, "leaf": 2.0, "knowledge": 0.25, "filter": 3.0, "nli": 0.75}
 
 
 @pytest.fixture(scope="module")
-def tables() -> ModuleType:
-    """The module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
-    spec = importlib.util.spec_from_file_location("method_tables_under_test", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def tables(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("method_tables")
 
 
 def migres_stored(**metadata: Any) -> dict[str, Any]:

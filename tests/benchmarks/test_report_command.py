@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Callable
 
 import pytest
 
@@ -15,13 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def report() -> ModuleType:
-    """The module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
-    spec = importlib.util.spec_from_file_location("bench_report_under_test", ROOT / "benchmarks" / "_report.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def report(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("_report")
 
 
 def test_a_module_run_is_recorded_with_its_arguments_and_data_folder(report: ModuleType,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 import pytest
 
@@ -18,21 +17,13 @@ from hopkit.traces import collect_trace, record_step, stored_trace
 
 pytestmark = pytest.mark.unit
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "searchain_citations.py"
 BORN = Paragraph(7, "Ada", "Ada was born in Tarsk.")
 PORT = Paragraph(8, "Tarsk", "Tarsk is a port.")
 
 
 @pytest.fixture(scope="module")
-def citations() -> ModuleType:
-    """The module, loaded from its file (a package named "benchmarks" ships with pysbd)."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("searchain_citations_under_test", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def citations(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("searchain_citations")
 
 
 def stored(final_content: str, marks: list[dict[str, object]]) -> dict[str, object]:
