@@ -10,6 +10,12 @@ judge as MIGRES's knowledge filter shows it (``(Title: t) text``); δ is the lar
 at which at least 80% of the questions keep a passage
 (:func:`hopkit.methods.migres_filter.coverage_threshold`).
 
+With ``--rerank-top N`` (MIGRES's ``rerank_top``, a cost lever) only the best N BM25 hits
+of each question are scored and δ is set on them, as the filter would see them; the
+entry in ``thresholds.json`` carries ``rerank_top`` so qa_bench runs MIGRES with it.
+Questions already scored on more hits are reused (their first N scores), and what the
+cut loses is measured on them: the passages at or above δ that lie past the N-th hit.
+
 Scores are stored per question as they are made (``benchmarks/results/calibration/``),
 so a stopped run resumes. The result goes to ``benchmarks/thresholds.json`` (read by
 qa_bench) and to docs/benchmarks.md, section ``migres-calibration-<task>``::
@@ -54,22 +60,46 @@ def coverage_at(questions: Sequence[Sequence[float]], delta: float) -> float:
     return sum(1 for scores in questions if kept_at(scores, delta) > 0) / len(questions)
 
 
-def summary(items: dict[str, Any], task: str) -> dict[str, Any]:
-    """δ from the stored scores, and what it means on these questions."""
-    questions = [item["scores"] for item in items.values()]
+def summary(items: dict[str, Any], task: str, rerank_top: int | None = None) -> dict[str, Any]:
+    """δ from the stored scores (each question's first ``rerank_top`` when set), and what it means."""
+    questions = [item["scores"][:rerank_top] for item in items.values()]
     best = [max(scores) if scores else -math.inf for scores in questions]
     delta = coverage_threshold(best, COVERAGE)
-    return {"value": round(delta, 4), "questions": len(questions),
-            "coverage": round(coverage_at(questions, delta), 4),
-            "passages_kept_per_question": round(fmean(kept_at(s, delta) for s in questions), 2),
-            "coverage_at_paper_delta": round(coverage_at(questions, PAPER_DELTA[task]), 4),
-            "seconds_per_question": round(fmean(item["seconds"] for item in items.values()), 1)}
+    result = {"value": round(delta, 4), "questions": len(questions),
+              "coverage": round(coverage_at(questions, delta), 4),
+              "passages_kept_per_question": round(fmean(kept_at(s, delta) for s in questions), 2),
+              "coverage_at_paper_delta": round(coverage_at(questions, PAPER_DELTA[task]), 4),
+              "seconds_per_passage": round(fmean(item["seconds"] / max(1, len(item["scores"]))
+                                                 for item in items.values()), 2)}
+    if rerank_top is not None:
+        result["rerank_top"] = rerank_top
+        result["cut"] = cut_loss([item["scores"] for item in items.values()], rerank_top, delta)
+    return result
+
+
+def cut_loss(questions: Sequence[Sequence[float]], rerank_top: int, delta: float) -> dict[str, Any] | None:
+    """What scoring only the first ``rerank_top`` hits loses at δ, on the questions scored further.
+
+    Returns:
+        None when no question was scored past ``rerank_top``; else ``questions`` (how many
+        were), ``passages_past_cut`` (the share of their passages at or above δ that lie
+        past the cut) and ``questions_only_past_cut`` (the share of them keeping a passage
+        only past the cut).
+    """
+    deeper = [scores for scores in questions if len(scores) > rerank_top]
+    if not deeper:
+        return None
+    kept = sum(kept_at(scores, delta) for scores in deeper)
+    past = sum(kept_at(scores[rerank_top:], delta) for scores in deeper)
+    only_past = sum(1 for scores in deeper if kept_at(scores[:rerank_top], delta) == 0 < kept_at(scores, delta))
+    return {"questions": len(deeper), "passages_past_cut": round(past / kept, 4) if kept else 0.0,
+            "questions_only_past_cut": round(only_past / len(deeper), 4)}
 
 
 def render(result: dict[str, Any], task: str, args: argparse.Namespace, command: str, judge_id: str) -> str:
     datasets = ", ".join(TASKS[task])
     last = args.start + args.limit
-    return "\n\n".join([
+    return "\n\n".join(part for part in [
         f"## MIGRES δ for the LLM relevance judge of {args.llm}, {task} (`benchmarks/migres_calibration.py`)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
         f"Questions {args.start + 1}-{last} of each sample ({datasets}; the benchmark uses the first 30), "
@@ -77,14 +107,31 @@ def render(result: dict[str, Any], task: str, args: argparse.Namespace, command:
         f"{args.hits} hits over the pooled sample corpus) and every hit scored by the judge `{judge_id}` "
         "(log P(yes) - log P(no)). Rule (Table 11's caption): the largest δ at which at least "
         f"{COVERAGE:.0%} of the questions keep a passage.",
+        cut_paragraph(result),
         "\n".join([
             "| δ | questions | questions keeping a passage at δ | passages kept per question at δ | "
-            f"questions keeping a passage at the paper's δ={PAPER_DELTA[task]} | s/question |",
+            f"questions keeping a passage at the paper's δ={PAPER_DELTA[task]} | s/passage scored |",
             "|---:|---:|---:|---:|---:|---:|",
             f"| {result['value']:.2f} | {result['questions']} | {100 * result['coverage']:.0f}% | "
             f"{result['passages_kept_per_question']:.1f} | {100 * result['coverage_at_paper_delta']:.0f}% | "
-            f"{result['seconds_per_question']:.1f} |"]),
-    ])
+            f"{result['seconds_per_passage']:.2f} |"]),
+    ] if part)
+
+
+def cut_paragraph(result: dict[str, Any]) -> str:
+    """What the rerank cut is and what it loses, when δ was set on a cut (else nothing)."""
+    top = result.get("rerank_top")
+    if top is None:
+        return ""
+    text = (f"Only the best {top} BM25 hits of each question are scored (`rerank_top: {top}`, the cost lever "
+            "MIGRES runs with here): δ is set on the passages the filter scores.")
+    cut = result.get("cut")
+    if cut is None:
+        return text
+    return (f"{text} On the {cut['questions']} questions scored on all their hits, "
+            f"{100 * cut['passages_past_cut']:.0f}% of the passages at or above δ lie past hit {top}, and "
+            f"{100 * cut['questions_only_past_cut']:.0f}% of the questions keep a passage only past it: "
+            "that is what the cut loses.")
 
 
 def main() -> int:
@@ -94,7 +141,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=20, help="questions per dataset")
     parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION,
                         help="first question (0-based) of each sample")
-    parser.add_argument("--hits", type=int, default=50, help="BM25 hits scored per question (Table 11: 50)")
+    parser.add_argument("--hits", type=int, default=50, help="BM25 hits per question (Table 11: 50)")
+    parser.add_argument("--rerank-top", type=int, default=None,
+                        help="score only the best N hits and set δ on them (MIGRES's rerank_top); default: all")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
@@ -104,17 +153,19 @@ def main() -> int:
     judge = relevance_judge("llm", llm=llm, option="reranker")
     scores = ScoreFile(args.scores_dir / f"migres_relevance_{safe_name(args.llm)}_{args.task}.json",
                        {"judge": judge.judge_id, "hits": args.hits, "bm25": {"k1": 0.9, "b": 0.4}}).load()
+    scored = min(args.hits, args.rerank_top or args.hits)
     for dataset in TASKS[args.task]:
         sample = Sample.load(dataset, k1=0.9, b=0.4)
-        todo = [q for q in sample.calibration_queries(args.start, args.limit) if q.id not in scores.items]
+        todo = [q for q in sample.calibration_queries(args.start, args.limit)
+                if len(scores.items.get(q.id, {}).get("scores", ())) < scored]
         for query in tqdm(todo, desc=f"δ: {dataset}", unit="q"):
             started = time.perf_counter()
-            hits = sample.retriever.retrieve(query.text, args.hits)
+            hits = sample.retriever.retrieve(query.text, args.hits)[:scored]
             relevance = judge.relevance(query.text, [shown(h.paragraph.title, h.paragraph.text) for h in hits])
             scores.add(query.id, {"dataset": dataset, "question": query.text,
                                   "paragraph_ids": [h.id for h in hits], "scores": [float(s) for s in relevance],
                                   "seconds": time.perf_counter() - started})
-    result = summary(scores.items, args.task)
+    result = summary(scores.items, args.task, args.rerank_top)
     print(f"δ = {result['value']} ({result['questions']} questions)")
     store_threshold(MIGRES_RELEVANCE, args.llm, args.task, {
         **result, "datasets": list(TASKS[args.task]), "first_question": args.start + 1, "hits": args.hits,

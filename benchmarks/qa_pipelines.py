@@ -23,7 +23,7 @@ from hopkit.pipelines.generation.searchain import SearChainGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 
 from thresholds import (ALL_TASKS, MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
-                        calibrated)
+                        calibrated, calibration_entry)
 
 YES_NO = "strategyqa"
 #: The options that turn MIGRES (zero-shot, the paper's default) into each benchmark method.
@@ -87,14 +87,18 @@ def migres_pipeline(method: str, dataset: str, session_factory: Any, llm: Any, l
                     path: Path = THRESHOLDS_FILE) -> GenerationPipeline:
     """MIGRES with the paper's settings for the dataset's task (Table 11) and the calibrated δ.
 
+    δ is used with the ``rerank_top`` it was calibrated on (none: every hit is scored).
+
     Raises:
         NotCalibrated: δ was not measured for ``llm_name`` and the dataset's task group.
     """
     task = migres_task(dataset)
+    delta = calibration_entry(MIGRES_RELEVANCE, llm_name, task, path)
     bm25 = BM25RetrievalPipeline(session_factory, name="bm25-migres", dataset=dataset, k1=0.9, b=0.4)
     options: dict[str, Any] = {
         "max_iterations": 5,                          # Table 11: multi-hop and StrategyQA
-        "relevance_threshold": calibrated(MIGRES_RELEVANCE, llm_name, task, path),
+        "relevance_threshold": float(delta["value"]),
+        "rerank_top": delta.get("rerank_top"),
         "answer_format": "yes_no" if task == YES_NO else "span",
         "demonstration_set": "commonsense" if task == YES_NO else "multihop",
         **MIGRES_VARIANTS[method],

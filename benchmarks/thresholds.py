@@ -50,6 +50,15 @@ def calibrated(kind: str, llm: str, task: str, path: Path = THRESHOLDS_FILE) -> 
     Raises:
         NotCalibrated: none was measured; the message gives the command that measures it.
     """
+    return float(calibration_entry(kind, llm, task, path)["value"])
+
+
+def calibration_entry(kind: str, llm: str, task: str, path: Path = THRESHOLDS_FILE) -> dict[str, Any]:
+    """The whole entry of a measured threshold: ``value`` and the settings it was measured with.
+
+    Raises:
+        NotCalibrated: none was measured; the message gives the command that measures it.
+    """
     entry = load_thresholds(path).get(kind, {}).get(llm, {}).get(task)
     if entry is None:
         what = (f"MIGRES's relevance threshold δ (task {task!r})" if kind == MIGRES_RELEVANCE
@@ -57,7 +66,7 @@ def calibrated(kind: str, llm: str, task: str, path: Path = THRESHOLDS_FILE) -> 
         raise NotCalibrated(f"{what} for the LLM judges of {llm!r} has not been calibrated yet "
                             f"(no entry in {path}); calibrate it first with:\n    "
                             f"{calibration_command(kind, llm, task)}")
-    return float(entry["value"])
+    return dict(entry)
 
 
 def store_threshold(kind: str, llm: str, task: str, entry: Mapping[str, Any], path: Path = THRESHOLDS_FILE) -> None:

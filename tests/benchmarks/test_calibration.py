@@ -68,6 +68,19 @@ def test_delta_is_the_largest_value_keeping_a_passage_for_80_percent(migres_cali
     assert migres_calibration.coverage_at([[3.0], [2.9]], 3.0) == 0.5
 
 
+def test_delta_on_a_rerank_cut_uses_the_first_hits_and_measures_what_the_cut_loses(
+        migres_calibration: ModuleType) -> None:
+    items = {f"q{i}": {"scores": scores, "seconds": 2.0 * len(scores)}
+             for i, scores in enumerate([[5.0, 1.0, 6.0], [4.0, 0.0, 0.0], [0.5, 0.0, 3.0], [2.0], [1.0]])}
+    result = migres_calibration.summary(items, "multihop", rerank_top=2)
+    # best of the first two hits: 5, 4, 0.5, 2, 1 -> 80% keep one at δ = 1.0
+    assert result["value"] == 1.0 and result["rerank_top"] == 2 and result["seconds_per_passage"] == 2.0
+    # scored past the cut: q0, q1, q2; at δ = 1: q0 keeps 5, 1, 6 (6 past), q1 keeps 4, q2 keeps only 3 (past)
+    assert result["cut"] == {"questions": 3, "passages_past_cut": pytest.approx(2 / 5, abs=1e-4),
+                             "questions_only_past_cut": pytest.approx(1 / 3, abs=1e-4)}
+    assert migres_calibration.cut_loss([[1.0], [2.0, 3.0]], 2, 0.0) is None
+
+
 def test_the_score_file_resumes_and_refuses_other_settings(load_benchmark: Callable[[str], ModuleType],
                                                            tmp_path: Path) -> None:
     calibration = load_benchmark("calibration")
@@ -114,7 +127,14 @@ def test_the_sections_say_what_was_measured(searchain_calibration: ModuleType, m
     assert "| best over the reader's scale (used) | 2.3 | 66.7 | 50.0 | 100.0 |" in text
     assert "| the paper's 1.5 | - | - | - | - |" in text and "1 of them (50%)" in text and "3.0 s per pair" in text
     result = {"value": 1.25, "questions": 60, "coverage": 0.8, "passages_kept_per_question": 3.4,
-              "coverage_at_paper_delta": 0.1, "seconds_per_question": 61.0}
+              "coverage_at_paper_delta": 0.1, "seconds_per_passage": 1.9}
     text = migres_calibration.render(result, "multihop", Namespace(llm="m", start=50, limit=20, hits=50), "cmd",
                                      "llm:m")
-    assert "| 1.25 | 60 | 80% | 3.4 | 10% | 61.0 |" in text and "Questions 51-70 of each sample" in text
+    assert "| 1.25 | 60 | 80% | 3.4 | 10% | 1.90 |" in text and "Questions 51-70 of each sample" in text
+    assert "rerank_top" not in text
+    cut = {**result, "rerank_top": 10, "cut": {"questions": 20, "passages_past_cut": 0.4,
+                                                "questions_only_past_cut": 0.05}}
+    text = migres_calibration.render(cut, "multihop", Namespace(llm="m", start=50, limit=20, hits=50), "cmd",
+                                     "llm:m")
+    assert "`rerank_top: 10`" in text and "On the 20 questions scored on all their hits, 40% of the passages" in text
+    assert "5% of the questions keep a passage only past it" in text
