@@ -26,6 +26,7 @@ from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.evaluation.metrics import paragraph_recall
+from hopkit.judging_runs import choose_judge
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import DemonstrationSpec
@@ -288,7 +289,9 @@ def main() -> int:
     compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
     runs = [run for run in runs if answered_all(store, run, compared)]
     # one colour per method across datasets (the dataset is the plot's x axis)
-    summaries = [replace(s, name=labels[s.run_id]) for s in score_runs(store, runs, compared)]
+    judge = choose_judge(store.verdicts, [run.run_id for run in runs])  # Acc†, once `hopkit judge` judged the runs
+    summaries = [replace(s, name=labels[s.run_id])
+                 for s in score_runs(store, runs, compared, verdicts=store.verdicts, judge=judge)]
     stem = args.section
     plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
     plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")

@@ -1,7 +1,7 @@
-"""SearChain against the other methods and its own ablations, paired on the same questions (issue 12).
+"""MIGRES or SearChain against the other methods and its own ablations, paired on the same questions.
 
-Reads the stored runs of qa_bench (nothing is run): SearChain on each sample against NoR,
-OneR, IRCoT and SearChain without Verification or without Completion, on the questions
+Reads the stored runs of qa_bench (nothing is run): the method on each sample against NoR,
+OneR, IRCoT, the other method and its own ablations (:data:`OTHERS`), on the questions
 both answered (a pair whose run was not made is left out). IRCoT is the paper's
 configuration (its own-context reader) as ``benchmarks.reader_context_check`` stored it:
 the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's reader
@@ -10,9 +10,10 @@ Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the diff
 with a 95% paired bootstrap interval, questions won and lost, and the exact McNemar
 (cover-EM, EM) or sign-flip permutation (F1) p-value
 (:func:`hopkit.evaluation.compare.compare_scores`); the multi-hop samples are also pooled.
-Written to docs/benchmarks.md, section ``searchain-claims``::
+Written to docs/benchmarks.md, section ``<method>-claims``::
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.searchain_claims
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method searchain
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method migres
 """
 
 from __future__ import annotations
@@ -37,8 +38,15 @@ from qa_bench import ingest, pipeline_for  # noqa: E402
 from qa_pipelines import SKIPPED  # noqa: E402
 from reader_context_check import load_rereads  # noqa: E402
 
-SEARCHAIN = "searchain"
-OTHERS = ("nor", "oner", "ircot", "searchain-no-verification", "searchain-no-completion")
+#: What each method is compared with: the baselines, the other method, then its own ablations.
+OTHERS = {
+    "searchain": ("nor", "oner", "ircot", "migres", "searchain-no-verification", "searchain-no-completion"),
+    "migres": ("nor", "oner", "ircot", "searchain", "migres-fewshot", "migres-no-sentence-filter",
+               "migres-no-knowledge"),
+}
+NAMES = {"searchain": "SearChain", "migres": "MIGRES"}
+ABLATIONS = {"searchain": "itself without Verification or Completion",
+             "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
 METRICS = ("em", "f1", "cover_em")
 Answers = dict[str, str]
@@ -66,12 +74,17 @@ def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, 
     return {q: result.prediction for q, result in stored(store, pipeline, dataset, limit).items()}
 
 
+def other_method(method: str) -> str:
+    return next(m for m in OTHERS if m != method)
+
+
 def scores_on(queries: list[Query], answers: Answers, dataset: str) -> list[QuestionScores]:
     return [replace(score_question(q, answers[q.id], None), query_id=f"{dataset}/{q.id}") for q in queries]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
     parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
     parser.add_argument("--limit", type=int, default=30)
     add_store_options(parser)
@@ -80,12 +93,13 @@ def main() -> int:
     session_factory, store, llm = open_store(args)
     answers: Callable[[str, str], Answers] = lambda method, dataset: run_answers(  # noqa: E731
         store, method, dataset, session_factory, llm, args.llm, args.limit)
+    others = OTHERS[args.method]
     rows = []
-    pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in OTHERS}
+    pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in others}
     for dataset in args.datasets:
         ingest(store, dataset)
-        mine = answers(SEARCHAIN, dataset)
-        for other in OTHERS:
+        mine = answers(args.method, dataset)
+        for other in others:
             theirs = answers(other, dataset)
             shared = [q for q in store.queries(dataset, limit=args.limit) if q.id in mine and q.id in theirs]
             if not shared:
@@ -101,14 +115,15 @@ def main() -> int:
         if len(datasets) > 1:
             rows.append(f"| {other} | **pooled: {', '.join(datasets)}** | {len(a)} | "
                         f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
-    header = ["against", "dataset", "n", *comparison_header("SearChain", "other", "SearChain − other")]
-    write_section("searchain-claims", "\n\n".join([
-        "## SearChain against NoR, OneR, IRCoT and itself without Verification or Completion (paired, first "
-        "questions of each sample)",
+    name = NAMES[args.method]
+    header = ["against", "dataset", "n", *comparison_header(name, "other", f"{name} − other")]
+    write_section(f"{args.method}-claims", "\n\n".join([
+        f"## {name} against NoR, OneR, IRCoT, {NAMES[other_method(args.method)]} and {ABLATIONS[args.method]} "
+        "(paired, first questions of each sample)",
         f"Command: `{command}`",
-        "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
+        f"The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
-        "`reader-context`); not run on StrategyQA. *won/lost*: questions where SearChain scored higher/lower; "
+        f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
         markdown_table(header, rows),
     ]))
