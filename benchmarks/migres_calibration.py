@@ -99,12 +99,13 @@ def cut_loss(questions: Sequence[Sequence[float]], rerank_top: int, delta: float
 def render(result: dict[str, Any], task: str, args: argparse.Namespace, command: str, judge_id: str) -> str:
     datasets = ", ".join(TASKS[task])
     last = args.start + args.limit
+    scored = "every hit" if result.get("rerank_top") is None else f"the best {result['rerank_top']}"
     return "\n\n".join(part for part in [
         f"## MIGRES δ for the LLM relevance judge of {args.llm}, {task} (`benchmarks/migres_calibration.py`)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
         f"Questions {args.start + 1}-{last} of each sample ({datasets}; the benchmark uses the first 30), "
         f"{result['questions']} in all, each retrieved with its original question (BM25, k1=0.9, b=0.4, "
-        f"{args.hits} hits over the pooled sample corpus) and every hit scored by the judge `{judge_id}` "
+        f"{args.hits} hits over the pooled sample corpus) and {scored} scored by the judge `{judge_id}` "
         "(log P(yes) - log P(no)). Rule (Table 11's caption): the largest δ at which at least "
         f"{COVERAGE:.0%} of the questions keep a passage.",
         cut_paragraph(result),
