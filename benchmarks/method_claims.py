@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.judging_runs import accuracy_by_question, choose_judge
 from hopkit.records import Query
 from hopkit.store.store import Store
 
@@ -49,29 +50,54 @@ ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
 METRICS = ("em", "f1", "cover_em")
-Answers = dict[str, str]
+ACCURACY = ("llm_accuracy",)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """A method's stored answers on a sample, by question id, and their Acc† (the LLM judge's
+    verdicts, by question id; empty when ``hopkit judge`` has not judged every answer)."""
+
+    predictions: dict[str, str] = field(default_factory=dict)
+    accuracy: dict[str, float] = field(default_factory=dict)
 
 
 def run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
                 limit: int) -> Answers:
-    """The stored answers of ``method`` on the first ``limit`` questions (IRCoT: the paper reader's re-reads);
-    none when the run was not made."""
+    """The stored answers of ``method`` on the first ``limit`` questions (IRCoT: the paper reader's re-reads,
+    which no judge has judged); none when the run was not made."""
     try:
         return _run_answers(store, method, dataset, session_factory, llm, llm_name, limit)
     except StoreError:
-        return {}
+        return Answers()
 
 
 def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
                  limit: int) -> Answers:
     if method == "ircot":
         if (REFERENCE_REASONING, dataset) in SKIPPED:
-            return {}
+            return Answers()
         rereads = load_rereads("own")
         reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
-        return {q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads}
-    pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name)
-    return {q: result.prediction for q, result in stored(store, pipeline, dataset, limit).items()}
+        return Answers({q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads})
+    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    results = {q: r for q, r in stored_results(store, run_id, dataset, limit).items()}
+    return Answers({q: r.prediction for q, r in results.items()}, judged(store, run_id, list(results.values())))
+
+
+def stored_results(store: Store, run_id: str, dataset: str, limit: int) -> dict[str, Any]:
+    """The run's error-free results on the first ``limit`` questions, by question id."""
+    first = {q.id for q in store.queries(dataset, limit=limit)}
+    return {r.query_id: r for r in store.results(run_id) if r.query_id in first and r.error is None}
+
+
+def judged(store: Store, run_id: str, results: list[Any]) -> dict[str, float]:
+    """Acc† of each of ``results`` by the one judge that judged the run (empty unless it judged them all)."""
+    judge = choose_judge(store.verdicts, [run_id])
+    if judge is None:
+        return {}
+    verdicts = store.verdicts.verdicts(run_id, judge.model_id, judge.prompt_version)
+    return accuracy_by_question(results, verdicts) or {}
 
 
 def other_method(method: str) -> str:
@@ -79,7 +105,18 @@ def other_method(method: str) -> str:
 
 
 def scores_on(queries: list[Query], answers: Answers, dataset: str) -> list[QuestionScores]:
-    return [replace(score_question(q, answers[q.id], None), query_id=f"{dataset}/{q.id}") for q in queries]
+    return [replace(score_question(q, answers.predictions[q.id], None), query_id=f"{dataset}/{q.id}",
+                    llm_accuracy=answers.accuracy.get(q.id)) for q in queries]
+
+
+def accuracy_cells(a: list[QuestionScores], b: list[QuestionScores]) -> list[str]:
+    """Acc† of both and their paired difference, when the judge judged both runs' answers."""
+    if any(s.llm_accuracy is None for s in (*a, *b)):
+        return []
+    (m,) = compare_scores(a, b, metrics=ACCURACY).metrics
+    d = m.difference
+    return [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
+            f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
 
 
 def main() -> int:
@@ -94,27 +131,35 @@ def main() -> int:
     answers: Callable[[str, str], Answers] = lambda method, dataset: run_answers(  # noqa: E731
         store, method, dataset, session_factory, llm, args.llm, args.limit)
     others = OTHERS[args.method]
-    rows = []
+    rows: list[str] = []
+    accuracy_rows: list[str] = []
+
+    def add_pair(other: str, where: str, a: list[QuestionScores], b: list[QuestionScores]) -> None:
+        rows.append(f"| {other} | {where} | {len(a)} | "
+                    f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
+        cells = accuracy_cells(a, b)
+        if cells:
+            accuracy_rows.append(f"| {other} | {where} | {len(a)} | {' | '.join(cells)} |")
+
     pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in others}
     for dataset in args.datasets:
         ingest(store, dataset)
         mine = answers(args.method, dataset)
         for other in others:
             theirs = answers(other, dataset)
-            shared = [q for q in store.queries(dataset, limit=args.limit) if q.id in mine and q.id in theirs]
+            shared = [q for q in store.queries(dataset, limit=args.limit)
+                      if q.id in mine.predictions and q.id in theirs.predictions]
             if not shared:
                 continue
             a, b = scores_on(shared, mine, dataset), scores_on(shared, theirs, dataset)
             if dataset in MULTI_HOP:
                 pooled[other][0].extend(a)
                 pooled[other][1].extend(b)
-            rows.append(f"| {other} | {dataset} | {len(shared)} | "
-                        f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
+            add_pair(other, dataset, a, b)
     for other, (a, b) in pooled.items():
         datasets = [d for d in MULTI_HOP if any(s.query_id.startswith(f"{d}/") for s in a)]
         if len(datasets) > 1:
-            rows.append(f"| {other} | **pooled: {', '.join(datasets)}** | {len(a)} | "
-                        f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
+            add_pair(other, f"**pooled: {', '.join(datasets)}**", a, b)
     name = NAMES[args.method]
     header = ["against", "dataset", "n", *comparison_header(name, "other", f"{name} − other")]
     write_section(f"{args.method}-claims", "\n\n".join([
@@ -126,6 +171,10 @@ def main() -> int:
         f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
         markdown_table(header, rows),
+        f"Acc† (the LLM judge with the MIGRES paper's Table 15 prompt, `hopkit judge`), on the pairs whose "
+        "answers it judged in both runs (IRCoT's re-reads are not runs and are not judged):",
+        markdown_table(["against", "dataset", "n", f"Acc† {name}", "Acc† other", f"Acc† {name} − other [95%]",
+                        "won/lost", "p"], accuracy_rows) if accuracy_rows else "No pair is judged yet.",
     ]))
     return 0
 
