@@ -24,6 +24,9 @@ _EMPTY_LIST = re.compile(r"useful[\s_-]*information[\"'\u201d\u2019]?\s*:\s*\[\s
 _LINE_MARKER = re.compile(r"^\s*(?:[-*\u2022]\s+|\d{1,2}[.)]\s+|(?:new\s+)?(?:quer(?:y|ies)|q)\s*\d*\s*:\s*)",
                           re.IGNORECASE)
 
+# A list number inside a line: "... born? 2. What ..." (not "2.5 million": a space must follow).
+_INLINE_NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+(?=\S)")
+
 
 @dataclass(frozen=True)
 class MainVerdict:
@@ -133,18 +136,33 @@ def _leaf_item(piece: str) -> LeafFact | None:
 def parse_queries(text: str) -> list[str]:
     """The Query Generator's new queries: one per line (or a bracketed list), markers and duplicates removed.
 
+    A numbered list run into one line ("1. Who? 2. Where?") is split at its numbers.
+
     Raises:
         ParseError: no query is found.
     """
     if text.lstrip().startswith("["):
         items = parse_list(text)
     else:
-        items = text.splitlines()
+        items = [item for line in text.splitlines() for item in _inline_numbered(line)]
     queries = [_unquoted(_LINE_MARKER.sub("", _LINE_MARKER.sub("", item)).strip()) for item in items]  # "- Query 3:"
     found = list(dict.fromkeys(query for query in queries if query))
     if not found:
         raise ParseError("one query per line", text, "no query")
     return found
+
+
+def _inline_numbered(line: str) -> list[str]:
+    """``line`` split before each number of a list counted 1, 2, 3... inside it (else ``[line]``)."""
+    cuts, expected = [], 1
+    for match in _INLINE_NUMBER.finditer(line):
+        number = int(match.group(1))
+        if number == expected:
+            cuts.append(match.start(1))
+            expected += 1
+    if len(cuts) < 2 and not (cuts and cuts[0] == len(line) - len(line.lstrip())):
+        return [line]
+    return [line[start:end] for start, end in zip([0, *cuts], [*cuts, len(line)]) if line[start:end].strip()]
 
 
 def _unquoted(query: str) -> str:

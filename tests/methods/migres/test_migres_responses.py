@@ -69,5 +69,19 @@ def test_queries_are_read_one_per_line_without_markers() -> None:
     assert parse_queries(text) == ["What is the nationality of Ed Solomon?", 'Who directed "Levity"?',
                                    "Where is Tarsk?"]
     assert parse_queries('["A?", "B?", "A?"]') == ["A?", "B?"]
+
+
+def test_a_numbered_list_run_into_one_line_is_split_at_its_numbers() -> None:
+    # Qwen2.5-Coder's zero-shot Query Generator on HotpotQA: fifteen queries on one line
+    text = (" 1. What is the name of the city in which Fiske O'Hara was born? 2. What is the population of the city "
+            "in which he was born? 3. What is the name of the county? 4. What is the")
+    assert parse_queries(text) == ["What is the name of the city in which Fiske O'Hara was born?",
+                                   "What is the population of the city in which he was born?",
+                                   "What is the name of the county?", "What is the"]
+    # numbers that do not count 1, 2, 3... are not list numbers
+    assert parse_queries("How many people lived there in 2010? 2. 5 million?") == [
+        "How many people lived there in 2010? 2. 5 million?"]
+    assert parse_queries("Who won 3. place in 1990?") == ["Who won 3. place in 1990?"]
+    assert parse_queries("Who founded it?\n2. When?") == ["Who founded it?", "When?"]
     with pytest.raises(ParseError):
         parse_queries(" \n ")
