@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hopkit.evaluation.compare import PairedComparison, compare_scores
+from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.store.store import Store
 
@@ -72,13 +72,14 @@ def comparison_header(first: str, second: str, difference: str) -> list[str]:
 def comparison_cells(comparison: PairedComparison) -> list[str]:
     if tuple(m.metric for m in comparison.metrics) != METRICS:
         raise AssertionError(f"expected the metrics {METRICS}, got {[m.metric for m in comparison.metrics]}")
-    cells = []
-    for m in comparison.metrics:
-        d = m.difference
-        cells += [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
-                  f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]",
-                  f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
-    return cells
+    return [cell for m in comparison.metrics for cell in metric_cells(m)]
+
+
+def metric_cells(m: MetricComparison) -> list[str]:
+    """One metric's two means, paired difference [95% interval], won/lost and p, in percent."""
+    d = m.difference
+    return [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
+            f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
 
 
 def main() -> int:

@@ -34,7 +34,8 @@ from hopkit.store.store import Store
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 from bench_store import add_store_options, open_store  # noqa: E402
-from ircot_demonstrations_check import REFERENCE_REASONING, comparison_cells, comparison_header, stored  # noqa: E402
+from ircot_demonstrations_check import (REFERENCE_REASONING, comparison_cells, comparison_header,  # noqa: E402
+                                       metric_cells, stored)
 from qa_bench import ingest, pipeline_for  # noqa: E402
 from qa_pipelines import SKIPPED  # noqa: E402
 from reader_context_check import load_rereads  # noqa: E402
@@ -80,15 +81,10 @@ def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, 
         rereads = load_rereads("own")
         reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
         return Answers({q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads})
-    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
-    results = {q: r for q, r in stored_results(store, run_id, dataset, limit).items()}
-    return Answers({q: r.prediction for q, r in results.items()}, judged(store, run_id, list(results.values())))
-
-
-def stored_results(store: Store, run_id: str, dataset: str, limit: int) -> dict[str, Any]:
-    """The run's error-free results on the first ``limit`` questions, by question id."""
-    first = {q.id for q in store.queries(dataset, limit=limit)}
-    return {r.query_id: r for r in store.results(run_id) if r.query_id in first and r.error is None}
+    pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name)
+    results = stored(store, pipeline, dataset, limit)
+    return Answers({q: r.prediction for q, r in results.items()},
+                   judged(store, pipeline.run_spec().run_id, list(results.values())))
 
 
 def judged(store: Store, run_id: str, results: list[Any]) -> dict[str, float]:
@@ -113,10 +109,8 @@ def accuracy_cells(a: list[QuestionScores], b: list[QuestionScores]) -> list[str
     """Acc† of both and their paired difference, when the judge judged both runs' answers."""
     if any(s.llm_accuracy is None for s in (*a, *b)):
         return []
-    (m,) = compare_scores(a, b, metrics=ACCURACY).metrics
-    d = m.difference
-    return [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
-            f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
+    (accuracy,) = compare_scores(a, b, metrics=ACCURACY).metrics
+    return metric_cells(accuracy)
 
 
 def main() -> int:
@@ -166,12 +160,12 @@ def main() -> int:
         f"## {name} against NoR, OneR, IRCoT, {NAMES[other_method(args.method)]} and {ABLATIONS[args.method]} "
         "(paired, first questions of each sample)",
         f"Command: `{command}`",
-        f"The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
+        "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
         f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
         markdown_table(header, rows),
-        f"Acc† (the LLM judge with the MIGRES paper's Table 15 prompt, `hopkit judge`), on the pairs whose "
+        "Acc† (the LLM judge with the MIGRES paper's Table 15 prompt, `hopkit judge`), on the pairs whose "
         "answers it judged in both runs (IRCoT's re-reads are not runs and are not judged):",
         markdown_table(["against", "dataset", "n", f"Acc† {name}", "Acc† other", f"Acc† {name} − other [95%]",
                         "won/lost", "p"], accuracy_rows) if accuracy_rows else "No pair is judged yet.",

@@ -157,11 +157,13 @@ def main() -> int:
     scored = min(args.hits, args.rerank_top or args.hits)
     for dataset in TASKS[args.task]:
         sample = Sample.load(dataset, k1=0.9, b=0.4)
+        hits_of = {q.id: sample.retriever.retrieve(q.text, args.hits)[:scored]
+                   for q in sample.calibration_queries(args.start, args.limit)}
         todo = [q for q in sample.calibration_queries(args.start, args.limit)
-                if len(scores.items.get(q.id, {}).get("scores", ())) < scored]
+                if len(scores.items.get(q.id, {}).get("scores", ())) < len(hits_of[q.id])]
         for query in tqdm(todo, desc=f"δ: {dataset}", unit="q"):
             started = time.perf_counter()
-            hits = sample.retriever.retrieve(query.text, args.hits)[:scored]
+            hits = hits_of[query.id]
             relevance = judge.relevance(query.text, [shown(h.paragraph.title, h.paragraph.text) for h in hits])
             scores.add(query.id, {"dataset": dataset, "question": query.text,
                                   "paragraph_ids": [h.id for h in hits], "scores": [float(s) for s in relevance],

@@ -70,7 +70,7 @@ class Replay:
     same_text: int
 
 
-def record_calls(args: argparse.Namespace) -> list[Call]:
+def record_method_calls(args: argparse.Namespace) -> list[Call]:
     """Run the method on the first ``--limit`` questions and keep every call it made."""
     llm = load_llm(args.llm, args.threads)
     session_factory, store = fresh_store(f"replay-{args.method}-{args.dataset}", args.dataset)
@@ -195,7 +195,7 @@ def main() -> int:
         if args.replay_only:
             calls = [Call(**c) for c in json.loads(RECORDED.read_text(encoding="utf-8"))]
         else:
-            calls = record_calls(args)
+            calls = record_method_calls(args)
             RECORDED.write_text(json.dumps([asdict(c) for c in calls], indent=1), encoding="utf-8")
         probe = load_llm(args.llm, args.threads)
         model_path, threads, n_ctx = probe._model.model_path, probe._model.n_threads, probe.context_length
