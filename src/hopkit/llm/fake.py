@@ -31,7 +31,8 @@ class ScriptedLLM:
             ``<|role|>\ncontent`` blocks ending in ``<|assistant|>\n`` (see :func:`chat_prompt`),
             recorded in ``prompts`` and answered like a prompt.
 
-    The text is cut at the first stop sequence, as a real backend would. Scored prompts
+    The text is cut at the first stop sequence and after ``max_tokens`` words (then its
+    ``finish_reason`` is ``"length"``), as a real backend would. Scored prompts
     are recorded in ``scored`` (with their candidates), not in ``prompts``.
     """
 
@@ -49,9 +50,11 @@ class ScriptedLLM:
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
-        text = self._text(prompt, stop)
+        pieces = _PIECES.findall(self._text(prompt, stop))
+        text = "".join(pieces[:max_tokens])
         return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
-                          completion_tokens=self.count_tokens(text), seconds=0.0)
+                          completion_tokens=self.count_tokens(text), seconds=0.0,
+                          finish_reason="length" if len(pieces) > max_tokens else "stop")
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:

@@ -78,6 +78,7 @@ class MIGRESModules:
         self.calls: Counter[str] = Counter()
         self.seconds: Counter[str] = Counter()  # wall seconds of each module's model calls
         self.knowledge_tokens = 0
+        self.cut_short = False  # whether max_tokens cut the last response short
         instructions = {
             "main": prompts.main_instruction(yes_no, final=False),
             "final_main": prompts.main_instruction(yes_no, final=True),
@@ -98,8 +99,8 @@ class MIGRESModules:
 
     def queries(self, question: str, asked: Sequence[str], facts: Sequence[str], missing: str) -> Asked[list[str]]:
         """The Query Generator: new queries for the missing information (not yet checked against memory)."""
-        return self._ask("query", prompts.query_instance(question, asked, facts, missing), parse_queries,
-                         correction="query")
+        return self._ask("query", prompts.query_instance(question, asked, facts, missing),
+                         lambda text: parse_queries(text, cut_short=self.cut_short), correction="query")
 
     def leaf(self, passages: Sequence[tuple[str, str | None]], question: str) -> Asked[list[LeafFact]]:
         """The Leaf Module: useful information from ``passages`` (``(text, title)``), citing their indices."""
@@ -127,9 +128,10 @@ class MIGRESModules:
         self.calls[module] += 1
         prompt = self._prompt(module, instance) + suffix
         started = time.perf_counter()
-        text = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0).text
+        completion = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0)
         self.seconds[module] += time.perf_counter() - started
-        return text
+        self.cut_short = completion.finish_reason == "length"
+        return completion.text
 
     def _ask(self, module: str, instance: str, parse: Callable[[str], T], *, correction: str) -> Asked[T]:
         first = self._complete(module, instance)

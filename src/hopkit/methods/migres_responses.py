@@ -133,10 +133,12 @@ def _leaf_item(piece: str) -> LeafFact | None:
     return LeafFact(info, tuple(dict.fromkeys(indices))) if info else None
 
 
-def parse_queries(text: str) -> list[str]:
+def parse_queries(text: str, *, cut_short: bool = False) -> list[str]:
     """The Query Generator's new queries: one per line (or a bracketed list), markers and duplicates removed.
 
-    A numbered list run into one line ("1. Who? 2. Where?") is split at its numbers.
+    A numbered list run into one line ("1. Who? 2. Where?") is split at its numbers. When
+    ``max_tokens`` cut the response short (``cut_short``), its last query is unfinished and
+    is dropped, unless it is the only one.
 
     Raises:
         ParseError: no query is found.
@@ -149,7 +151,7 @@ def parse_queries(text: str) -> list[str]:
     found = list(dict.fromkeys(query for query in queries if query))
     if not found:
         raise ParseError("one query per line", text, "no query")
-    return found
+    return found[:-1] if cut_short and len(found) > 1 else found
 
 
 def _inline_numbered(line: str) -> list[str]:

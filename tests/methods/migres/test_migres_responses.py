@@ -83,5 +83,13 @@ def test_a_numbered_list_run_into_one_line_is_split_at_its_numbers() -> None:
         "How many people lived there in 2010? 2. 5 million?"]
     assert parse_queries("Who won 3. place in 1990?") == ["Who won 3. place in 1990?"]
     assert parse_queries("Who founded it?\n2. When?") == ["Who founded it?", "When?"]
+
+
+def test_a_response_cut_short_loses_its_unfinished_last_query() -> None:
+    text = "1. Who directed Levity? 2. Where was he born? 3. What is the name of the city in which Fiske"
+    assert parse_queries(text, cut_short=True) == ["Who directed Levity?", "Where was he born?"]
+    assert parse_queries(text)[-1] == "What is the name of the city in which Fiske"
+    assert parse_queries("What is the name of the city in which", cut_short=True) == [
+        "What is the name of the city in which"]
     with pytest.raises(ParseError):
         parse_queries(" \n ")
