@@ -64,6 +64,16 @@ def test_every_answer_is_judged_once_and_failed_ones_not_at_all(stores: tuple[St
     assert {q: v.correct for q, v in stored.items()} == {"q0": True, "q1": False, "q3": True}
 
 
+def test_only_the_chosen_questions_are_judged(stores: tuple[Store, VerdictStore]) -> None:
+    store, verdicts = stores
+    run = record_run(store)
+    llm = ScriptedLLM(by_gold)
+    outcome = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False, query_ids={"q0", "q2"})
+    assert (outcome.answered, outcome.judged_now) == (1, 1)   # q2 failed: nothing to judge
+    assert [p for p in llm.prompts if "Question 0?" in p] == llm.prompts
+    assert judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False).judged_now == 2   # q1, q3 left
+
+
 def test_a_stopped_judging_keeps_its_verdicts_and_resumes(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     run = record_run(store)

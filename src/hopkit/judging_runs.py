@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import AbstractSet, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -50,7 +50,7 @@ def _current(verdict: StoredVerdict | None, result: QueryResult) -> bool:
 
 
 def judge_run(store: Store, verdicts: VerdictStore, run: RunInfo, judge: AccuracyJudge, *,
-              progress: bool = True) -> JudgeOutcome:
+              progress: bool = True, query_ids: AbstractSet[str] | None = None) -> JudgeOutcome:
     """Judge every answer of ``run`` that this judge has not judged yet, storing each verdict at once.
 
     Args:
@@ -59,6 +59,7 @@ def judge_run(store: Store, verdicts: VerdictStore, run: RunInfo, judge: Accurac
         run: the run.
         judge: the judge; its :attr:`~AccuracyJudge.identity` keys the verdicts.
         progress: show a progress bar (tqdm, on stderr).
+        query_ids: judge only these questions' answers (None: every answer).
 
     Returns:
         What was judged.
@@ -73,7 +74,8 @@ def judge_run(store: Store, verdicts: VerdictStore, run: RunInfo, judge: Accurac
     identity = judge.identity
     queries = {q.id: q for q in store.queries(current.dataset)}
     stored = verdicts.verdicts(current.run_id, identity.model_id, identity.prompt_version)
-    answered = [r for r in store.results(current.run_id) if r.error is None and r.query_id in queries]
+    answered = [r for r in store.results(current.run_id) if r.error is None and r.query_id in queries
+                and (query_ids is None or r.query_id in query_ids)]
     todo = [r for r in answered if not _current(stored.get(r.query_id), r)]
     unreadable = sum(1 for r in answered if _current(stored.get(r.query_id), r)
                      and stored[r.query_id].correct is None)

@@ -1,0 +1,61 @@
+"""Acc† for the QA benchmark's runs: the LLM judge on each method's answers to the first questions.
+
+The judge is the MIGRES paper's (Table 15: does the prediction imply the ground-truth
+answer?) on the model the runs were made with (``--llm``). Each verdict is stored as it
+is given (a stopped judging resumes) and the judged runs are saved with their verdicts to
+``benchmarks/results/runs/``; qa_bench and method_claims then report Acc† for them::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.judge_runs \\
+        --datasets hotpotqa 2wikimultihopqa --methods nor oner ircot searchain migres --limit 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hopkit.errors import StoreError
+from hopkit.evaluation.llm_judge import AccuracyJudge
+from hopkit.judging_runs import judge_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_store import add_store_options, open_store  # noqa: E402  (pysbd ships a package named "benchmarks")
+from qa_bench import METHODS, ingest, pipeline_for  # noqa: E402
+from qa_pipelines import SKIPPED  # noqa: E402
+from saved_runs import save  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique", "strategyqa"])
+    parser.add_argument("--methods", nargs="+", default=["nor", "oner", "ircot", "searchain", "migres"],
+                        choices=METHODS)
+    parser.add_argument("--limit", type=int, default=30, help="judge the answers to the first N questions")
+    add_store_options(parser)
+    args = parser.parse_args()
+    session_factory, store, llm = open_store(args)
+    judge = AccuracyJudge(llm)
+    for dataset in args.datasets:
+        ingest(store, dataset)
+        first = {q.id for q in store.queries(dataset, limit=args.limit)}
+        for method in args.methods:
+            if (method, dataset) in SKIPPED:
+                continue
+            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm).run_spec().run_id
+            try:
+                run = store.run(run_id)
+            except StoreError:
+                print(f"{method} on {dataset}: no run {run_id} yet, nothing to judge")
+                continue
+            try:
+                outcome = judge_run(store, store.verdicts, run, judge, query_ids=first)
+            finally:
+                save(store, run_id)
+            print(f"{method} on {dataset}: {outcome.answered} answers, {outcome.judged_now} judged now, "
+                  f"{outcome.unreadable} unreadable verdicts")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
