@@ -57,7 +57,7 @@ def migres_generation_calls(trace: Trace) -> int:
 
 
 def migres_question(stored: Mapping[str, Any], model_calls: int, retrieval_seconds: float,
-                    total_seconds: float) -> dict[str, float]:
+                    total_seconds: float, prompt_tokens: int = 0, cached_prompt_tokens: int = 0) -> dict[str, float]:
     """One question's MIGRES numbers.
 
     Args:
@@ -65,11 +65,15 @@ def migres_question(stored: Mapping[str, Any], model_calls: int, retrieval_secon
         model_calls: every model call of the question (the usage record's).
         retrieval_seconds: the usage record's retrieval seconds.
         total_seconds: the question's wall time.
+        prompt_tokens: every prompt token of the question (the usage record's).
+        cached_prompt_tokens: those the backend's prefix cache served.
 
     Returns:
         ``generation_calls``, ``scoring_calls``, ``iterations``, ``passages``,
         ``knowledge_tokens``, ``knowledge_prompts``, and, when the method recorded them,
-        ``seconds:<module>`` for each module, ``seconds:retrieval``, ``seconds:other``.
+        ``seconds:<module>`` for each module, ``seconds:retrieval``, ``seconds:other``, and
+        the prompt tokens of the generating modules and of the judges with their cached
+        parts (``prompt:generation``, ``cached:generation``, ``prompt:judges``, ``cached:judges``).
     """
     trace = Trace.from_result_trace(stored)
     generation = migres_generation_calls(trace)
@@ -88,6 +92,12 @@ def migres_question(stored: Mapping[str, Any], model_calls: int, retrieval_secon
         parts["retrieval"] = retrieval_seconds
         parts["other"] = max(0.0, total_seconds - sum(parts.values()))
         row.update({f"seconds:{name}": value for name, value in parts.items()})
+    generation_prompt, generation_cached = stored.get("prompt_tokens"), stored.get("cached_prompt_tokens")
+    if isinstance(generation_prompt, Mapping) and isinstance(generation_cached, Mapping):
+        row["prompt:generation"] = float(sum(generation_prompt.values()))
+        row["cached:generation"] = float(sum(generation_cached.values()))
+        row["prompt:judges"] = float(prompt_tokens) - row["prompt:generation"]
+        row["cached:judges"] = float(cached_prompt_tokens) - row["cached:generation"]
     return row
 
 
@@ -148,6 +158,17 @@ def migres_table(runs: Sequence[RunRows]) -> str:
                      f"{_cell(run.mean('scoring_calls'))} | {_cell(run.mean('iterations'), 2)} | "
                      f"{_cell(run.mean('passages'))} | {_cell(run.mean('knowledge_tokens'), 0)} | "
                      f"{_cell(run.mean('knowledge_prompts'), 2)} |")
+    lines += ["", "Prompt tokens per question and the share the prefix cache served, for the generating modules "
+              "(Main, Query, Leaf, knowledge) and for the LLM judges (relevance, NLI); - = not recorded by this run:",
+              "", "| run | dataset | generation prompt tokens/q | cached | judges' prompt tokens/q | cached |",
+              "|---|---|---:|---:|---:|---:|"]
+    for run in runs:
+        cells = []
+        for part in ("generation", "judges"):
+            prompt, cached = run.mean(f"prompt:{part}"), run.mean(f"cached:{part}")
+            share = None if prompt is None or cached is None or not prompt else 100 * cached / prompt
+            cells += [_cell(prompt, 0), "-" if share is None else f"{share:.0f}%"]
+        lines.append(f"| {run.label} | {run.dataset} | {' | '.join(cells)} |")
     parts = (*MIGRES_SECONDS, "retrieval", "other")
     lines += ["", "Seconds per question, by module (wall time; filter = the relevance judge's scoring, nli = the "
               "entailment judge's; - = not recorded by this run):", "",
@@ -201,7 +222,7 @@ def run_rows(method: str, label: str, dataset: str, results: Iterable[Any],
         usage = result.usage
         if method == "migres":
             rows.append(migres_question(result.trace, usage.llm_calls, usage.retrieval_seconds,
-                                        usage.total_seconds))
+                                        usage.total_seconds, usage.prompt_tokens, usage.cached_prompt_tokens))
         else:
             rows.append(searchain_question(result.trace))
         seconds.append(usage.total_seconds)

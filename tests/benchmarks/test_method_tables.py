@@ -87,6 +87,18 @@ def test_a_migres_run_without_recorded_seconds_shows_none(tables: ModuleType) ->
     table = tables.migres_table([tables.RunRows("migres", "hotpotqa", [row], [5.0])])
     assert "| migres | hotpotqa | 5.00 | - | - |" in table
     assert "| migres | hotpotqa | 1 | 7.0 | 0.0 | 3.00 | 3.0 | 420 | 1.00 |" in table
+    assert "| migres | hotpotqa | - | - | - | - |" in table   # no prompt tokens recorded per module
+
+
+def test_the_prefix_cache_share_is_split_between_the_generating_modules_and_the_judges(
+        tables: ModuleType) -> None:
+    stored = migres_stored(prompt_tokens={"main": 600, "leaf": 400}, cached_prompt_tokens={"main": 500, "leaf": 300})
+    row = tables.migres_question(stored, model_calls=7, retrieval_seconds=0.0, total_seconds=5.0,
+                                 prompt_tokens=3000, cached_prompt_tokens=1300)
+    assert (row["prompt:generation"], row["cached:generation"]) == (1000, 800)
+    assert (row["prompt:judges"], row["cached:judges"]) == (2000, 500)
+    table = tables.migres_table([tables.RunRows("migres", "hotpotqa", [row], [5.0])])
+    assert "| migres | hotpotqa | 1000 | 80% | 2000 | 25% |" in table
 
 
 def test_searchain_nodes_rounds_and_traceability(tables: ModuleType) -> None:

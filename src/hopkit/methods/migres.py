@@ -195,8 +195,9 @@ class MIGRES:
             order; ``metadata`` iterations, stop_reason, confidence, llm_calls per module,
             passages_used, reranked_passages (passages the relevance judge scored),
             knowledge_tokens, knowledge_prompts, seconds (wall seconds of each
-            module's model calls, of the knowledge filter and of the NLI check), queries,
-            known_information.
+            module's model calls, of the knowledge filter and of the NLI check),
+            prompt_tokens and cached_prompt_tokens (of each generating module's calls;
+            the judges' are the rest of the question's usage), queries, known_information.
 
         Raises:
             LLMError: a prompt does not fit in the model's context, or a model call failed.
@@ -388,6 +389,8 @@ class MIGRES:
             "reranked_passages": question.reranked,
             "seconds": {module: round(seconds, 4) for module, seconds
                         in {**question.modules.seconds, **question.judge_seconds}.items()},
+            "prompt_tokens": dict(question.modules.prompt_tokens),
+            "cached_prompt_tokens": dict(question.modules.cached_prompt_tokens),
             "queries": list(question.memory.asked),
             "known_information": list(question.memory.facts),
         }

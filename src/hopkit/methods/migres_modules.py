@@ -77,6 +77,8 @@ class MIGRESModules:
         self.max_tokens = max_tokens
         self.calls: Counter[str] = Counter()
         self.seconds: Counter[str] = Counter()  # wall seconds of each module's model calls
+        self.prompt_tokens: Counter[str] = Counter()  # each module's prompt tokens
+        self.cached_prompt_tokens: Counter[str] = Counter()  # ... of which the backend's prefix cache served
         self.knowledge_tokens = 0
         self.cut_short = False  # whether max_tokens cut the last response short
         instructions = {
@@ -131,6 +133,8 @@ class MIGRESModules:
         completion = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0)
         self.seconds[module] += time.perf_counter() - started
         self.cut_short = completion.finish_reason == "length"
+        self.prompt_tokens[module] += completion.prompt_tokens
+        self.cached_prompt_tokens[module] += completion.cached_prompt_tokens
         return completion.text
 
     def _ask(self, module: str, instance: str, parse: Callable[[str], T], *, correction: str) -> Asked[T]:

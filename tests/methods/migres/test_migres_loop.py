@@ -36,6 +36,11 @@ def test_two_hops_find_the_founder_then_her_birthplace(kit: SimpleNamespace) -> 
     assert result.metadata["known_information"] == ["Velmora Ironworks was founded by Ada Quill",
                                                     "Ada Quill was born in Tarsk"]
     assert result.metadata["knowledge_tokens"] > 0
+    # each generating module's prompt tokens (the scripted model counts words and caches nothing)
+    assert set(result.metadata["prompt_tokens"]) == {"leaf", "main", "query"}
+    query_words = len(prompts.QUERY_INSTRUCTION.split()) + len(model.prompts_of("query")[0].split())
+    assert result.metadata["prompt_tokens"]["query"] == query_words
+    assert result.metadata["cached_prompt_tokens"] == {"leaf": 0, "main": 0, "query": 0}
 
     # the Main Module sees the known information, joined as the authors' demonstrations join it
     assert model.prompts_of("main")[1].startswith(
