@@ -155,14 +155,21 @@ def parse_queries(text: str, *, cut_short: bool = False) -> list[str]:
 
 
 def _inline_numbered(line: str) -> list[str]:
-    """``line`` split before each number of a list counted 1, 2, 3... inside it (else ``[line]``)."""
-    cuts, expected = [], 1
-    for match in _INLINE_NUMBER.finditer(line):
+    """``line`` split before each number of a list counted on inside it (else ``[line]``).
+
+    A number counts only where a sentence ends ("Who won 3. place?" is one query). The count starts at the line's own leading number ("2. Who? 3. Where?" continues a list
+    numbered across lines), else at 1.
+    """
+    matches = list(_INLINE_NUMBER.finditer(line))
+    leads = bool(matches) and matches[0].start(1) == len(line) - len(line.lstrip())
+    cuts, expected = [], int(matches[0].group(1)) if leads else 1
+    for match in matches:
         number = int(match.group(1))
-        if number == expected:
+        ends_sentence = line[:match.start(1)].rstrip()[-1:] in ("", "?", ".", "!", '"', "'")
+        if number == expected and ends_sentence:
             cuts.append(match.start(1))
             expected += 1
-    if len(cuts) < 2 and not (cuts and cuts[0] == len(line) - len(line.lstrip())):
+    if len(cuts) < 2 and not leads:
         return [line]
     return [line[start:end] for start, end in zip([0, *cuts], [*cuts, len(line)]) if line[start:end].strip()]
 

@@ -83,6 +83,12 @@ def test_a_numbered_list_run_into_one_line_is_split_at_its_numbers() -> None:
         "How many people lived there in 2010? 2. 5 million?"]
     assert parse_queries("Who won 3. place in 1990?") == ["Who won 3. place in 1990?"]
     assert parse_queries("Who founded it?\n2. When?") == ["Who founded it?", "When?"]
+    # a list numbered line by line whose second line runs on (MuSiQue, 2hop__51113_84616)
+    text = ("1. Who wrote the song 'Moon River'?\n2. What awards did the actress win? 3. What is the name of the "
+            "actress? 4. What")
+    assert parse_queries(text) == ["Who wrote the song 'Moon River'?", "What awards did the actress win?",
+                                   "What is the name of the actress?", "What"]
+    assert parse_queries("Who won?\n2. Who won 3. place in 1990?") == ["Who won?", "Who won 3. place in 1990?"]
 
 
 def test_a_response_cut_short_loses_its_unfinished_last_query() -> None:
