@@ -44,6 +44,11 @@ def record_run(store: Store, answers: dict[str, str] = ANSWERS, name: str = "nor
     return store.run(run.run_id)
 
 
+def asking_judge(llm: ScriptedLLM) -> AccuracyJudge:
+    """A judge asked about every answer, exact matches too, so each answer reaches the model."""
+    return AccuracyJudge(llm, ask_exact_matches=True)
+
+
 def by_gold(prompt: str) -> str:
     """Says Yes when the prediction is the gold answer, as a perfect judge would."""
     prediction = prompt.split("Prediction\n", 1)[1].split("\n", 1)[0]
@@ -55,10 +60,10 @@ def test_every_answer_is_judged_once_and_failed_ones_not_at_all(stores: tuple[St
     store, verdicts = stores
     run = record_run(store)
     llm = ScriptedLLM(by_gold)
-    outcome = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False)
+    outcome = judge_run(store, verdicts, run, asking_judge(llm), progress=False)
     assert (outcome.answered, outcome.already, outcome.judged_now, outcome.unreadable) == (3, 0, 3, 0)
     assert len(llm.prompts) == 3 and not any("Question 2?" in p for p in llm.prompts)
-    again = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False)
+    again = judge_run(store, verdicts, run, asking_judge(llm), progress=False)
     assert (again.already, again.judged_now) == (3, 0) and len(llm.prompts) == 3
     stored = verdicts.verdicts(run.run_id, "scripted", outcome.judge.prompt_version)
     assert {q: v.correct for q, v in stored.items()} == {"q0": True, "q1": False, "q3": True}
@@ -68,10 +73,10 @@ def test_only_the_chosen_questions_are_judged(stores: tuple[Store, VerdictStore]
     store, verdicts = stores
     run = record_run(store)
     llm = ScriptedLLM(by_gold)
-    outcome = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False, query_ids={"q0", "q2"})
+    outcome = judge_run(store, verdicts, run, asking_judge(llm), progress=False, query_ids={"q0", "q2"})
     assert (outcome.answered, outcome.judged_now) == (1, 1)   # q2 failed: nothing to judge
     assert [p for p in llm.prompts if "Question 0?" in p] == llm.prompts
-    assert judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False).judged_now == 2   # q1, q3 left
+    assert judge_run(store, verdicts, run, asking_judge(llm), progress=False).judged_now == 2   # q1, q3 left
 
 
 def test_a_stopped_judging_keeps_its_verdicts_and_resumes(stores: tuple[Store, VerdictStore]) -> None:
@@ -86,22 +91,22 @@ def test_a_stopped_judging_keeps_its_verdicts_and_resumes(stores: tuple[Store, V
         return by_gold(prompt)
 
     with pytest.raises(KeyboardInterrupt):
-        judge_run(store, verdicts, run, AccuracyJudge(ScriptedLLM(stops_at_the_second)), progress=False)
-    identity = AccuracyJudge(ScriptedLLM([])).identity
+        judge_run(store, verdicts, run, asking_judge(ScriptedLLM(stops_at_the_second)), progress=False)
+    identity = asking_judge(ScriptedLLM([])).identity
     assert set(verdicts.verdicts(run.run_id, *vars(identity).values())) == {"q0"}
     llm = ScriptedLLM(by_gold)
-    outcome = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False)
+    outcome = judge_run(store, verdicts, run, asking_judge(llm), progress=False)
     assert (outcome.already, outcome.judged_now) == (1, 2) and len(llm.prompts) == 2
 
 
 def test_a_changed_answer_is_judged_again(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     run = record_run(store)
-    judge_run(store, verdicts, run, AccuracyJudge(ScriptedLLM(by_gold)), progress=False)
+    judge_run(store, verdicts, run, asking_judge(ScriptedLLM(by_gold)), progress=False)
     store.record_result(run.run_id, QueryResult("q1", "Marseille", (), {}))  # a rerun answered it anew
     store.record_result(run.run_id, QueryResult("q2", "Nice", (), {}))  # the failed one, retried
     llm = ScriptedLLM(by_gold)
-    outcome = judge_run(store, verdicts, run, AccuracyJudge(llm), progress=False)
+    outcome = judge_run(store, verdicts, run, asking_judge(llm), progress=False)
     assert (outcome.answered, outcome.already, outcome.judged_now) == (4, 2, 2)
     assert sorted(p.split("Prediction\n")[1].split("\n")[0] for p in llm.prompts) == ["Marseille", "Nice"]
 
@@ -109,19 +114,19 @@ def test_a_changed_answer_is_judged_again(stores: tuple[Store, VerdictStore]) ->
 def test_unreadable_verdicts_are_stored_as_such_and_counted(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     run = record_run(store)
-    outcome = judge_run(store, verdicts, run, AccuracyJudge(ScriptedLLM(["Yes", "Hmm.", "No"])), progress=False)
+    outcome = judge_run(store, verdicts, run, asking_judge(ScriptedLLM(["Yes", "Hmm.", "No"])), progress=False)
     assert outcome.unreadable == 1
     stored = verdicts.verdicts(run.run_id, *vars(outcome.judge).values())
     assert stored["q1"] == StoredVerdict("q1", "Lyon", None, "Hmm.")
-    assert judge_run(store, verdicts, run, AccuracyJudge(ScriptedLLM([])), progress=False).unreadable == 1
+    assert judge_run(store, verdicts, run, asking_judge(ScriptedLLM([])), progress=False).unreadable == 1
 
 
 def test_a_judge_that_fails_stops_with_the_verdicts_before_it_stored(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     run = record_run(store)
     with pytest.raises(LLMError, match="ran out"):
-        judge_run(store, verdicts, run, AccuracyJudge(ScriptedLLM(["Yes"])), progress=False)
-    assert len(verdicts.verdicts(run.run_id, *vars(AccuracyJudge(ScriptedLLM([])).identity).values())) == 1
+        judge_run(store, verdicts, run, asking_judge(ScriptedLLM(["Yes"])), progress=False)
+    assert len(verdicts.verdicts(run.run_id, *vars(asking_judge(ScriptedLLM([])).identity).values())) == 1
 
 
 def test_accuracy_by_question() -> None:
@@ -137,7 +142,7 @@ def test_accuracy_by_question() -> None:
 def test_the_scorer_reports_llm_accuracy_only_for_a_fully_judged_run(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     judged, partly = record_run(store), record_run(store, {"q0": "Paris", "q1": "Lyon"}, name="other")
-    judge = AccuracyJudge(ScriptedLLM(by_gold))
+    judge = asking_judge(ScriptedLLM(by_gold))
     judge_run(store, verdicts, judged, judge, progress=False)
     verdicts.record(partly.run_id, *vars(judge.identity).values(), StoredVerdict("q0", "Paris", True, "Yes"))
     full, partial = score_runs(store, [judged, partly], verdicts=verdicts, judge=judge.identity)
@@ -155,7 +160,7 @@ def test_choose_judge(stores: tuple[Store, VerdictStore]) -> None:
     store, verdicts = stores
     run = record_run(store)
     assert choose_judge(verdicts, [run.run_id]) is None
-    first = AccuracyJudge(ScriptedLLM(by_gold)).identity
+    first = asking_judge(ScriptedLLM(by_gold)).identity
     verdicts.record(run.run_id, *vars(first).values(), StoredVerdict("q0", "Paris", True, "Yes"))
     verdicts.record(run.run_id, first.model_id, "some-other-prompt/chat", StoredVerdict("q0", "Paris", True, "Y"))
     assert choose_judge(verdicts, [run.run_id]) == first
@@ -175,5 +180,5 @@ def test_a_stale_run_is_not_judged(stores: tuple[Store, VerdictStore]) -> None:
     store.add_corpus(changed, replace=True)
     llm = ScriptedLLM(by_gold)
     with pytest.raises(StoreError, match="re-ingested"):
-        judge_run(store, verdicts, store.run(run.run_id), AccuracyJudge(llm), progress=False)
+        judge_run(store, verdicts, store.run(run.run_id), asking_judge(llm), progress=False)
     assert llm.prompts == []

@@ -57,7 +57,7 @@ def test_judge_then_evaluate(hopkit: Hopkit, tmp_path: Path) -> None:
     assert "4 answers, 0 judged before, 4 now, 1 unreadable verdict(s)" in out
     code, out, _ = hopkit("evaluate")
     assert code == 0 and llm_acc_cell(out).startswith("50.0 ±")
-    assert "judged by scripted (migres-table15-v1/completion)" in out
+    assert "judged by scripted (migres-table15-v2/completion)" in out
     # a rerun asks nothing (the script is spent: a call would fail)
     code, out, err = hopkit("judge", "nor", "--llm", str(scripted(judge, [])), "--quiet")
     assert code == 0 and "4 judged before, 0 now, 1 unreadable" in out, err

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from hopkit.errors import ConfigError
-from hopkit.evaluation.llm_judge import ACCURACY_PROMPT, PROMPT_VERSION, AccuracyJudge, Verdict, gold_text
+from hopkit.evaluation.llm_judge import (ACCURACY_PROMPT, EXACT_MATCH_REPLY, PROMPT_VERSION, AccuracyJudge, Verdict,
+                                        gold_text)
 from hopkit.llm.fake import ScriptedLLM
 
 pytestmark = pytest.mark.unit
@@ -44,11 +45,11 @@ def test_gold_aliases_are_joined_once_each_and_empty_gold_is_refused() -> None:
 def test_a_completion_model_is_asked_the_prompt_greedily_and_its_verdicts_read() -> None:
     llm = ScriptedLLM(["Yes.", "No, it names Lyon.", "I am not sure."])
     judge = AccuracyJudge(llm)
-    assert judge.judge("Q1?", "Paris", ["Paris"]) == Verdict(True, "Yes.")
+    assert judge.judge("Q1?", "It is Paris", ["Paris"]) == Verdict(True, "Yes.")
     assert judge.judge("Q2?", "Lyon", ["Paris"]) == Verdict(False, "No, it names Lyon.")
     unreadable = judge.judge("Q3?", "?", ["Paris"])
     assert unreadable == Verdict(None, "I am not sure.") and not unreadable.readable
-    assert llm.prompts[0] == AccuracyJudge.prompt("Q1?", "Paris", ["Paris"])
+    assert llm.prompts[0] == AccuracyJudge.prompt("Q1?", "It is Paris", ["Paris"])
     assert judge.identity.model_id == "scripted"
     assert judge.identity.prompt_version == f"{PROMPT_VERSION}/completion"
 
@@ -56,11 +57,31 @@ def test_a_completion_model_is_asked_the_prompt_greedily_and_its_verdicts_read()
 def test_a_chat_model_gets_the_prompt_as_one_user_turn_and_another_identity() -> None:
     llm = ScriptedLLM(["Yes"], chat=True)
     judge = AccuracyJudge(llm)
-    assert judge.judge("Q?", "Paris", ["Paris"]).correct is True
+    assert judge.judge("Q?", "Paris, France", ["Paris"]).correct is True
     assert re.fullmatch(r"<\|user\|>\n(.*)\n<\|assistant\|>\n", llm.prompts[0], re.DOTALL)
-    assert AccuracyJudge.prompt("Q?", "Paris", ["Paris"]) in llm.prompts[0]
+    assert AccuracyJudge.prompt("Q?", "Paris, France", ["Paris"]) in llm.prompts[0]
     assert judge.identity.prompt_version == f"{PROMPT_VERSION}/chat"
     assert judge.identity != AccuracyJudge(ScriptedLLM([])).identity
+
+
+def test_an_exact_match_is_correct_without_asking_unless_exact_matches_are_asked() -> None:
+    """A small judge answered "No" when asked whether the prediction "no" implies the gold "no"."""
+    llm = ScriptedLLM(["No", "No"])
+    judge = AccuracyJudge(llm)
+    assert judge.judge("Is Lyon in Spain?", " No. ", ["no"]) == Verdict(True, EXACT_MATCH_REPLY)
+    assert judge.judge("Is it the capital?", "The Paris", ["Lyon", "paris"]) == Verdict(True, EXACT_MATCH_REPLY)
+    assert llm.prompts == []
+    assert judge.judge("Is Lyon in Spain?", "yes", ["no"]) == Verdict(False, "No")
+    asking = AccuracyJudge(llm, ask_exact_matches=True)
+    assert asking.judge("Is Lyon in Spain?", "no", ["no"]) == Verdict(False, "No")
+    assert len(llm.prompts) == 2
+    assert asking.identity.prompt_version == f"{PROMPT_VERSION}/completion/asks-exact-matches" != \
+        judge.identity.prompt_version
+
+
+def test_an_exact_match_still_needs_a_gold_answer() -> None:
+    with pytest.raises(ConfigError, match="at least one non-empty gold answer"):
+        AccuracyJudge(ScriptedLLM([])).judge("Q?", "", ["", " "])
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.5])

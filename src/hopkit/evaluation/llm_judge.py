@@ -14,6 +14,12 @@ verdict is read with :func:`hopkit.parsing.parse_yes_no`; a reply that says neit
 nor no (or both) is kept as an unreadable verdict, never guessed. A judge is identified
 by the model's id and :data:`PROMPT_VERSION` plus the way it was asked
 (:attr:`AccuracyJudge.identity`), so verdicts of two judges are never mixed.
+
+An answer that exactly matches a gold alias (SQuAD normalisation, as EM) is correct
+without asking, so Acc† is never below EM, as in every row of the paper's Table 3. A small
+judge needs this: Qwen2.5-Coder-1.5B, asked whether the bare prediction "no" implies the
+gold answer "no", replied "No" on 12 of 14 StrategyQA questions. ``ask_exact_matches=True``
+asks the model about every answer, as the paper did with GPT-3.5.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ from dataclasses import dataclass
 from typing import Final, Sequence, cast
 
 from hopkit.errors import ConfigError, ParseError
+from hopkit.evaluation.metrics import exact_match
 from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion, supports
 from hopkit.parsing import parse_yes_no
 
-__all__ = ["ACCURACY_PROMPT", "PROMPT_VERSION", "AccuracyJudge", "JudgeIdentity", "Verdict", "gold_text"]
+__all__ = ["ACCURACY_PROMPT", "EXACT_MATCH_REPLY", "PROMPT_VERSION", "AccuracyJudge", "JudgeIdentity", "Verdict", "gold_text"]
 
 #: Table 15 of Wang et al. (2024), "Prompt for Evaluating the Correctness of a Model Output".
 ACCURACY_PROMPT: Final = (
@@ -39,7 +46,9 @@ ACCURACY_PROMPT: Final = (
 
 #: Changes whenever :data:`ACCURACY_PROMPT`, :func:`gold_text` or the decoding changes, so
 #: verdicts given under an older prompt are never read as this one's.
-PROMPT_VERSION: Final = "migres-table15-v1"
+PROMPT_VERSION: Final = "migres-table15-v2"
+#: The stored reply of a verdict given without asking: the prediction is a gold answer.
+EXACT_MATCH_REPLY: Final = "(not asked: the prediction exactly matches a gold answer)"
 #: How gold aliases are written into the prompt's "Ground-truth Answer".
 ALIAS_SEPARATOR: Final = " or "
 #: Room for "Yes", "No." or a short lead-in; the verdict is the first word.
@@ -95,22 +104,28 @@ class AccuracyJudge:
     Args:
         llm: any hopkit LLM; with the ``"chat"`` capability the prompt is sent as one user turn.
         max_tokens: the longest reply to generate (the verdict is its first word).
+        ask_exact_matches: also ask about predictions that exactly match a gold answer
+            (otherwise they are correct without asking).
 
     Raises:
         ConfigError: ``max_tokens`` is not a positive integer.
     """
 
-    def __init__(self, llm: LLM, *, max_tokens: int = MAX_VERDICT_TOKENS) -> None:
+    def __init__(self, llm: LLM, *, max_tokens: int = MAX_VERDICT_TOKENS, ask_exact_matches: bool = False) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ConfigError(f"AccuracyJudge: max_tokens must be a positive integer, got {max_tokens!r}")
         self.llm = llm
         self.max_tokens = max_tokens
         self.chat = supports(llm, CHAT)
+        self.ask_exact_matches = ask_exact_matches
 
     @property
     def identity(self) -> JudgeIdentity:
-        """The model id and ``PROMPT_VERSION``, with ``/chat`` or ``/completion`` for the way of asking."""
-        return JudgeIdentity(self.llm.model_id, f"{PROMPT_VERSION}/{'chat' if self.chat else 'completion'}")
+        """The model id and ``PROMPT_VERSION``, with ``/chat`` or ``/completion`` for the way of asking
+        and ``/asks-exact-matches`` when exact matches are asked too."""
+        way = "chat" if self.chat else "completion"
+        suffix = "/asks-exact-matches" if self.ask_exact_matches else ""
+        return JudgeIdentity(self.llm.model_id, f"{PROMPT_VERSION}/{way}{suffix}")
 
     @staticmethod
     def prompt(question: str, prediction: str, answers: Sequence[str]) -> str:
@@ -131,13 +146,18 @@ class AccuracyJudge:
             answers: the gold answers (aliases).
 
         Returns:
-            The verdict; ``correct`` is None when the reply says neither yes nor no.
+            The verdict; ``correct`` is None when the reply says neither yes nor no. An exact
+            match of a gold answer is correct, with :data:`EXACT_MATCH_REPLY` as its reply,
+            unless the judge asks about exact matches too.
 
         Raises:
             ConfigError: no non-empty gold answer.
             LLMError: the model failed.
         """
-        completion = self._ask(self.prompt(question, prediction, answers))
+        prompt = self.prompt(question, prediction, answers)
+        if not self.ask_exact_matches and exact_match(prediction, answers):
+            return Verdict(True, EXACT_MATCH_REPLY)
+        completion = self._ask(prompt)
         try:
             return Verdict(parse_yes_no(completion.text), completion.text)
         except ParseError:
