@@ -26,6 +26,9 @@ _LINE_MARKER = re.compile(r"^\s*(?:[-*\u2022]\s+|\d{1,2}[.)]\s+|(?:new\s+)?(?:qu
 
 # A list number inside a line: "... born? 2. What ..." (not "2.5 million": a space must follow).
 _INLINE_NUMBER = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+(?=\S)")
+# Where a question ends and a new sentence begins: "... compare? To solve it, we ..." (not
+# 'Who sang "Why?" in 1990?', where the words after the mark go on in lower case).
+_AFTER_QUESTION_MARK = re.compile(r"(?:(?<=\?)|(?<=\?[\"'”’)]))\s+(?=[A-Z\"'“‘(])")
 
 
 @dataclass(frozen=True)
@@ -137,8 +140,10 @@ def parse_queries(text: str, *, cut_short: bool = False) -> list[str]:
     """The Query Generator's new queries: one per line (or a bracketed list), markers and duplicates removed.
 
     A numbered list run into one line ("1. Who? 2. Where?") is split at its numbers. When
-    ``max_tokens`` cut the response short (``cut_short``), its last query is unfinished and
-    is dropped, unless it is the only one.
+    the response asks questions, only its questions are queries: the prose a small model
+    writes around them (a preamble, a heading echoed from the prompt, an explanation run on
+    after the question mark) is dropped. When ``max_tokens`` cut the response short
+    (``cut_short``), its last query is unfinished and is dropped, unless it is the only one.
 
     Raises:
         ParseError: no query is found.
@@ -147,11 +152,21 @@ def parse_queries(text: str, *, cut_short: bool = False) -> list[str]:
         items = parse_list(text)
     else:
         items = [item for line in text.splitlines() for item in _inline_numbered(line)]
-    queries = [_unquoted(_LINE_MARKER.sub("", _LINE_MARKER.sub("", item)).strip()) for item in items]  # "- Query 3:"
-    found = list(dict.fromkeys(query for query in queries if query))
+    unmarked = [_unquoted(_LINE_MARKER.sub("", _LINE_MARKER.sub("", item)).strip()) for item in items]  # "- Query 3:"
+    queries = [query for query in unmarked if query]
+    if cut_short and len(queries) > 1:
+        queries = queries[:-1]
+    found = list(dict.fromkeys(_questions_only(queries)))
     if not found:
         raise ParseError("one query per line", text, "no query")
-    return found[:-1] if cut_short and len(found) > 1 else found
+    return found
+
+
+def _questions_only(items: list[str]) -> list[str]:
+    """The questions in ``items``, each on its own (else ``items``: the queries are not questions)."""
+    pieces = [piece.strip() for item in items for piece in _AFTER_QUESTION_MARK.split(item)]
+    questions = [_unquoted(piece) for piece in pieces if piece.rstrip("\"'”’)").endswith("?")]
+    return questions or items
 
 
 def _inline_numbered(line: str) -> list[str]:

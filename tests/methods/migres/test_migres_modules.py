@@ -9,7 +9,8 @@ from hopkit.methods.migres_modules import MIGRESModules
 
 pytestmark = pytest.mark.unit
 
-LIST = "1. Who directed Levity? 2. Where was Ed Solomon born? 3. What is the name of the city in which he"
+# Queries that are not questions: only the cut tells the unfinished one (a question would lack its "?")
+LIST = "1. Find who directed Levity. 2. Find where Ed Solomon was born. 3. Find the name of the city in which he"
 
 
 def queries_with(max_tokens: int) -> list[str] | None:
@@ -18,7 +19,7 @@ def queries_with(max_tokens: int) -> list[str] | None:
 
 
 def test_the_unfinished_last_query_of_a_response_cut_short_is_dropped() -> None:
-    # 14 words: cut inside the third query ("3. What is the")
-    assert queries_with(max_tokens=14) == ["Who directed Levity?", "Where was Ed Solomon born?"]
-    assert queries_with(max_tokens=300) == ["Who directed Levity?", "Where was Ed Solomon born?",
-                                            "What is the name of the city in which he"]
+    # 16 words: cut inside the third query ("3. Find the name")
+    assert queries_with(max_tokens=16) == ["Find who directed Levity.", "Find where Ed Solomon was born."]
+    assert queries_with(max_tokens=300) == ["Find who directed Levity.", "Find where Ed Solomon was born.",
+                                            "Find the name of the city in which he"]

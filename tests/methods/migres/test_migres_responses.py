@@ -77,7 +77,7 @@ def test_a_numbered_list_run_into_one_line_is_split_at_its_numbers() -> None:
             "in which he was born? 3. What is the name of the county? 4. What is the")
     assert parse_queries(text) == ["What is the name of the city in which Fiske O'Hara was born?",
                                    "What is the population of the city in which he was born?",
-                                   "What is the name of the county?", "What is the"]
+                                   "What is the name of the county?"]  # "What is the": not a question
     # numbers that do not count 1, 2, 3... are not list numbers
     assert parse_queries("How many people lived there in 2010? 2. 5 million?") == [
         "How many people lived there in 2010? 2. 5 million?"]
@@ -87,14 +87,33 @@ def test_a_numbered_list_run_into_one_line_is_split_at_its_numbers() -> None:
     text = ("1. Who wrote the song 'Moon River'?\n2. What awards did the actress win? 3. What is the name of the "
             "actress? 4. What")
     assert parse_queries(text) == ["Who wrote the song 'Moon River'?", "What awards did the actress win?",
-                                   "What is the name of the actress?", "What"]
+                                   "What is the name of the actress?"]
     assert parse_queries("Who won?\n2. Who won 3. place in 1990?") == ["Who won?", "Who won 3. place in 1990?"]
+
+
+def test_only_the_questions_are_queries_when_the_response_asks_questions() -> None:
+    # Qwen2.5-Coder's zero-shot Query Generator on StrategyQA: an explanation run on after the last
+    # question, and the prompt's headings echoed as if they were queries
+    text = ("1. What is the weight of World of Warcraft?\n2. What is the weight of a loaf of bread?\n"
+            "3. How do these weights compare? To solve the Original Question, we need to compare them. "
+            "The new queries are:\nKnown Information: None\nMissing Information: the weights.")
+    assert parse_queries(text) == ["What is the weight of World of Warcraft?", "What is the weight of a loaf of bread?",
+                                   "How do these weights compare?"]
+    assert parse_queries("The new queries are:\n- Who sang \"Why?\" in 1990?\n- \"Where was she born?\" She was") == [
+        'Who sang "Why?" in 1990?', "Where was she born?"]
+    assert parse_queries("Who won? Where? What is the") == ["Who won?", "Where?"]
+    # queries that are not questions are kept as written
+    assert parse_queries("Find the birth date of X\nFind the spouse of Y") == [
+        "Find the birth date of X", "Find the spouse of Y"]
+    assert parse_queries('Who sang "Why?" in 1990') == ['Who sang "Why?" in 1990']
 
 
 def test_a_response_cut_short_loses_its_unfinished_last_query() -> None:
     text = "1. Who directed Levity? 2. Where was he born? 3. What is the name of the city in which Fiske"
     assert parse_queries(text, cut_short=True) == ["Who directed Levity?", "Where was he born?"]
-    assert parse_queries(text)[-1] == "What is the name of the city in which Fiske"
+    assert parse_queries(text)[-1] == "Where was he born?"   # the unfinished one asks nothing
+    assert parse_queries("Who directed Levity?\nFind the city in which Fiske", cut_short=True) == [
+        "Who directed Levity?"]
     assert parse_queries("What is the name of the city in which", cut_short=True) == [
         "What is the name of the city in which"]
     with pytest.raises(ParseError):
