@@ -193,3 +193,15 @@ def test_concurrent_writers_do_not_lose_results(toy: Store) -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         list(pool.map(lambda qid: toy.record_result(run_id, result(qid)), ids))
     assert toy.finished_query_ids(run_id) == set(ids)
+
+
+def test_forgotten_results_are_answered_again_on_resume(toy: Store) -> None:
+    run = toy.ensure_run(spec())
+    for query_id in ("q0", "q1", "q2"):
+        toy.record_result(run.run_id, result(query_id))
+    assert toy.forget_results(run.run_id, ["q1", "q4", "q2"]) == 2   # q4 has no result
+    assert toy.finished_query_ids(run.run_id) == {"q0"}
+    assert [r.query_id for r in toy.results(run.run_id)] == ["q0"]
+    assert toy.forget_results(run.run_id, []) == 0
+    with pytest.raises(StoreError, match="unknown|no run"):
+        toy.forget_results("0" * 16, ["q0"])

@@ -355,6 +355,22 @@ class Store:
             set_={key: lite.excluded[key] for key in updated},
             where=or_(error.is_not(None), lite.excluded.error.is_(None)))
 
+    def forget_results(self, run_id: str, query_ids: Sequence[str]) -> int:
+        """Delete these questions' results from the run, so that resuming it answers them again.
+
+        Returns:
+            How many results were deleted (questions without a result are ignored).
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        with self._transaction(f"forgetting {len(query_ids)} result(s) of run {run_id}") as session:
+            self._run(session, run_id)
+            if not query_ids:
+                return 0
+            statement = delete(ResultRow).where(ResultRow.run_id == run_id, ResultRow.query_id.in_(list(query_ids)))
+            return int(session.execute(statement).rowcount or 0)
+
     def results(self, run_id: str) -> list[QueryResult]:
         """Every stored result of a run (failed ones included), in recording order.
 
