@@ -22,11 +22,10 @@ from typing import Any, Iterator, Mapping
 from hopkit.errors import ParseError
 from hopkit.methods.migres_memory import Memory
 from hopkit.methods.migres_responses import parse_queries
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from saved_runs import BENCH_HOME, save  # noqa: E402  (pysbd ships a package named "benchmarks")
+from saved_runs import open_bench_store, save  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 
 def query_steps(trace: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -63,13 +62,7 @@ def _first_new(memory: Memory, response: str, cut_short: bool, max_new_queries: 
         queries = parse_queries(response, cut_short=cut_short)
     except ParseError:
         return []
-    replay = copy.deepcopy(memory)
-    new: list[str] = []
-    for query in queries:
-        if len(new) == max_new_queries:
-            break
-        new.extend(replay.ask([query])[0])
-    return new
+    return copy.deepcopy(memory).ask_at_most(queries, max_new_queries)[0]
 
 
 def affected_questions(store: Store, run_id: str, max_new_queries: int) -> list[str]:
@@ -84,7 +77,7 @@ def main() -> int:
     parser.add_argument("--forget", action="store_true",
                         help="remove the affected results (store and saved file) so that a rerun answers them again")
     args = parser.parse_args()
-    store = Store(DBConnection(f"sqlite:///{BENCH_HOME / 'hopkit.db'}").get_session_factory())
+    store = open_bench_store()
     for run in store.runs():
         if not run.method.startswith("migres"):
             continue

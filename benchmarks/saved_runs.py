@@ -36,6 +36,11 @@ def is_bench_store(store: Store) -> bool:
     return location.startswith(prefix) and Path(location[len(prefix):]).resolve() == bench_file
 
 
+def open_bench_store() -> Store:
+    """The benchmarks' own store, ``.hopkit-bench/hopkit.db``."""
+    return Store(DBConnection(f"sqlite:///{BENCH_HOME / 'hopkit.db'}").get_session_factory())
+
+
 def restore(store: Store, dataset: str) -> int:
     """Import the saved runs on ``dataset`` into the bench store; returns how many results were added."""
     added = 0
@@ -62,7 +67,7 @@ def save(store: Store, run_id: str) -> Path | None:
 def main() -> int:
     argparse.ArgumentParser(description="Save every run of the bench store (.hopkit-bench) to "
                                         "benchmarks/results/runs/").parse_args()
-    store = Store(DBConnection(f"sqlite:///{BENCH_HOME / 'hopkit.db'}").get_session_factory())
+    store = open_bench_store()
     for run in store.runs():
         if run.finished or run.failed:
             print(f"{save(store, run.run_id)}: {run.name} on {run.dataset}, {run.finished} answered")

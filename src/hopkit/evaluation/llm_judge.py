@@ -32,7 +32,8 @@ from hopkit.evaluation.metrics import exact_match
 from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion, supports
 from hopkit.parsing import parse_yes_no
 
-__all__ = ["ACCURACY_PROMPT", "EXACT_MATCH_REPLY", "PROMPT_VERSION", "AccuracyJudge", "JudgeIdentity", "Verdict", "gold_text"]
+__all__ = ["ACCURACY_PROMPT", "EXACT_MATCH_REPLY", "PROMPT_VERSION", "AccuracyJudge", "JudgeIdentity", "Verdict",
+           "gold_text"]
 
 #: Table 15 of Wang et al. (2024), "Prompt for Evaluating the Correctness of a Model Output".
 ACCURACY_PROMPT: Final = (

@@ -344,24 +344,12 @@ class MIGRES:
             question.last_step = record_failure("reason", "query", asked, question.last_step)
             question.ending = "unreadable_query"
             return []
-        new, repeated = self._limited(memory, asked.value)
+        new, repeated = memory.ask_at_most(asked.value, self.config.max_new_queries)
         over = [q for q in asked.value if q not in new and q not in repeated]
         question.last_step = record_queries(missing, new, repeated, over, asked.generations, question.last_step)
         if not new:
             question.ending = "no_new_queries"
         return new
-
-    def _limited(self, memory: Memory, queries: Sequence[str]) -> tuple[list[str], list[str]]:
-        """The first ``max_new_queries`` queries not asked before (remembered), and the repeated ones."""
-        new: list[str] = []
-        repeated: list[str] = []
-        for query in queries:
-            if len(new) == self.config.max_new_queries:
-                break
-            added, again = memory.ask([query])
-            new.extend(added)
-            repeated.extend(again)
-        return new, repeated
 
     def _formatted(self, answer: str) -> str:
         """The answer as stored: "yes"/"no" for yes/no questions when the text says which."""

@@ -55,6 +55,22 @@ class Memory:
             new.append(query)
         return new, repeated
 
+    def ask_at_most(self, queries: Iterable[str], limit: int) -> tuple[list[str], list[str]]:
+        """Remember the first ``limit`` queries not asked before; the rest are not read.
+
+        Returns:
+            The new queries and the repeated ones met before the limit was reached.
+        """
+        new: list[str] = []
+        repeated: list[str] = []
+        for query in queries:
+            if len(new) == limit:
+                break
+            added, again = self.ask([query])
+            new.extend(added)
+            repeated.extend(again)
+        return new, repeated
+
     def learn(self, fact: str) -> bool:
         """Add ``fact`` to the known information; False when it is already known."""
         key = normalized(fact)

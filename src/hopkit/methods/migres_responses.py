@@ -172,8 +172,9 @@ def _questions_only(items: list[str]) -> list[str]:
 def _inline_numbered(line: str) -> list[str]:
     """``line`` split before each number of a list counted on inside it (else ``[line]``).
 
-    A number counts only where a sentence ends ("Who won 3. place?" is one query). The count starts at the line's own leading number ("2. Who? 3. Where?" continues a list
-    numbered across lines), else at 1.
+    A number counts only where a sentence ends ("Who won 3. place?" is one query). The count
+    starts at the line's own leading number ("2. Who? 3. Where?" continues a list numbered
+    across lines), else at 1.
     """
     matches = list(_INLINE_NUMBER.finditer(line))
     leads = bool(matches) and matches[0].start(1) == len(line) - len(line.lstrip())
