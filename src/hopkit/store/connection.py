@@ -33,7 +33,10 @@ CONNECT_TIMEOUT_S = 10
 SCHEMA_LOCK_KEY = 0x686F706B6974
 # Creating the tables is retried this often when it fails while another process creates
 # them too (SQLite has no advisory lock; a partly created schema is completed).
-SCHEMA_ATTEMPTS = 3
+SCHEMA_ATTEMPTS = 5
+# Seconds to wait before the next attempt, times the attempt's number: immediate retries can
+# all collide with the same slow writer.
+SCHEMA_RETRY_PAUSE = 0.05
 # Columns added to existing tables since the first schema, as (table, column): a
 # database created before them gets them when it is opened (all nullable).
 ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("results", "usage"),)
@@ -251,6 +254,7 @@ class DBConnection:
                             f"{_short_reason(exc)}; {_how_to_fix_schema(engine.url)}"
                         ) from exc
                     logger.debug("creating the store tables failed (%s); retrying", exc)
+                    time.sleep(SCHEMA_RETRY_PAUSE * attempt)
         finally:
             connection.close()
         logger.debug("store tables ready in %s", self.masked_url)
