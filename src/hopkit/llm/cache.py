@@ -62,6 +62,8 @@ CREATE TABLE IF NOT EXISTS scores (
 # How an early-stopped completion ended: the predicate held ("stopped") or the generation ran out first.
 EarlyStop = Literal["stopped", "finished"]
 
+_ATTEMPTS = 3  # the statement, then after up to two new files
+
 
 def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence[str], max_tokens: int,
               temperature: float, early_stop: EarlyStop | None = None) -> str:
@@ -282,10 +284,12 @@ class CachedLLM:
     def _run(self, sql: str, parameters: tuple[object, ...]) -> tuple[Any, ...] | None:
         """Run one statement in its own connection and transaction; return its first row.
 
-        A broken or vanished file is started again once; if the statement still fails the
-        cache is bypassed from then on and ``None`` is returned (a miss, or an insert skipped).
+        A broken or vanished file is started again, up to twice (a deletion of the file and
+        its -wal/-shm parts can take away the first new file too); if the statement still
+        fails the cache is bypassed from then on and ``None`` is returned (a miss, or an
+        insert skipped).
         """
-        for attempt in range(2):
+        for attempt in range(_ATTEMPTS):
             with self._ready_lock:
                 if self.bypassed is not None:
                     return None
@@ -300,7 +304,7 @@ class CachedLLM:
                 finally:
                     connection.close()
             except (sqlite3.Error, OSError) as exc:
-                if attempt == 0 and self._start_again(exc, generation):
+                if attempt < _ATTEMPTS - 1 and self._start_again(exc, generation):
                     continue
                 self._bypass(exc)
         return None
