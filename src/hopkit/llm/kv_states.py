@@ -3,8 +3,8 @@
 A llama.cpp context holds the KV cache of one token sequence. When a method alternates
 between two prompt families (IRCoT's reasoning prompt and its reader's prompt, each
 opening with its own demonstrations), every switch would evaluate the demonstrations
-again. This keeps the state of the latest prompt of each family and hands back the one
-sharing the longest prefix with a new prompt.
+again. This keeps the state of the latest prompt of each family, hands back the one
+sharing the longest prefix with a new prompt, and says when saving or restoring one pays.
 """
 
 from __future__ import annotations
@@ -21,6 +21,25 @@ def shared_prefix_length(previous: Sequence[int], tokens: Sequence[int]) -> int:
             break
         length += 1
     return length
+
+
+# Restoring a saved state costs about as much as evaluating this many prompt tokens.
+RESTORE_MARGIN_TOKENS = 32
+# A call that drops at least this many tokens of the live context saves it first.
+SAVE_WHEN_DROPPING_TOKENS = 512
+
+
+def abandons(live_tokens: int, kept_tokens: int) -> bool:
+    """Whether a prompt that keeps ``kept_tokens`` of the live context's ``live_tokens`` drops
+    enough of it that the live context is worth saving first.
+
+    Consecutive steps of one prompt drop only its question and reasoning tail (a step adds
+    paragraphs before the question), which no later prompt needs, so nothing is saved
+    between them. Switching to a prompt with other demonstrations, or with fewer of them,
+    drops more, and a later prompt may start from what it drops: evaluating that again
+    costs seconds, saving it tens of milliseconds.
+    """
+    return live_tokens - kept_tokens >= SAVE_WHEN_DROPPING_TOKENS
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ how many prompt tokens were served from that cache. It also keeps the saved stat
 of a few recent prompts (:mod:`hopkit.llm.kv_states`), so a method that alternates
 two prompts with different demonstrations (reasoning, then reading) does not
 evaluate either set of demonstrations again for the next question. A state is saved
-only when a call is about to drop a large part of the live context (see :func:`abandons`),
-not after every call: a state is tens of megabytes.
+only when a call is about to drop a large part of the live context
+(:func:`hopkit.llm.kv_states.abandons`), not after every call: a state is tens of megabytes.
 
 Scoring (:meth:`LlamaCppLLM.score_continuations`) evaluates its prompt through the same
 prefix reuse and reads the logits of the last position only (no ``logits_all``), so a
@@ -34,7 +34,7 @@ import numpy.typing as npt
 from hopkit.errors import LLMError
 from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
-from hopkit.llm.kv_states import KVState, KVStateCache, shared_prefix_length
+from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVState, KVStateCache, abandons, shared_prefix_length
 from hopkit.llm.logprobs import check_candidates, log_softmax
 from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
 from hopkit.llm.text import cut_at_stop
@@ -75,25 +75,6 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-# Restoring a saved state costs about as much as evaluating this many prompt tokens.
-RESTORE_MARGIN_TOKENS = 32
-# A call that drops at least this many tokens of the live context saves it first.
-SAVE_WHEN_DROPPING_TOKENS = 512
-
-
-def abandons(live_tokens: int, kept_tokens: int) -> bool:
-    """Whether a prompt that keeps ``kept_tokens`` of the live context's ``live_tokens`` drops
-    enough of it that the live context is worth saving first.
-
-    Consecutive steps of one prompt drop only its question and reasoning tail (a step adds
-    paragraphs before the question), which no later prompt needs, so nothing is saved
-    between them. Switching to a prompt with other demonstrations, or with fewer of them,
-    drops more, and a later prompt may start from what it drops: evaluating that again
-    costs seconds, saving it tens of milliseconds.
-    """
-    return live_tokens - kept_tokens >= SAVE_WHEN_DROPPING_TOKENS
 
 
 __all__ = ["LlamaCppLLM", "default_model_path", "shared_prefix_length"]
