@@ -13,7 +13,8 @@ never holds finished ones back from the store; only the main thread writes to th
 store. On Ctrl-C (or any error) the runner stops handing out questions and returns at
 once: it does not wait for the requests in flight, whose questions a rerun redoes.
 
-An empty final answer is not an answer: the question is recorded as failed
+An empty final answer, or one that is only the prompt's own cue or markup ("The answer is:",
+"[Query 1]:"), is not an answer: the question is recorded as failed
 (:class:`~hopkit.errors.EmptyAnswerError`) with the method's trace, and a rerun
 retries it.
 """
@@ -29,8 +30,9 @@ from typing import Generator, Sequence
 
 from tqdm import tqdm
 
-from hopkit.errors import EmptyAnswerError, LLMServerError
+from hopkit.errors import EmptyAnswerError, LLMServerError, StoreError
 from hopkit.methods.protocol import Method
+from hopkit.parsing.answers import is_blank_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
@@ -59,7 +61,8 @@ class RunOutcome:
 def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> tuple[QueryResult, Exception | None]:
     """Answer one question; a failure is recorded with the question and returned, not raised.
 
-    An empty (or blank) final answer is a failure too, an :class:`EmptyAnswerError`; its
+    An empty final answer, or one made only of the prompt's cues and markup
+    (:func:`~hopkit.parsing.answers.is_blank_answer`), is a failure too, an :class:`EmptyAnswerError`; its
     result keeps the method's trace and retrieved ids, so what the model said is stored.
 
     The steps and citations the method records (``hopkit.traces``) are stored under
@@ -75,8 +78,9 @@ def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> 
             result = method.generate(query)
         except Exception as exc:  # one question's failure must not stop the run
             failure = exc
-    if result is not None and not result.text.strip():
-        failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer is empty); "
+    if result is not None and is_blank_answer(result.text):
+        what = "is empty" if not result.text.strip() else f"is only the prompt's own cue or markup: {result.text.strip()!r}"
+        failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer {what}); "
                                    "it counts as failed and a rerun retries it")
     try:  # the steps the method recorded, beside its metadata; a failed question keeps those it reached
         trace = stored_trace(query.id, result.metadata if result is not None else {}, steps)
@@ -147,6 +151,27 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query], workers: in
         stopping.set()
 
 
+def _record(store: Store, run_id: str, result: QueryResult,
+            failure: Exception | None) -> tuple[QueryResult, Exception | None]:
+    """Store one question's result; a result the store refuses is stored as that question's failure.
+
+    Returns:
+        What was stored, and the question's failure (the store's refusal, if it refused).
+
+    Raises:
+        StoreError: the failure could not be stored either (the store is unusable: stop the run).
+    """
+    try:
+        store.record_result(run_id, result)
+        return result, failure
+    except StoreError as refused:
+        log.warning("question %s: its result could not be stored (%s); storing it as failed", result.query_id, refused)
+        stored = QueryResult(query_id=result.query_id, prediction="", usage=result.usage,
+                             error=f"{type(refused).__name__}: {refused}")
+        store.record_result(run_id, stored)
+        return stored, refused
+
+
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
                workers: int = 1, progress: bool = True, trace_prompts: bool = False) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` and store each result.
@@ -172,7 +197,7 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
     answers = answers_as_they_finish(method, todo, max(1, workers), trace_prompts=trace_prompts)
     with bar, closing(answers):
         for result, failure in answers:
-            store.record_result(run.run_id, result)
+            result, failure = _record(store, run.run_id, result, failure)
             failed += failure is not None
             finished += failure is None
             first_error = first_error or result.error

@@ -96,10 +96,10 @@ def score_run(store: Store, run: RunInfo, query_ids: AbstractSet[str] | None = N
     scores: list[QuestionScores] = []
     costs: list[QuestionCost] = []
     scored: list[QueryResult] = []
-    for result in store.results(current.run_id):
-        query = queries.get(result.query_id)
-        if query is None or (query_ids is not None and result.query_id not in query_ids):
-            continue
+    results = [r for r in store.results(current.run_id) if query_ids is None or r.query_id in query_ids]
+    results = _scorable_results(store, current, results, queries.keys(), retrieves)
+    for result in results:
+        query = queries[result.query_id]
         retrieved = (store.paragraphs_by_ids(current.dataset,
                                              list(result.chunk_ids[:RETRIEVAL_BUDGET]))
                      if retrieves else None)
@@ -120,6 +120,25 @@ def score_run(store: Store, run: RunInfo, query_ids: AbstractSet[str] | None = N
     summary = summarize_run(current.run_id, current.name, current.method, current.dataset,
                             scores, costs)
     return summary, scores
+
+
+def _scorable_results(store: Store, run: RunInfo, results: list[QueryResult], question_ids: AbstractSet[str],
+                      retrieves: bool) -> list[QueryResult]:
+    """``results`` without those that cannot be scored, each left out with a warning naming it: a
+    question not in the run's dataset, or a retrieved paragraph id not in its corpus (rows a damaged
+    store or an old import let in; one such row must not stop the run, or every other, from scoring)."""
+    unknown_questions = [r.query_id for r in results if r.query_id not in question_ids]
+    ids = {pid for r in results for pid in r.chunk_ids[:RETRIEVAL_BUDGET]} if retrieves else set()
+    missing = set(store.missing_paragraph_ids(run.dataset, sorted(ids))) if ids else set()
+    bad_paragraphs = [r.query_id for r in results if missing.intersection(r.chunk_ids[:RETRIEVAL_BUDGET])]
+    for what, bad in (("questions not in dataset", unknown_questions),
+                      (f"paragraph ids not in the corpus ({sorted(missing)[:5]})", bad_paragraphs)):
+        if bad:
+            logger.warning("run %s (%s): %d result(s) left out of scoring, with %s: %s%s; rerun those questions "
+                           "or delete the run (`hopkit delete`)", run.name, run.run_id, len(bad), what,
+                           ", ".join(repr(q) for q in bad[:5]), " ..." if len(bad) > 5 else "")
+    left_out = set(unknown_questions) | set(bad_paragraphs)
+    return [r for r in results if r.query_id not in left_out]
 
 
 def score_runs(store: Store, runs: Sequence[RunInfo], query_ids: AbstractSet[str] | None = None, *,

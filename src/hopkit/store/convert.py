@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import operator
+import re
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -10,9 +13,43 @@ from hopkit.errors import StoreError, UsageError
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.models import QueryRow, ResultRow, RunRow
 from hopkit.store.records import QueryResult, RunInfo
+from hopkit.store.storable import name_too_long, optional_text, storable_json, storable_text
 from hopkit.usage import MODEL, RETRIEVAL, ComponentUsage, Usage
 
 MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
+# What json.dumps (ASCII) writes for a NUL or a surrogate: only such a trace needs the walk of storable_json.
+_ESCAPED_UNSTORABLE = re.compile(r"\\u(?:0000|d[89a-f])")
+
+
+def storable_corpus(corpus: Corpus) -> Corpus:
+    """``corpus`` with every text made storable (:mod:`hopkit.store.storable`); the same object when
+    nothing needed it, so the fingerprint is taken of what the store will hold."""
+    paragraphs = tuple(_storable_paragraph(p) for p in corpus.paragraphs)
+    queries = tuple(_storable_query(q) for q in corpus.queries)
+    name = storable_text(corpus.name)
+    if (name is corpus.name and all(a is b for a, b in zip(paragraphs, corpus.paragraphs))
+            and all(a is b for a, b in zip(queries, corpus.queries))):
+        return corpus
+    return Corpus(name=name, paragraphs=paragraphs, queries=queries)
+
+
+def _storable_paragraph(paragraph: Paragraph) -> Paragraph:
+    title, text = storable_text(paragraph.title), storable_text(paragraph.text)
+    if title is paragraph.title and text is paragraph.text:
+        return paragraph
+    return replace(paragraph, title=title, text=text)
+
+
+def _storable_query(query: Query) -> Query:
+    texts = (query.id, query.text, *query.answers, *query.gold_titles)
+    main = query.main_passage
+    if all(storable_text(t) is t for t in texts if isinstance(t, str)) and (
+            main is None or _storable_paragraph(main) is main):
+        return query
+    return replace(query, id=storable_text(query.id), text=storable_text(query.text),
+                   answers=tuple(storable_json(list(query.answers))),
+                   gold_titles=tuple(storable_json(list(query.gold_titles))),
+                   main_passage=None if main is None else _storable_paragraph(main))
 
 
 def check_corpus(corpus: Corpus) -> None:
@@ -23,6 +60,8 @@ def check_corpus(corpus: Corpus) -> None:
     """
     if not isinstance(corpus.name, str) or not corpus.name.strip():
         raise StoreError(f"a corpus needs a non-empty name, got {corpus.name!r}")
+    if name_too_long(corpus.name):
+        raise StoreError(f"the dataset name {name_too_long(corpus.name)}; choose a shorter one (--name)")
     if not corpus.queries and not corpus.paragraphs:
         raise StoreError(f"corpus {corpus.name!r} is empty (no questions, no paragraphs); nothing stored, so the "
                          "name stays free. Was the dataset file empty?")
@@ -37,6 +76,9 @@ def check_corpus(corpus: Corpus) -> None:
         seen_paragraphs.add(paragraph.id)
     seen_queries: set[str] = set()
     for query in corpus.queries:
+        if not isinstance(query.id, str) or not query.id or name_too_long(query.id):
+            what = name_too_long(query.id) if isinstance(query.id, str) and query.id else "is empty or not text"
+            raise StoreError(f"corpus {corpus.name!r}: a question id {what}")
         if query.id in seen_queries:
             raise StoreError(f"corpus {corpus.name!r}: question id {query.id!r} appears twice; "
                              "question ids must be unique within a dataset")
@@ -107,12 +149,20 @@ def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
     The usage is also copied into the legacy cost columns (see :mod:`hopkit.store.models`).
     """
     try:
-        trace = json.loads(json.dumps(dict(result.trace), allow_nan=False))
+        dumped = json.dumps(dict(result.trace), allow_nan=False)
+        trace = json.loads(dumped)
     except (TypeError, ValueError) as exc:
         raise StoreError(
             f"run {run_id}, question {result.query_id!r}: the trace is not JSON-serialisable "
             f"({exc}); put only strings, numbers, booleans, None, lists and dicts in it"
         ) from exc
+    if _ESCAPED_UNSTORABLE.search(dumped):
+        trace = storable_json(trace)
+    try:
+        chunk_ids = [operator.index(cid) for cid in result.chunk_ids]
+    except TypeError:
+        raise StoreError(f"run {run_id}, question {result.query_id!r}: the paragraph ids must be integers, "
+                         f"got {list(result.chunk_ids)[:5]!r}") from None
     usage = result.usage
     try:
         usage_json = usage.to_dict()
@@ -120,9 +170,9 @@ def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
         raise StoreError(f"run {run_id}, question {result.query_id!r}: {exc}") from exc
     return {
         "run_id": run_id,
-        "query_id": result.query_id,
-        "prediction": result.prediction,
-        "chunk_ids": [int(cid) for cid in result.chunk_ids],
+        "query_id": storable_text(result.query_id),
+        "prediction": storable_text(result.prediction),
+        "chunk_ids": chunk_ids,
         "trace": trace,
         "usage": usage_json,
         "llm_calls": usage.llm_calls,
@@ -132,7 +182,7 @@ def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
         "llm_seconds": usage.llm_seconds,
         "retrieval_seconds": usage.retrieval_seconds,
         "total_seconds": usage.total_seconds,
-        "error": result.error,
+        "error": optional_text(result.error),
         "created_at": datetime.now(timezone.utc),
     }
 

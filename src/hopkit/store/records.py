@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from hopkit.errors import ConfigError, StoreError, UsageError
+from hopkit.store.storable import name_too_long, storable_json, storable_text
 from hopkit.usage import Usage
 
 RUN_ID_LENGTH = 16
@@ -43,7 +44,8 @@ class RunSpec:
     """What identifies a run: the method, the dataset and the full configuration.
 
     ``name`` is a label for people; it does not enter the run id, so the same
-    configuration under a new name resumes the old run.
+    configuration under a new name resumes the old run. Texts are kept as the store will
+    hold them (:mod:`hopkit.store.storable`), so the id hashes what is stored.
     """
 
     name: str
@@ -56,7 +58,14 @@ class RunSpec:
             if not isinstance(getattr(self, label), str) or not getattr(self, label).strip():
                 raise ConfigError(f"RunSpec.{label} must be a non-empty string, "
                                   f"got {getattr(self, label)!r}")
-        canonical_json(dict(self.config), what=f"the configuration of run {self.name!r}")
+            too_long = name_too_long(getattr(self, label))
+            if too_long:
+                raise ConfigError(f"the run's {label} {too_long}; choose a shorter one")
+            object.__setattr__(self, label, storable_text(getattr(self, label)))
+        what = f"the configuration of run {self.name!r}"
+        storable = storable_json(dict(self.config))
+        if canonical_json(storable, what=what) != canonical_json(dict(self.config), what=what):
+            object.__setattr__(self, "config", storable)
 
     @property
     def canonical_config(self) -> str:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-from sqlalchemy import case, delete, func, insert, or_, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
@@ -27,9 +26,12 @@ from hopkit.store.models import (
     QueryRow,
     ResultRow,
     RunRow,
+    VerdictRow,
     utc_now,
 )
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
+from hopkit.store.run_counts import run_infos
+from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, upsert
 from hopkit.store.verdicts import VerdictStore
 
 logger = logging.getLogger(__name__)
@@ -44,6 +46,12 @@ def _known(names: Sequence[str]) -> str:
     shown = ", ".join(names[:MAX_LISTED]) or "(none)"
     more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
     return shown + more
+
+
+def _batches(ids: list[int]) -> Iterator[list[int]]:
+    """``ids`` in slices small enough for one ``IN (...)`` on every database."""
+    for start in range(0, len(ids), SELECT_BATCH):
+        yield ids[start:start + SELECT_BATCH]
 
 
 class Store:
@@ -124,6 +132,10 @@ class Store:
                 or if the write fails; nothing is written then.
         """
         convert.check_corpus(corpus)
+        storable = convert.storable_corpus(corpus)
+        if storable is not corpus:  # a NUL or a lone surrogate replaced: ids may now collide
+            corpus = storable
+            convert.check_corpus(corpus)
         fingerprint = corpus_fingerprint(corpus.paragraphs)
         made_stale = 0
         with self._transaction(f"storing corpus {corpus.name!r}") as session:
@@ -208,8 +220,7 @@ class Store:
         found: dict[int, Paragraph] = {}
         with self._transaction(f"reading paragraphs of {dataset!r}") as session:
             dataset_id = self._dataset(session, dataset).id
-            for start in range(0, len(wanted), SELECT_BATCH):
-                chunk = wanted[start:start + SELECT_BATCH]
+            for chunk in _batches(wanted):
                 rows = session.execute(
                     select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
                     .where(ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk)))
@@ -220,6 +231,21 @@ class Store:
                              f"{' ...' if len(missing) > 10 else ''}; ids come from this "
                              "dataset's corpus (was it re-ingested since the index was built?)")
         return [found[int(pid)] for pid in ids]
+
+    def missing_paragraph_ids(self, dataset: str, ids: Sequence[int]) -> list[int]:
+        """Those of ``ids`` that are not paragraph ids of the dataset's corpus, in the order given.
+
+        Raises:
+            StoreError: if the dataset is unknown.
+        """
+        wanted = list(dict.fromkeys(int(pid) for pid in ids))
+        present: set[int] = set()
+        with self._transaction(f"checking paragraph ids of {dataset!r}") as session:
+            dataset_id = self._dataset(session, dataset).id
+            for chunk in _batches([pid for pid in wanted if 0 <= pid <= convert.MAX_PARAGRAPH_ID]):
+                present.update(session.scalars(select(ParagraphRow.id).where(
+                    ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk))))
+        return [pid for pid in wanted if pid not in present]
 
     def queries(self, dataset: str, *, limit: int | None = None) -> list[Query]:
         """The questions of a dataset, in their stored order.
@@ -256,7 +282,7 @@ class Store:
             row = session.get(RunRow, run_id)
             if row is None:
                 session.execute(
-                    self._insert_ignoring_conflict(session, RunRow, ["id"]).values(
+                    insert_ignoring_conflict(session.get_bind().dialect.name, RunRow, ["id"]).values(
                         id=run_id, name=spec.name, method=spec.method, dataset=spec.dataset,
                         dataset_fingerprint=fingerprint, config=dict(spec.config),
                         created_at=utc_now()))
@@ -270,34 +296,7 @@ class Store:
                     "corpus gets a new run id")
             elif row.name != spec.name:
                 logger.info("run %s exists as %r; resuming it under that name", run_id, row.name)
-            return self._run_infos(session, [row])[0]
-
-    @staticmethod
-    def _insert_ignoring_conflict(session: Session, model: type[Any], keys: list[str]) -> Any:
-        dialect = session.get_bind().dialect.name
-        if dialect == "postgresql":
-            return postgresql.insert(model).on_conflict_do_nothing(index_elements=keys)
-        if dialect == "sqlite":
-            return sqlite.insert(model).on_conflict_do_nothing(index_elements=keys)
-        return insert(model)
-
-    def _run_infos(self, session: Session, rows: Sequence[RunRow]) -> list[RunInfo]:
-        ids = [row.id for row in rows]
-        counts: dict[str, tuple[int, int]] = {}
-        if ids:
-            statement = (
-                select(ResultRow.run_id,
-                       func.sum(case((ResultRow.error.is_(None), 1), else_=0)),
-                       func.sum(case((ResultRow.error.is_not(None), 1), else_=0)))
-                .where(ResultRow.run_id.in_(ids)).group_by(ResultRow.run_id))
-            counts = {rid: (int(ok or 0), int(bad or 0)) for rid, ok, bad in session.execute(statement)}
-        names = sorted({row.dataset for row in rows})
-        current: dict[str, str] = {}
-        if names:
-            fingerprints = select(DatasetRow.name, DatasetRow.fingerprint).where(DatasetRow.name.in_(names))
-            current = {name: fingerprint for name, fingerprint in session.execute(fingerprints)}
-        return [convert.to_run_info(row, *counts.get(row.id, (0, 0)), current.get(row.dataset))
-                for row in rows]
+            return run_infos(session, [row])[0]
 
     def finished_query_ids(self, run_id: str) -> set[str]:
         """Ids of the questions this run answered without error (failed ones are retried).
@@ -325,8 +324,10 @@ class Store:
         with self._transaction(f"recording question {result.query_id!r} of run {run_id}") as session:
             self._run(session, run_id)
             dialect = session.get_bind().dialect.name
-            if dialect in ("postgresql", "sqlite"):
-                session.execute(self._upsert_result(dialect, values))
+            if dialect in UPSERT_DIALECTS:  # never a failure over an answer
+                error = ResultRow.__table__.c.error
+                session.execute(upsert(dialect, ResultRow, values, ("run_id", "query_id"),
+                                       only_if=lambda new: or_(error.is_not(None), new.error.is_(None))))
                 return
             existing = session.scalars(select(ResultRow).where(
                 ResultRow.run_id == run_id, ResultRow.query_id == result.query_id)
@@ -336,24 +337,6 @@ class Store:
             elif existing.error is not None or result.error is None:
                 for key, value in values.items():
                     setattr(existing, key, value)
-
-    @staticmethod
-    def _upsert_result(dialect: str, values: dict[str, Any]) -> Any:
-        """INSERT ... ON CONFLICT (run_id, query_id) DO UPDATE, unless that would
-        overwrite a success with a failure."""
-        updated = [key for key in values if key not in ("run_id", "query_id")]
-        error = ResultRow.__table__.c.error
-        if dialect == "postgresql":
-            pg = postgresql.insert(ResultRow).values(**values)
-            return pg.on_conflict_do_update(
-                index_elements=["run_id", "query_id"],
-                set_={key: pg.excluded[key] for key in updated},
-                where=or_(error.is_not(None), pg.excluded.error.is_(None)))
-        lite = sqlite.insert(ResultRow).values(**values)
-        return lite.on_conflict_do_update(
-            index_elements=["run_id", "query_id"],
-            set_={key: lite.excluded[key] for key in updated},
-            where=or_(error.is_not(None), lite.excluded.error.is_(None)))
 
     def forget_results(self, run_id: str, query_ids: Sequence[str]) -> int:
         """Delete these questions' results from the run, so that resuming it answers them again.
@@ -370,6 +353,22 @@ class Store:
                 return 0
             statement = delete(ResultRow).where(ResultRow.run_id == run_id, ResultRow.query_id.in_(list(query_ids)))
             return int(session.execute(statement).rowcount or 0)
+
+    def delete_run(self, run_id: str) -> int:
+        """Delete a run with its results and its verdicts, in one transaction.
+
+        Returns:
+            How many results were deleted with it.
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        with self._transaction(f"deleting run {run_id}") as session:
+            row = self._run(session, run_id)
+            session.execute(delete(VerdictRow).where(VerdictRow.run_id == run_id))
+            deleted = int(session.execute(delete(ResultRow).where(ResultRow.run_id == run_id)).rowcount or 0)
+            session.delete(row)
+            return deleted
 
     def results(self, run_id: str) -> list[QueryResult]:
         """Every stored result of a run (failed ones included), in recording order.
@@ -389,7 +388,7 @@ class Store:
             StoreError: if the run is unknown.
         """
         with self._transaction(f"reading run {run_id}") as session:
-            return self._run_infos(session, [self._run(session, run_id)])[0]
+            return run_infos(session, [self._run(session, run_id)])[0]
 
     def runs(self, dataset: str | None = None) -> list[RunInfo]:
         """Every stored run, oldest first, optionally only those on one dataset.
@@ -402,7 +401,7 @@ class Store:
             if dataset is not None:
                 self._dataset(session, dataset)
                 statement = statement.where(RunRow.dataset == dataset)
-            return self._run_infos(session, list(session.scalars(statement)))
+            return run_infos(session, list(session.scalars(statement)))
 
     def find_runs(self, name_or_id: str) -> list[RunInfo]:
         """Runs whose id, id prefix (at least 4 characters) or name matches, oldest first.
@@ -418,4 +417,4 @@ class Store:
                                         .order_by(RunRow.created_at, RunRow.id)))
             if not rows:
                 self._run(session, name_or_id)
-            return self._run_infos(session, rows)
+            return run_infos(session, rows)

@@ -3,40 +3,33 @@
 A run's id is the hash of its configuration, and its paragraph ids point into the corpus
 it ran on, so a file written on one machine can be read into any store that holds the
 same corpus (same fingerprint): from a laptop's SQLite file into a team's PostgreSQL, or
-into a fresh clone. The file is JSON Lines (gzip-compressed when its name ends in
-``.gz``, written with a fixed timestamp so the same results give the same bytes)::
-
-    {"hopkit_runs": 1}
-    {"run": {"run_id": ..., "name": ..., "method": ..., "dataset": ..., "config": {...},
-             "dataset_fingerprint": ...}}
-    {"result": {"run_id": ..., "query_id": ..., "prediction": ..., "chunk_ids": [...],
-                "trace": {...}, "usage": {...}, "error": null}}
-    {"verdict": {"run_id": ..., "judge_model": ..., "prompt_version": ..., "query_id": ...,
-                 "prediction": ..., "correct": true, "raw": ...}}
-    ...
+into a fresh clone. The file's lines are described in :mod:`hopkit.store.export_format`.
 
 Verdicts (LLM-judged accuracy, ``hopkit judge``) travel with their runs. Importing never
 loses work: a question the target store has already answered, or a verdict it already
 holds, is left as it is, and a failed result never replaces an answer.
+
+Importing reads the file twice. The first pass checks every line against the target
+store: each result's and verdict's question is in the run's dataset, each paragraph id in
+its corpus. One bad line refuses the whole file, naming the line, before anything is
+written. The second pass writes. A file cut off in the middle is imported up to its last
+whole line, and the summary says where it stops and which runs it holds; the same line
+twice in one file counts once.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
-from hopkit.errors import StoreError, UsageError
-from hopkit.store.records import QueryResult, RunInfo, RunSpec
+from hopkit.errors import StoreError
+from hopkit.store.export_format import (TruncatedFile, header, line, open_text, read_records, result_line,
+                                        run_line, verdict_line)
+from hopkit.store.records import RunInfo, RunSpec
+from hopkit.store.convert import MAX_PARAGRAPH_ID
 from hopkit.store.store import Store
-from hopkit.store.verdicts import StoredVerdict, VerdictStore
-from hopkit.usage import Usage
-
-FORMAT_KEY = "hopkit_runs"
-FORMAT_VERSION = 1
+from hopkit.store.verdicts import VerdictStore
 
 
 @dataclass(frozen=True)
@@ -50,7 +43,11 @@ class SkippedRun:
 
 @dataclass(frozen=True)
 class ImportSummary:
-    """What :func:`import_runs` did with one file."""
+    """What :func:`import_runs` did with one file.
+
+    ``runs`` and ``run_names`` are the runs it imported; ``truncated_after`` is the last whole
+    line of a file that stops early (None for a whole file).
+    """
 
     path: Path
     runs: tuple[str, ...] = ()
@@ -58,19 +55,8 @@ class ImportSummary:
     results_kept: int = 0
     verdicts_added: int = 0
     skipped: tuple[SkippedRun, ...] = field(default_factory=tuple)
-
-
-def _open(path: Path, mode: str, *, compressed: bool) -> IO[str]:
-    if not compressed:
-        return open(path, mode + "t", encoding="utf-8")
-    if mode == "r":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    raw = open(path, "wb")
-    return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), encoding="utf-8")
-
-
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
+    run_names: tuple[str, ...] = ()
+    truncated_after: int | None = None
 
 
 def export_runs(store: Store, run_ids: Sequence[str], path: Path) -> int:
@@ -91,18 +77,18 @@ def export_runs(store: Store, run_ids: Sequence[str], path: Path) -> int:
     written = 0
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with _open(partial, "w", compressed=path.suffix == ".gz") as out:
-            out.write(_line({FORMAT_KEY: FORMAT_VERSION}))
+        with open_text(partial, "w", compressed=path.suffix == ".gz") as out:
+            out.write(header())
             for run_id in run_ids:
                 run = store.run(run_id)
-                out.write(_line({"run": {"run_id": run.run_id, "name": run.name, "method": run.method,
-                                         "dataset": run.dataset, "config": dict(run.config),
-                                         "dataset_fingerprint": run.dataset_fingerprint}}))
+                out.write(line({"run": {"run_id": run.run_id, "name": run.name, "method": run.method,
+                                        "dataset": run.dataset, "config": dict(run.config),
+                                        "dataset_fingerprint": run.dataset_fingerprint}}))
                 for result in store.results(run_id):
-                    out.write(_line({"result": {"run_id": run.run_id, "query_id": result.query_id,
-                                                "prediction": result.prediction,
-                                                "chunk_ids": list(result.chunk_ids), "trace": dict(result.trace),
-                                                "usage": result.usage.to_dict(), "error": result.error}}))
+                    out.write(line({"result": {"run_id": run.run_id, "query_id": result.query_id,
+                                               "prediction": result.prediction,
+                                               "chunk_ids": list(result.chunk_ids), "trace": dict(result.trace),
+                                               "usage": result.usage.to_dict(), "error": result.error}}))
                     written += 1
                 out.writelines(_verdict_lines(store.verdicts, run.run_id))
         partial.replace(path)
@@ -115,85 +101,9 @@ def export_runs(store: Store, run_ids: Sequence[str], path: Path) -> int:
 def _verdict_lines(verdicts: VerdictStore, run_id: str) -> Iterator[str]:
     for judge_model, prompt_version in verdicts.judges([run_id]):
         for verdict in verdicts.verdicts(run_id, judge_model, prompt_version).values():
-            yield _line({"verdict": {"run_id": run_id, "judge_model": judge_model, "prompt_version": prompt_version,
-                                     "query_id": verdict.query_id, "prediction": verdict.prediction,
-                                     "correct": verdict.correct, "raw": verdict.raw}})
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each line of an export file as (line number, record), the header checked."""
-    try:
-        with _open(path, "r", compressed=path.suffix == ".gz") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise StoreError(f"{path}, line {number}: not JSON ({exc.msg}); the export file is "
-                                     "damaged: export the runs again") from exc
-                if not isinstance(record, dict) or len(record) != 1:
-                    raise StoreError(f"{path}, line {number}: expected one object with one key "
-                                     f"('run' or 'result'), got {line[:80]!r}")
-                if number == 1:
-                    if record.get(FORMAT_KEY) != FORMAT_VERSION:
-                        raise StoreError(f"{path}, line 1: not a hopkit run export (version {FORMAT_VERSION}); "
-                                         f"it starts with {line[:80]!r}")
-                    continue
-                yield number, record
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read the export file {path}: {exc}") from exc
-
-
-def _field(record: dict[str, Any], key: str, kind: type, where: str) -> Any:
-    value = record.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise StoreError(f"{where}: field {key!r} must be {kind.__name__}, got {value!r}")
-    return value
-
-
-def _run_spec(record: Any, where: str) -> tuple[RunSpec, str, str]:
-    """The run's spec, its exported id (checked against the config's hash) and fingerprint."""
-    if not isinstance(record, dict):
-        raise StoreError(f"{where}: 'run' must be an object, got {record!r}")
-    spec = RunSpec(name=_field(record, "name", str, where), method=_field(record, "method", str, where),
-                   dataset=_field(record, "dataset", str, where), config=_field(record, "config", dict, where))
-    run_id = _field(record, "run_id", str, where)
-    if spec.run_id != run_id:
-        raise StoreError(f"{where}: run {run_id} does not match its configuration (which hashes to "
-                         f"{spec.run_id}); the file was edited or damaged: export the run again")
-    return spec, run_id, _field(record, "dataset_fingerprint", str, where)
-
-
-def _result(record: Any, where: str) -> tuple[str, QueryResult]:
-    if not isinstance(record, dict):
-        raise StoreError(f"{where}: 'result' must be an object, got {record!r}")
-    chunk_ids = _field(record, "chunk_ids", list, where)
-    if not all(isinstance(cid, int) and not isinstance(cid, bool) for cid in chunk_ids):
-        raise StoreError(f"{where}: field 'chunk_ids' must hold integers, got {chunk_ids[:5]!r}")
-    error = record.get("error")
-    if error is not None and not isinstance(error, str):
-        raise StoreError(f"{where}: field 'error' must be a string or null, got {error!r}")
-    try:
-        usage = Usage.from_dict(_field(record, "usage", dict, where))
-    except UsageError as exc:
-        raise StoreError(f"{where}: field 'usage': {exc}") from exc
-    return _field(record, "run_id", str, where), QueryResult(
-        query_id=_field(record, "query_id", str, where), prediction=_field(record, "prediction", str, where),
-        chunk_ids=tuple(chunk_ids), trace=_field(record, "trace", dict, where), usage=usage, error=error)
-
-
-def _verdict(record: Any, where: str) -> tuple[str, str, str, StoredVerdict]:
-    if not isinstance(record, dict):
-        raise StoreError(f"{where}: 'verdict' must be an object, got {record!r}")
-    correct = record.get("correct")
-    if correct is not None and not isinstance(correct, bool):
-        raise StoreError(f"{where}: field 'correct' must be true, false or null, got {correct!r}")
-    verdict = StoredVerdict(query_id=_field(record, "query_id", str, where),
-                            prediction=_field(record, "prediction", str, where), correct=correct,
-                            raw=_field(record, "raw", str, where))
-    return (_field(record, "run_id", str, where), _field(record, "judge_model", str, where),
-            _field(record, "prompt_version", str, where), verdict)
+            yield line({"verdict": {"run_id": run_id, "judge_model": judge_model, "prompt_version": prompt_version,
+                                    "query_id": verdict.query_id, "prediction": verdict.prediction,
+                                    "correct": verdict.correct, "raw": verdict.raw}})
 
 
 def _unusable(store: Store, run: RunInfo | None, spec: RunSpec, fingerprint: str) -> str:
@@ -209,6 +119,83 @@ def _unusable(store: Store, run: RunInfo | None, spec: RunSpec, fingerprint: str
     return ""
 
 
+@dataclass
+class _Plan:
+    """What the first pass found: the runs to import (id -> spec), those to leave out, and where
+    the file stops."""
+
+    runs: dict[str, RunSpec] = field(default_factory=dict)
+    skipped: list[SkippedRun] = field(default_factory=list)
+    ignored: set[str] = field(default_factory=set)
+    through: int | None = None
+
+
+def _check_file(store: Store, path: Path, datasets: Sequence[str] | None) -> _Plan:
+    """The first pass: every line read and checked against the store; nothing written.
+
+    Raises:
+        StoreError: a line is malformed, comes before its run's line, or names a question or
+            paragraph its run's dataset does not have (the file and line are named).
+    """
+    plan = _Plan()
+    question_ids: dict[str, set[str]] = {}  # dataset -> its question ids
+    paragraph_uses: dict[str, dict[int, int]] = {}  # dataset -> paragraph id -> first line using it
+    stored = {run.run_id: run for run in store.runs()}
+    try:
+        for number, record in read_records(path):
+            where = f"{path}, line {number}"
+            if "run" in record:
+                run = run_line(record["run"], where)
+                if datasets is not None and run.spec.dataset not in datasets:
+                    plan.ignored.add(run.run_id)
+                    continue
+                reason = _unusable(store, stored.get(run.run_id), run.spec, run.fingerprint)
+                if reason:
+                    if run.run_id not in plan.ignored:
+                        plan.skipped.append(SkippedRun(run.run_id, run.spec.name, reason))
+                    plan.ignored.add(run.run_id)
+                    continue
+                plan.runs.setdefault(run.run_id, run.spec)
+                if run.spec.dataset not in question_ids:
+                    question_ids[run.spec.dataset] = {q.id for q in store.queries(run.spec.dataset)}
+                continue
+            if "result" in record:
+                run_id, result = result_line(record["result"], where)
+                query_id, chunk_ids = result.query_id, result.chunk_ids
+            elif "verdict" in record:
+                verdict = verdict_line(record["verdict"], where)
+                run_id, query_id, chunk_ids = verdict.run_id, verdict.verdict.query_id, ()
+            else:
+                raise StoreError(f"{where}: expected a 'run', 'result' or 'verdict' line, "
+                                 f"got key {next(iter(record))!r}")
+            if run_id in plan.ignored:
+                continue
+            if run_id not in plan.runs:
+                raise StoreError(f"{where}: a line of run {run_id} comes before the run's own line")
+            dataset = plan.runs[run_id].dataset
+            if query_id not in question_ids[dataset]:
+                raise StoreError(f"{where}: question {query_id!r} of run {run_id} is not in dataset {dataset!r} "
+                                 "here; was the file edited, or the dataset ingested with other options "
+                                 "(--limit, --seed)? Nothing was imported")
+            uses = paragraph_uses.setdefault(dataset, {})
+            for pid in chunk_ids:
+                if not 0 <= pid <= MAX_PARAGRAPH_ID:
+                    raise StoreError(f"{where}: paragraph id {pid} of run {run_id} is not a paragraph id "
+                                     f"(0 to {MAX_PARAGRAPH_ID}); the file was edited or damaged. "
+                                     "Nothing was imported")
+                uses.setdefault(pid, number)
+    except TruncatedFile as cut:
+        plan.through = cut.last_line
+    for dataset, uses in paragraph_uses.items():
+        missing = store.missing_paragraph_ids(dataset, list(uses))
+        if missing:
+            first = min(missing, key=uses.__getitem__)
+            raise StoreError(f"{path}, line {uses[first]}: paragraph id {first} is not in the corpus of dataset {dataset!r} "
+                             f"({len(missing)} unknown paragraph id(s) in all); the file was edited or damaged. "
+                             "Nothing was imported")
+    return plan
+
+
 def import_runs(store: Store, path: Path, *, datasets: Sequence[str] | None = None) -> ImportSummary:
     """Read the runs of an export file into ``store``.
 
@@ -219,56 +206,45 @@ def import_runs(store: Store, path: Path, *, datasets: Sequence[str] | None = No
         datasets: import only the runs on these datasets (None: every run).
 
     Returns:
-        What was imported, kept and skipped.
+        What was imported, kept and skipped, and where a cut-off file stops.
 
     Raises:
-        StoreError: the file cannot be read or a line is malformed (names the file and line).
+        StoreError: the file cannot be read, or a line is malformed or names a question or
+            paragraph the store does not have (names the file and line); nothing is imported then.
     """
     path = Path(path)
-    imported: dict[str, set[str]] = {}  # run id -> questions already answered in the target store
-    skipped: list[SkippedRun] = []
-    ignored: set[str] = set()
-    added = kept = verdicts_added = 0
-    known_verdicts: dict[tuple[str, str, str], dict[str, StoredVerdict]] = {}
-    for number, record in _records(path):
+    plan = _check_file(store, path, datasets)
+    answered: dict[str, set[str]] = {}
+    for run_id, spec in plan.runs.items():
+        store.ensure_run(spec)
+        answered[run_id] = store.finished_query_ids(run_id)
+    outcome: dict[tuple[str, str], str] = {}  # (run, question) -> "kept", "added" or "failed": counted once
+    known_verdicts: dict[tuple[str, str, str], set[str]] = {}
+    verdicts_added = 0
+    for number, record in read_records(path, through=plan.through):
         where = f"{path}, line {number}"
-        if "run" in record:
-            spec, run_id, fingerprint = _run_spec(record["run"], where)
-            if datasets is not None and spec.dataset not in datasets:
-                ignored.add(run_id)
+        if "result" in record:
+            run_id, result = result_line(record["result"], where)
+            key = (run_id, result.query_id)
+            if run_id in plan.ignored or (key in outcome and (outcome[key] != "failed" or not result.ok)):
                 continue
-            existing = next((run for run in store.runs() if run.run_id == run_id), None)
-            reason = _unusable(store, existing, spec, fingerprint)
-            if reason:
-                skipped.append(SkippedRun(run_id, spec.name, reason))
-                ignored.add(run_id)
-                continue
-            store.ensure_run(spec)
-            imported[run_id] = store.finished_query_ids(run_id)
-        elif "result" in record:
-            run_id, result = _result(record["result"], where)
-            if run_id in ignored:
-                continue
-            if run_id not in imported:
-                raise StoreError(f"{where}: result of run {run_id} comes before the run's own line")
-            if result.query_id in imported[run_id]:
-                kept += 1
+            if result.query_id in answered[run_id]:
+                outcome[key] = "kept"
                 continue
             store.record_result(run_id, result)
-            added += 1
+            outcome[key] = "added" if result.ok else "failed"
         elif "verdict" in record:
-            run_id, judge_model, prompt_version, verdict = _verdict(record["verdict"], where)
-            if run_id in ignored:
+            verdict = verdict_line(record["verdict"], where)
+            judge = (verdict.run_id, verdict.judge_model, verdict.prompt_version)
+            if verdict.run_id in plan.ignored:
                 continue
-            if run_id not in imported:
-                raise StoreError(f"{where}: verdict on run {run_id} comes before the run's own line")
-            judge = (run_id, judge_model, prompt_version)
             if judge not in known_verdicts:
-                known_verdicts[judge] = store.verdicts.verdicts(*judge)
-            if verdict.query_id not in known_verdicts[judge]:
-                store.verdicts.record(run_id, judge_model, prompt_version, verdict)
+                known_verdicts[judge] = set(store.verdicts.verdicts(*judge))
+            if verdict.verdict.query_id not in known_verdicts[judge]:
+                store.verdicts.record(*judge, verdict.verdict)
+                known_verdicts[judge].add(verdict.verdict.query_id)
                 verdicts_added += 1
-        else:
-            raise StoreError(f"{where}: expected a 'run', 'result' or 'verdict' line, "
-                             f"got key {next(iter(record))!r}")
-    return ImportSummary(path, tuple(imported), added, kept, verdicts_added, tuple(skipped))
+    kept = sum(state == "kept" for state in outcome.values())
+    added = len(outcome) - kept
+    return ImportSummary(path, tuple(plan.runs), added, kept, verdicts_added, tuple(plan.skipped),
+                         tuple(spec.name for spec in plan.runs.values()), plan.through)

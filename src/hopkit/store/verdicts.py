@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
 from hopkit.store.connection import transaction
 from hopkit.store.models import RunRow, VerdictRow, utc_now
+from hopkit.store.statements import UPSERT_DIALECTS, upsert
+from hopkit.store.storable import name_too_long, storable_text
 
 __all__ = ["StoredVerdict", "VerdictStore"]
 
@@ -42,6 +43,8 @@ def _check_judge(judge_model: str, prompt_version: str) -> None:
         if not isinstance(value, str) or not value.strip():
             raise StoreError(f"a verdict's {label} must be a non-empty string, got {value!r}; "
                              "a judge is named by its model id and its prompt version")
+        if name_too_long(value):
+            raise StoreError(f"a verdict's {label} {name_too_long(value)}")
 
 
 class VerdictStore:
@@ -105,19 +108,17 @@ class VerdictStore:
             StoreError: the run is unknown, a judge name is empty, or the write fails.
         """
         _check_judge(judge_model, prompt_version)
-        values: dict[str, Any] = {"run_id": run_id, "query_id": verdict.query_id, "judge_model": judge_model,
-                                  "prompt_version": prompt_version, "prediction": verdict.prediction,
-                                  "correct": verdict.correct, "raw": verdict.raw, "created_at": utc_now()}
+        values: dict[str, Any] = {"run_id": run_id, "query_id": storable_text(verdict.query_id),
+                                  "judge_model": storable_text(judge_model),
+                                  "prompt_version": storable_text(prompt_version),
+                                  "prediction": storable_text(verdict.prediction), "correct": verdict.correct,
+                                  "raw": storable_text(verdict.raw), "created_at": utc_now()}
         action = f"recording the verdict of {judge_model} on question {verdict.query_id!r} of run {run_id}"
         with self._transaction(action) as session:
             self._check_run(session, run_id)
             dialect = session.get_bind().dialect.name
-            if dialect in ("postgresql", "sqlite"):
-                module: Any = postgresql if dialect == "postgresql" else sqlite
-                statement = module.insert(VerdictRow).values(**values)
-                session.execute(statement.on_conflict_do_update(
-                    index_elements=list(_KEY),
-                    set_={key: statement.excluded[key] for key in values if key not in _KEY}))
+            if dialect in UPSERT_DIALECTS:
+                session.execute(upsert(dialect, VerdictRow, values, _KEY))
                 return
             existing = session.scalars(select(VerdictRow).where(
                 *(getattr(VerdictRow, key) == values[key] for key in _KEY)).with_for_update()).one_or_none()

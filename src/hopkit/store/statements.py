@@ -1,0 +1,37 @@
+"""The dialect-specific INSERT ... ON CONFLICT statements the store writes with (SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sqlalchemy import insert
+from sqlalchemy.dialects import postgresql, sqlite
+
+UPSERT_DIALECTS = ("postgresql", "sqlite")
+
+
+def _insert(dialect: str, model: type[Any]) -> Any:
+    return (postgresql if dialect == "postgresql" else sqlite).insert(model)
+
+
+def insert_ignoring_conflict(dialect: str, model: type[Any], keys: Sequence[str]) -> Any:
+    """INSERT that does nothing when a row with the same ``keys`` exists (a plain INSERT on other databases)."""
+    if dialect not in UPSERT_DIALECTS:
+        return insert(model)
+    return _insert(dialect, model).on_conflict_do_nothing(index_elements=list(keys))
+
+
+def upsert(dialect: str, model: type[Any], values: dict[str, Any], keys: Sequence[str],
+           only_if: Any = None) -> Any:
+    """INSERT ``values``, or update the row with the same ``keys`` (``dialect`` is one of
+    :data:`UPSERT_DIALECTS`).
+
+    Args:
+        only_if: a function of the statement's ``excluded`` row giving the condition under
+            which an existing row is updated (None: always).
+    """
+    statement = _insert(dialect, model).values(**values)
+    return statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={key: statement.excluded[key] for key in values if key not in keys},
+        where=None if only_if is None else only_if(statement.excluded))
