@@ -111,3 +111,18 @@ def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> No
         assert result.usage.llm_calls >= 1 and result.usage.prompt_tokens > 0
         assert sum(step.llm_calls for step in trace.steps) == result.usage.llm_calls
     assert sum(r.usage.llm_calls for r in results) == asked  # every model call is counted
+
+
+@pytest.mark.parametrize("reply", ["", "So the answer is:", "[Query 1]:", "The answer is:", '{"answer": {"text": ""}}'])
+def test_an_empty_or_cue_only_final_answer_is_a_failed_question(tmp_path: Path, method_name: str, reply: str) -> None:
+    """Issue 28 item 3: SearChain stored '[Query 1]:' (its own prompt's text) for an empty reply, and MIGRES
+    'The answer is:' (its own cue), as answers; every method must record EmptyAnswerError instead."""
+    store = Store(DBConnection(f"sqlite:///{tmp_path / 'blank.db'}").get_session_factory())
+    store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
+    method = METHODS[method_name](MeteredLLM(ScriptedLLM(lambda prompt: reply)), BM25Retriever.build(PARAGRAPHS))
+    spec = RunSpec(name=f"blank-{method_name}", method=method_name, dataset="toy", config={"reply": reply})
+    outcome = run_method(method, QUERIES, store, spec, progress=False)
+    assert (outcome.finished, outcome.failed) == (0, len(QUERIES))
+    for result in store.results(outcome.run_id):
+        assert result.error is not None and result.error.startswith("EmptyAnswerError"), (result.prediction, result.error)
+        assert store.run(outcome.run_id).finished == 0
