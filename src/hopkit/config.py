@@ -122,6 +122,47 @@ def _expand_env(value: Any, source: str, field: str | None = None) -> Any:
     return value
 
 
+# A config is a few dozen values; aliases (``*name``) may share parts of it, but a file whose
+# aliases would expand past this many values is refused before anything is built from it.
+MAX_EXPANDED_VALUES = 10_000
+
+
+class _AliasBomb(yaml.YAMLError):
+    """Aliases that expand past :data:`MAX_EXPANDED_VALUES`, or refer to themselves."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that counts what the aliases expand to before building anything."""
+
+    def get_single_node(self) -> Any:
+        node = super().get_single_node()
+        if node is not None:
+            _expanded_size(node, {}, set())
+        return node
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
+    """How many values ``node`` stands for once every alias in it is copied out (memoised per node)."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_nodes:
+        raise _AliasBomb("an alias refers to the value it is part of (a recursive &anchor)")
+    open_nodes.add(key)
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, sizes, open_nodes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes, open_nodes) + _expanded_size(v, sizes, open_nodes)
+                    for k, v in node.value)
+    open_nodes.discard(key)
+    if size > MAX_EXPANDED_VALUES:
+        raise _AliasBomb(f"its aliases (*name) expand to more than {MAX_EXPANDED_VALUES:,} values; "
+                         "a config needs far fewer: write the values out, or share less")
+    sizes[key] = size
+    return size
+
+
 def load_yaml(path: str | Path) -> dict[str, Any]:
     """Read a YAML mapping, with environment variables expanded.
 
@@ -144,7 +185,9 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at position {exc.start}); "
                           "save the file as UTF-8") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 (a SafeLoader, bounded)
+    except _AliasBomb as exc:
+        raise ConfigError(f"{path}: refused: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

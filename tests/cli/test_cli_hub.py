@@ -81,3 +81,23 @@ def test_run_with_an_unreachable_hub_says_so_without_a_traceback(
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"hopkit: error: cannot download {MISSING}: could not reach the Hub at {endpoint} (")
     assert "check the network connection" in last
+
+
+@pytest.mark.parametrize("uri, part", [
+    ("hf://OWNER/NAME/../../x.gguf", "the file '../../x.gguf'"),
+    ("hf://O/N@../f.gguf", "the revision '..'"),
+    ("hf://O/N@main%2F..%2F..%2Fx/f.gguf", "the revision 'main/../../x'"),
+    ("hf://../N/f.gguf", "the owner '..'"),
+    ("hf://O/na--me/f.gguf", "the name 'na--me'"),
+    ("hf://O/N/dir\\..\\f.gguf", "the file 'dir\\\\..\\\\f.gguf'"),
+])
+def test_a_hub_name_that_leaves_the_repository_is_refused_before_any_call(
+        db: str, hub: FakeHub, capsys: pytest.CaptureFixture[str], uri: str, part: str) -> None:
+    """Issue 28 item 5: `--llm hf://OWNER/NAME/../../x.gguf` ended in huggingface_hub's traceback, and a
+    revision of `..` was accepted."""
+    code, _, err = hopkit(capsys, "--db", db, "ingest", "jsonl", str(SAMPLE), "--name", "toy", "--limit", "1")
+    assert code == 0, err
+    code, out, err = hopkit(capsys, "--db", db, "run", str(NOR), "--llm", uri, "--quiet")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"hopkit: error: {uri!r} is not a Hugging Face Hub file: {part}")
+    assert hub.requests == []

@@ -19,6 +19,7 @@ its other variables itself: ``HF_TOKEN`` (a gated or private repository), ``HF_H
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,35 @@ def parse_hub_uri(uri: str) -> HubFile:
     parts = [owner, name, *file.split("/")]
     if any(not part.strip() for part in parts) or "@" in owner or (at and not revision):
         raise ConfigError(f"{uri!r} is not a Hugging Face Hub file: {shape}")
-    return HubFile(repo=f"{owner}/{name}", file=file, revision=unquote(revision) if at else None)
+    revision = unquote(revision) if at else ""
+    problem = _invalid_part(owner, name, revision, file)
+    if problem:
+        raise ConfigError(f"{uri!r} is not a Hugging Face Hub file: {problem}; {shape}")
+    return HubFile(repo=f"{owner}/{name}", file=file, revision=revision or None)
+
+
+# The Hub's own rule for an owner or a repository name: letters, digits, "-", "_" and ".",
+# not starting or ending with "-" or ".", no "--" or "..", at most 96 characters.
+_HUB_NAME = re.compile(r"\w(?:[\w.-]{0,94}\w)?", re.ASCII)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _invalid_part(owner: str, name: str, revision: str, file: str) -> str:
+    """Why these parts of an ``hf://`` name cannot name a file on the Hub ("" when they can).
+
+    Checked before any call, so that no path leaves the cache folder and no library is asked
+    about a name it would refuse with a traceback.
+    """
+    for label, value in (("owner", owner), ("name", name)):
+        if not _HUB_NAME.fullmatch(value) or "--" in value or ".." in value:
+            return (f"the {label} {value!r} is not a Hub name (letters, digits, '-', '_' and '.', "
+                    "not starting or ending with '-' or '.', no '--' or '..')")
+    if revision and (revision.strip() != revision or _CONTROL.search(revision)
+                     or any(part in ("", ".", "..") for part in revision.split("/"))):
+        return f"the revision {revision!r} is not a branch, tag or commit name"
+    if _CONTROL.search(file) or "\\" in file or any(part in (".", "..") for part in file.split("/")):
+        return f"the file {file!r} is not a path inside the repository (no '.', '..', '\\' or control characters)"
+    return ""
 
 
 def hub_llm_spec(uri: str) -> dict[str, Any]:
