@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--judge", help="model id of the LLM judge whose stored verdicts give LLM Acc "
                                          "(default: the only judge of the two runs)")
 
+    delete = commands.add_parser("delete", help="delete runs with their results and verdicts")
+    delete.add_argument("runs", nargs="+", help="run names, ids or id prefixes (every run a name matches)")
+
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")
 

@@ -27,18 +27,27 @@ from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
 from hopkit.store.transfer import export_runs, import_runs
+from hopkit.terminal import printable
 
 
 def _session_factory(args: argparse.Namespace) -> Any:
     return DBConnection.from_config(args.db).get_session_factory()
 
 
+def _named(option: str, value: str | None) -> str | None:
+    """A ``--name`` value as given, refused when blank (it would silently fall back to a default)."""
+    if value is not None and not value.strip():
+        raise ConfigError(f"{option}: a name must not be empty or blank; leave the option out for the default")
+    return value
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
+    _named("--name", args.name)
     examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
     corpus = pool_corpus(args.name or args.dataset, examples)
     made_stale = Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
-    print(f"ingested {corpus.name}: {len(corpus.queries)} questions, {len(corpus.paragraphs)} paragraphs "
+    print(f"ingested {printable(corpus.name)}: {len(corpus.queries)} questions, {len(corpus.paragraphs)} paragraphs "
           f"in the pooled corpus, {gold} gold paragraph links")
     if made_stale:
         print(f"{made_stale} earlier run(s) on {corpus.name} ran on the replaced corpus and are now stale: "
@@ -57,6 +66,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    _named("--name", args.name)
     spec = load_yaml(args.config)
     for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name)):
         if value is not None:
@@ -67,11 +77,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
                            trace_prompts=args.trace_prompts)
     stored_name = Store(session_factory).run(outcome["run_id"]).name
-    print(f"run {stored_name} ({outcome['run_id']}): {outcome['total_queries']} questions, "
+    print(f"run {printable(stored_name)} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
     if stored_name != pipeline.name:
-        print(f"(this configuration was first run as {stored_name!r}, the name it keeps; a run is "
-              f"identified by its configuration, so naming it {pipeline.name!r} resumed that run)")
+        print(f"(this configuration was first run as {printable(repr(stored_name))}, the name it keeps; a run is "
+              f"identified by its configuration, so naming it {printable(repr(pipeline.name))} resumed that run)")
     return _run_exit_code(outcome)
 
 
@@ -123,7 +133,7 @@ def _select_runs(store: Store, names: list[str], dataset: str | None) -> list[Ru
         raise StoreError(f"no run{on} matches; list them with `hopkit runs`; {_runs_hint(store)}")
     scorable, skipped = split_scorable(runs)
     for skip in skipped:
-        print(f"hopkit: skipped: {skip.reason}", file=sys.stderr)
+        print(f"hopkit: skipped: {printable(skip.reason)}", file=sys.stderr)
     if not scorable:
         raise StoreError(f"none of the {len(runs)} selected run(s) can be scored (see above)")
     return scorable
@@ -159,7 +169,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     verdicts = VerdictStore(session_factory)
     for run in runs:
         outcome = judge_run(store, verdicts, run, judge, progress=not args.quiet)
-        print(f"judged {run.name} ({run.run_id}) with {outcome.judge}: {outcome.answered} answers, "
+        print(f"judged {printable(run.name)} ({run.run_id}) with {outcome.judge}: {outcome.answered} answers, "
               f"{outcome.already} judged before, {outcome.judged_now} now, {outcome.unreadable} unreadable verdict(s)")
     print(f"`hopkit evaluate --judge {judge.identity.model_id}` reports their LLM accuracy")
     return 0
@@ -195,7 +205,7 @@ def _one_run(store: Store, name: str) -> RunInfo:
     """The one scorable run ``name`` selects; stale or empty matches are skipped with the reason."""
     scorable, skipped = split_scorable(_find_runs(store, name))
     for skip in skipped:
-        print(f"hopkit: skipped: {skip.reason}", file=sys.stderr)
+        print(f"hopkit: skipped: {printable(skip.reason)}", file=sys.stderr)
     if not scorable:
         raise StoreError(f"{name!r} names no run that can be scored (see above)")
     if len(scorable) > 1:
@@ -227,7 +237,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ComparisonError(f"cannot compare {both} on {run_a.dataset!r}: {exc}") from exc
     label_a, label_b = run_labels([summary_a, summary_b])
     pair = ComparedPair(label_a, label_b, comparison)
-    print(f"A = {label_a} ({run_a.run_id}), B = {label_b} ({run_b.run_id}), dataset {run_a.dataset}: "
+    print(f"A = {printable(label_a)} ({run_a.run_id}), B = {printable(label_b)} ({run_b.run_id}), "
+          f"dataset {printable(run_a.dataset)}: "
           f"{comparison.shared} question(s) both attempted (failed ones score 0)"
           + (f"; left out: {comparison.only_a} attempted by A only, {comparison.only_b} by B only"
              if comparison.only_a or comparison.only_b else "") + "\n")
@@ -236,7 +247,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         names = ", ".join(metric_header(m) for m in comparison.not_compared)
         print(f"\nNot compared: {names} (no shared question has them for both runs: a run that does not "
               "retrieve has no recall, LLM accuracy needs judged answers)")
-    print("\n" + verdict_sentence(pair) + "\n")
+    print("\n" + printable(verdict_sentence(pair)) + "\n")
     print("\n".join(paired_notes()))
     if judge is not None:
         print(f"LLM Acc: judged by {judge}; compared only when it judged every answer of both runs")
@@ -249,10 +260,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs stored yet; {_runs_hint(store)}")
         return 0
+    print(f"{'id':<16}  {'name':<24} {'method':<9} {'dataset':<18} {'results':<22} created (UTC)")
     for run in runs:
         mark = "  STALE (dataset re-ingested since)" if run.stale else ""
-        print(f"{run.run_id}  {run.name:<24} {run.method:<8} {run.dataset:<18} "
-              f"{run.finished} done, {run.failed} failed  {run.created_at:%Y-%m-%d %H:%M}{mark}")
+        results = f"{run.finished} done, {run.failed} failed"
+        print(f"{run.run_id}  {printable(run.name):<24} {printable(run.method):<9} {printable(run.dataset):<18} "
+              f"{results:<22} {run.created_at:%Y-%m-%d %H:%M}{mark}")
     if any(run.stale for run in runs):
         print("STALE runs ran on a corpus that was replaced by `ingest --replace`; they are not scored. "
               "Rerun their configs to score them on the current corpus.")
@@ -261,8 +274,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_datasets(args: argparse.Namespace) -> int:
     store = Store(_session_factory(args))
-    for name in store.datasets():
-        print(f"{name}: {len(store.queries(name))} questions, {len(store.paragraphs(name))} paragraphs")
+    names = store.datasets()
+    if not names:
+        print(f"no datasets stored yet in {store.location}; ingest one with `hopkit ingest FORMAT PATH` "
+              "(another store: --db URL or $HOPKIT_DB_URL)")
+    for name in names:
+        print(f"{printable(name)}: {len(store.queries(name))} questions, {len(store.paragraphs(name))} paragraphs")
     return 0
 
 
@@ -290,11 +307,30 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     store = Store(_session_factory(args))
     imported = 0
+    cut_off = False
     for path in args.files:
         summary = import_runs(store, path)
         imported += len(summary.runs)
         print(f"{path}: {len(summary.runs)} run(s), {summary.results_added} result(s) added, "
               f"{summary.results_kept} already here kept, {summary.verdicts_added} verdict(s) added")
         for skipped in summary.skipped:
-            print(f"hopkit: skipped run {skipped.name!r} ({skipped.run_id}): {skipped.reason}", file=sys.stderr)
-    return 0 if imported else 1
+            print(f"hopkit: skipped run {printable(repr(skipped.name))} ({skipped.run_id}): {printable(skipped.reason)}",
+                  file=sys.stderr)
+        if summary.truncated_after is not None:
+            cut_off = True
+            names = ", ".join(f"{printable(repr(name))} ({run_id})"
+                              for name, run_id in zip(summary.run_names, summary.runs)) or "none"
+            print(f"hopkit: error: {path} stops after line {summary.truncated_after} (cut off while written or "
+                  f"copied); imported what it holds up to there, of runs: {names}. The last of them may lack "
+                  "results: export the runs again and import the new file (what is here is kept)", file=sys.stderr)
+    return 1 if cut_off or not imported else 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    store = Store(_session_factory(args))
+    runs = list({run.run_id: run for name in args.runs for run in _find_runs(store, name)}.values())
+    for run in runs:
+        deleted = store.delete_run(run.run_id)
+        print(f"deleted run {printable(run.name)} ({run.run_id}) on {printable(run.dataset)} and its "
+              f"{deleted} result(s) and verdicts")
+    return 0

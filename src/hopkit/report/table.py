@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
+from hopkit.terminal import printable
 
 __all__ = ["Cell", "Column", "Table", "comparison_table", "component_key", "metric_header", "run_labels",
            "to_csv", "to_markdown", "to_text"]
@@ -244,7 +245,7 @@ def to_text(table: Table) -> str:
     Returns:
         The text, ending with a newline.
     """
-    body = _formatted_rows(table)
+    body = [[printable(cell) for cell in row] for row in _formatted_rows(table)]
     headers = [c.header for c in table.columns]
     widths = [max([len(h)] + [len(row[i]) for row in body]) for i, h in enumerate(headers)]
 
@@ -261,12 +262,23 @@ def to_text(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula ("=HYPERLINK(...)", "+1",
+    "@SUM") gets a leading apostrophe, which spreadsheets read as "this is text" (OWASP's advice)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def to_csv(table: Table, path: Path) -> Path:
     """Write the table as CSV with raw numbers, for further analysis.
 
     Columns are named by their keys. An estimate column ``k`` becomes three:
     ``k``, ``k_low`` and ``k_high``, as fractions (not percentages); a
-    not-applicable cell is empty. Notes are not written.
+    not-applicable cell is empty. A text cell that a spreadsheet would run as a
+    formula (it starts with ``=``, ``+``, ``-``, ``@``) starts with ``'``. Notes
+    are not written.
 
     Args:
         table: The table.
@@ -295,6 +307,8 @@ def to_csv(table: Table, path: Path) -> Path:
                     out.append("")
                 elif isinstance(cell, Estimate):
                     out.append(cell.mean)
+                elif isinstance(cell, str):
+                    out.append(_inert(cell))
                 else:
                     out.append(cell)
             writer.writerow(out)

@@ -8,7 +8,9 @@ import logging
 import os
 import re
 import shutil
+import socket
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
@@ -115,6 +117,42 @@ def _dense(paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,
     )
 
 
+_HOST = re.sub(r"[^0-9A-Za-z]", "", socket.gethostname())[:32] or "host"
+_TMP_OWNER = re.compile(r"\.tmp-(?P<host>[0-9A-Za-z]+)-(?P<pid>\d+)-")
+ABANDONED_AFTER_SECONDS = 24 * 3600  # a save folder that names no process of this machine
+
+
+def _remove_abandoned_saves(path: Path) -> None:
+    """Delete the temporary folders that saves of ``path`` left behind when their process was killed.
+
+    A save writes ``.<name>.tmp-<host>-<pid>-<random>`` and renames it: a folder of this host whose
+    process is gone is abandoned; one of another host (a shared disk) or of an older hopkit is
+    removed only once it is a day old.
+    """
+    for folder in path.parent.glob(f".{path.name}.tmp-*"):
+        owner = _TMP_OWNER.search(folder.name[len(path.name) + 1:])
+        if owner is not None and owner["host"] == _HOST:
+            abandoned = not _alive(int(owner["pid"]))
+        else:
+            try:
+                abandoned = time.time() - folder.stat().st_mtime > ABANDONED_AFTER_SECONDS
+            except OSError:
+                continue
+        if abandoned:
+            logger.info("removing %s, left by an index save that did not finish", folder)
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def _load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[[], _Saved]) -> _Saved:
     if path.exists():
         logger.info("loading the index at %s", path)
@@ -122,7 +160,8 @@ def _load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable
     logger.info("building the index for %s", path)
     retriever = build()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.parent))
+    _remove_abandoned_saves(path)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-{_HOST}-{os.getpid()}-", dir=path.parent))
     try:
         retriever.save(tmp)
         try:
