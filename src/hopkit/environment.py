@@ -11,6 +11,10 @@ Variables (each a constant of the same name below):
 ``HOPKIT_CACHE_DIR``        where downloads are cached (default ``~/.cache/hopkit``): datasets
                             in ``datasets/``, models from the Hugging Face Hub in ``hub/``
 ``HOPKIT_ALLOWED_TARGETS``  extra classes a config file may name (see ``hopkit.config``)
+``HOPKIT_MODEL_DIR``        a folder of GGUF files you already have (default
+                            ``<HOPKIT_CACHE_DIR>/models``): a model named on the Hugging Face
+                            Hub (``hf://.../FILE.gguf``) whose FILE is in this folder is read
+                            from there, never downloaded
 ``OPENAI_API_KEY``          the bearer token of an OpenAI-compatible server
 ``HF_ENDPOINT``             the Hugging Face Hub to download models from (a mirror; default
                             https://huggingface.co), read at each download
@@ -36,6 +40,7 @@ HOPKIT_DB_URL = "HOPKIT_DB_URL"
 HOPKIT_DATA_DIR = "HOPKIT_DATA_DIR"
 HOPKIT_CACHE_DIR = "HOPKIT_CACHE_DIR"
 HOPKIT_ALLOWED_TARGETS = "HOPKIT_ALLOWED_TARGETS"
+HOPKIT_MODEL_DIR = "HOPKIT_MODEL_DIR"
 OPENAI_API_KEY = "OPENAI_API_KEY"
 HF_ENDPOINT = "HF_ENDPOINT"
 
@@ -89,6 +94,12 @@ def hub_cache_dir() -> Path:
     The folder has the Hub's own cache layout (``models--OWNER--NAME/snapshots/...``).
     """
     return cache_dir() / "hub"
+
+
+def model_dir() -> Path:
+    """``$HOPKIT_MODEL_DIR``, else ``<HOPKIT_CACHE_DIR>/models``: GGUF files used instead of downloading them."""
+    value = _non_empty(HOPKIT_MODEL_DIR)
+    return Path(value).expanduser() if value is not None else cache_dir() / "models"
 
 
 def hf_endpoint() -> str | None:

@@ -38,6 +38,14 @@ FILE = "tiny-q4.gguf"
 CONTENT = b"GGUF? no: a few bytes standing in for a model"
 
 
+@pytest.fixture(autouse=True)
+def model_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty $HOPKIT_MODEL_DIR, so that no model this machine keeps is found instead of the Hub's."""
+    folder = tmp_path_factory.mktemp("models")
+    monkeypatch.setenv(environment.HOPKIT_MODEL_DIR, str(folder))
+    return folder
+
+
 @pytest.fixture()
 def hub() -> Iterator[FakeHub]:
     with serve_fake_hub({f"{REPO}/{FILE}": CONTENT, f"{REPO}/sub/other.gguf": b"other"}) as server:
@@ -153,8 +161,8 @@ def test_a_download_that_breaks_off_says_to_run_again(tmp_path: Path, no_retry_w
         download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=hub.url)
     assert str(caught.value).startswith(f"cannot download hf://{REPO}/{FILE}: the download from {hub.url} broke "
                                         "off (peer closed connection without sending complete message body")
-    assert str(caught.value).endswith("nothing was kept: check the network connection and run the same command "
-                                      "again")
+    assert ("nothing was kept: check the network connection and run the same command again; or, if you have the "
+            f"file, put {FILE} in") in str(caught.value)
     assert not list(tmp_path.glob("*/blobs/*")) and not list(tmp_path.glob("*/snapshots/*/*"))
     with serve_fake_hub({f"{REPO}/{FILE}": CONTENT}) as hub:  # the network is back: the next run downloads it
         assert download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=hub.url).read_bytes() == CONTENT
@@ -192,3 +200,29 @@ def test_load_reads_the_downloaded_file_through_the_llama_cpp_path(hub: FakeHub,
     assert [options["model_path"] for options in opened] == [str(cached)]
     assert opened[0]["n_ctx"] == 64
     assert len(hub.requests) == 2  # the download's HEAD and GET; load found the file in the cache
+
+
+def test_a_copy_in_the_model_folder_is_read_without_any_request(tmp_path: Path, model_dir: Path,
+                                                                 hub: FakeHub) -> None:
+    """Issue 29 item 1: where a shipped config's model comes from, and how a copy one has is used."""
+    (model_dir / FILE).write_bytes(b"my own copy")
+    path = download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=hub.url)
+    assert path == model_dir / FILE and hub.requests == []
+    other = download_hub_file(HubFile(REPO, "sub/other.gguf"), cache_dir=tmp_path, endpoint=hub.url)
+    assert other.read_bytes() == b"other" and hub.requests  # not in the folder: downloaded
+
+
+def test_an_unreachable_hub_names_the_model_folder(tmp_path: Path, model_dir: Path,
+                                                   no_retry_waits: list[float]) -> None:
+    with pytest.raises(DownloadError) as caught:
+        download_hub_file(HubFile(REPO, FILE), cache_dir=tmp_path, endpoint=closed_port_url())
+    assert str(caught.value).endswith(f"; or, if you have the file, put {FILE} in {model_dir} (or in a folder "
+                                      "you name with $HOPKIT_MODEL_DIR) and hopkit reads it from there")
+
+
+def test_the_shipped_qwen_configs_name_the_hub_file_a_local_copy_stands_in_for() -> None:
+    from hopkit.config import named_spec
+
+    for name in ("qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b-4k"):
+        assert named_spec("llm", name)["model_path"] == (
+            "hf://Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -135,8 +135,9 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
                       endpoint: str | None = None) -> Path:
     """The local path of ``hub_file``, downloaded first unless it is in the cache.
 
-    A cached file is returned without any request. Otherwise ``huggingface_hub`` asks the
-    Hub for the file's metadata and downloads it, with a progress bar on stderr.
+    A file of the same name in ``$HOPKIT_MODEL_DIR`` (:func:`local_model_file`), or one in the
+    cache, is returned without any request. Otherwise ``huggingface_hub`` asks the Hub for the
+    file's metadata and downloads it, with a progress bar on stderr.
 
     Args:
         hub_file: the file.
@@ -153,6 +154,10 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
             private), the Hub cannot be reached, the download broke off, or the file cannot
             be written; the message names the ``hf://`` file and says how to fix it.
     """
+    local = local_model_file(hub_file)
+    if local is not None:
+        logger.info("using %s for %s ($%s)", local, hub_file.uri, environment.HOPKIT_MODEL_DIR)
+        return local
     from httpx2 import HTTPError  # huggingface_hub's HTTP client: what a download cut off raises
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
@@ -173,6 +178,24 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
         return Path(hf_hub_download(**options))
     except (OSError, ValueError, HTTPError) as exc:  # huggingface_hub's errors, and its client's
         raise download_error(hub_file, exc, folder, endpoint) from exc
+
+
+def local_model_file(hub_file: HubFile) -> Path | None:
+    """The file of ``hub_file``'s name in :func:`hopkit.environment.model_dir`, when that folder has it.
+
+    For a model you already have (copied from another machine, or installed by a package):
+    hopkit uses it instead of downloading the same file again. The name is the file's own,
+    without the repository's folders (``qwen2.5-coder-1.5b-instruct-q4_k_m.gguf``).
+    """
+    candidate = environment.model_dir() / PurePosixPath(hub_file.file).name
+    return candidate if candidate.is_file() else None
+
+
+def _model_dir_hint(hub_file: HubFile) -> str:
+    """How to use a copy of the file one already has, and where hopkit looked for one."""
+    name = PurePosixPath(hub_file.file).name
+    return (f"; or, if you have the file, put {name} in {environment.model_dir()} (or in a folder you name "
+            f"with ${environment.HOPKIT_MODEL_DIR}) and hopkit reads it from there")
 
 
 def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: str | None) -> DownloadError:
@@ -223,7 +246,10 @@ def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: st
                   "or set HOPKIT_CACHE_DIR to a writable folder with room for the model")
     else:
         reason = f"huggingface_hub refused the request ({_first_line(exc)})"
-    return DownloadError(f"cannot download {hub_file.uri}: {reason}")
+    unreachable = isinstance(exc, LocalEntryNotFoundError) or (isinstance(exc, HTTPError)
+                                                                and not isinstance(exc, HfHubHTTPError))
+    hint = _model_dir_hint(hub_file) if unreachable else ""
+    return DownloadError(f"cannot download {hub_file.uri}: {reason}{hint}")
 
 
 def _cause(exc: BaseException) -> str:
