@@ -8,19 +8,32 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from hopkit import __version__
+from hopkit.cli_logging import configure_console
+from hopkit.config import named_configs
 from hopkit.errors import HopkitError
 
 log = logging.getLogger("hopkit")
 
 
+def _llm_help(default: str | None = None) -> str:
+    names = ", ".join(named_configs("llm"))
+    first = f"LLM config name (default {default})" if default else "LLM config name"
+    return (f"{first}: {names} (docs/models.md says where each model comes from), or a GGUF file on the "
+            "Hugging Face Hub: hf://OWNER/NAME/FILE.gguf")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hopkit", description="Multi-hop retrieval-augmented QA toolkit.")
+    parser.add_argument("--version", action="version", version=f"hopkit {__version__}")
     parser.add_argument("--db", help="database URL (default: $HOPKIT_DB_URL or sqlite file in $HOPKIT_HOME)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log debug messages, and each failed question on the console (else in the run's log file)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", help="load a dataset, pool its corpus, store both")
-    ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot or jsonl")
+    ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot or jsonl (the "
+                                        "format), or sample (the small fictional dataset bundled with hopkit)")
     ingest.add_argument("path", nargs="?", help="the dataset file (default: download the official one)")
     ingest.add_argument("--limit", type=int, help="keep a random sample of N questions")
     ingest.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
@@ -32,12 +45,16 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--retrieval", default="bm25", help="retrieval config name (default bm25)")
 
     run = commands.add_parser("run", help="run a pipeline config over a stored dataset (resumable)")
-    run.add_argument("config", help="YAML config with _target_ and options")
+    run.add_argument("config", help="a shipped pipeline config by name (" + ", ".join(named_configs("pipelines"))
+                                    + "), or a YAML file with _target_ and options")
     run.add_argument("--dataset", help="stored dataset (overrides the config)")
     run.add_argument("--limit", type=int, help="only the first N questions")
     run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
-    run.add_argument("--llm", help="LLM config name, or hf://OWNER/NAME/FILE.gguf (overrides the config)")
+    run.add_argument("--llm", help=_llm_help() + " (overrides the config)")
     run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
+    run.add_argument("--batch-size", type=int, help="questions in flight at once (overrides the config's "
+                                                    "batch_size, default 10); only a model server answers several "
+                                                    "at once, an in-process model answers one at a time")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--trace-prompts", action="store_true",
                      help="keep every model call's prompt in the trace (shown by the HTML report; large)")
@@ -50,12 +67,13 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--out", type=Path, help="folder for the table (md, csv) and plots (png)")
         sub.add_argument("--judge", help="model id of the LLM judge whose stored verdicts fill the LLM Acc "
                                          "column (default: the only judge of the runs)")
+        sub.add_argument("--wide", action="store_true", help="every column (tokens, time split, recall by "
+                                                             "title and answer); the CSV always has them all")
 
     judge = commands.add_parser("judge", help="LLM-judged accuracy: judge the runs' answers, store the verdicts "
                                               "(resumable)")
     judge.add_argument("runs", nargs="+", help="run names or ids")
-    judge.add_argument("--llm", default="qwen2.5-coder-1.5b-4k",
-                       help="LLM config name of the judge (default qwen2.5-coder-1.5b-4k)")
+    judge.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help=_llm_help("qwen2.5-coder-1.5b-4k"))
     judge.add_argument("--quiet", action="store_true", help="no progress bar")
 
     compare = commands.add_parser("compare", help="compare two runs on their shared questions: difference, "
@@ -78,8 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("files", nargs="+", type=Path, help="files written by `hopkit export`")
 
     quick = commands.add_parser("quickstart", help="ingest the bundled sample, run NoR, OneR and IRCoT, compare")
-    quick.add_argument("--llm", default="smollm2", help="LLM config name (default smollm2, embedded), or a GGUF "
-                                                        "file on the Hugging Face Hub: hf://OWNER/NAME/FILE.gguf")
+    quick.add_argument("--llm", default="smollm2", help=_llm_help("smollm2, embedded"))
     quick.add_argument("--limit", type=int, help="only the first N questions")
     quick.add_argument("--out", type=Path, help="folder for the report (default $HOPKIT_HOME/reports/quickstart)")
     for sub in commands.choices.values():  # --db before or after the subcommand; SUPPRESS keeps the first one
@@ -96,17 +113,14 @@ _INTERRUPTED: dict[str, str] = {
     "quickstart": "finished questions are stored, rerun the same command to resume",
     "export": "the export file was not written (it is written whole or not at all); run the same command again",
     "import": "the results read so far are stored; run the same command again to import the rest",
+    "delete": "each run is deleted whole or not at all; list what is left with `hopkit runs`",
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hopkit`` command."""
     args = _parser().parse_args(argv)
-    level = logging.DEBUG if args.verbose else logging.WARNING
-    handler = logging.StreamHandler()
-    handler.setLevel(level)  # filter here too: bm25s sets its own logger to DEBUG on import
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    configure_console(args.verbose)
     from hopkit import cli_commands as commands
 
     try:

@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopkit.config import instantiate, load_llm, load_named, load_yaml
+from hopkit.cli_logging import run_log
+from hopkit.cli_run import cmd_run, named
+from hopkit.config import load_llm, load_named
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
+from hopkit.quickstart.run import SAMPLE_PATH
 from hopkit.environment import hopkit_home
 from hopkit.errors import ComparisonError, ConfigError, StoreError
 from hopkit.evaluation.compare import compare_scores
@@ -20,7 +23,7 @@ from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.report.files import REPORT_FILES, write_report
 from hopkit.report.html import collect_report
 from hopkit.report.paired import ComparedPair, paired_notes, paired_table, verdict_sentence
-from hopkit.report.table import comparison_table, metric_header, run_labels, to_text
+from hopkit.report.table import compact, comparison_table, metric_header, run_labels, to_text
 from hopkit.scoring_runs import score_run, score_runs, split_scorable
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunInfo
@@ -30,20 +33,25 @@ from hopkit.store.transfer import export_runs, import_runs
 from hopkit.terminal import printable
 
 
+__all__ = ["cmd_run"]  # the others are found by name: cmd_<subcommand>
+
+#: `hopkit ingest sample`: the small fictional dataset bundled with hopkit (the quickstart's).
+BUNDLED_SAMPLE = "sample"
+
+
 def _session_factory(args: argparse.Namespace) -> Any:
     return DBConnection.from_config(args.db).get_session_factory()
 
 
-def _named(option: str, value: str | None) -> str | None:
-    """A ``--name`` value as given, refused when blank (it would silently fall back to a default)."""
-    if value is not None and not value.strip():
-        raise ConfigError(f"{option}: a name must not be empty or blank; leave the option out for the default")
-    return value
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
-    _named("--name", args.name)
-    examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
+    named("--name", args.name)
+    if args.dataset == BUNDLED_SAMPLE:
+        if args.path is not None:
+            raise ConfigError(f"`hopkit ingest {BUNDLED_SAMPLE}` reads the sample bundled with hopkit and takes no "
+                              f"PATH; for a file of your own in that format: hopkit ingest jsonl {args.path}")
+        examples = load_dataset("jsonl", SAMPLE_PATH, limit=args.limit, seed=args.seed)
+    else:
+        examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
     corpus = pool_corpus(args.name or args.dataset, examples)
     made_stale = Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
@@ -62,46 +70,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise ConfigError(f"retrieval config {args.retrieval!r} does not build a retrieval pipeline")
     pipeline.retriever(args.dataset)
     print(f"index {args.retrieval} ready")
-    return 0
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    _named("--name", args.name)
-    spec = load_yaml(args.config)
-    for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name)):
-        if value is not None:
-            spec[option] = value
-    config = instantiate(spec, args.config, kind="pipelines")  # checks _target_ and every option first
-    session_factory = _session_factory(args)
-    pipeline = config.build(session_factory)
-    outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
-                           trace_prompts=args.trace_prompts)
-    stored_name = Store(session_factory).run(outcome["run_id"]).name
-    print(f"run {printable(stored_name)} ({outcome['run_id']}): {outcome['total_queries']} questions, "
-          f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
-    if stored_name != pipeline.name:
-        print(f"(this configuration was first run as {printable(repr(stored_name))}, the name it keeps; a run is "
-              f"identified by its configuration, so naming it {printable(repr(pipeline.name))} resumed that run)")
-    return _run_exit_code(outcome)
-
-
-def _run_exit_code(outcome: dict[str, Any]) -> int:
-    """1 when every question attempted now failed (nothing answered), else 0; failures are reported.
-
-    Failed questions are stored as failed and a rerun retries them. A run where some
-    failed still exits 0 (its answers are usable; a filtered question may fail every
-    time), with a warning; one where all failed exits 1, so scripts stop there.
-    """
-    failed, attempted = outcome["failed"], outcome["failed"] + outcome["finished"]
-    if not failed:
-        return 0
-    cause = f" (first error: {outcome['first_error']})" if outcome.get("first_error") else ""
-    if failed == attempted:
-        sys.stderr.write(f"hopkit: error: all {failed} question(s) attempted failed{cause}; nothing was answered. "
-                         "Fix the cause, then rerun the same command to retry them\n")
-        return 1
-    sys.stderr.write(f"hopkit: warning: {failed} of {attempted} question(s) attempted failed{cause}; "
-                     "they are stored as failed and rerunning the same command retries them\n")
     return 0
 
 
@@ -189,7 +157,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     verdicts = VerdictStore(session_factory)
     judge = choose_judge(verdicts, [run.run_id for run in runs], getattr(args, "judge", None))
     summaries = score_runs(store, runs, verdicts=verdicts, judge=judge)
-    print(to_text(comparison_table(summaries)))
+    table = comparison_table(summaries)
+    print(to_text(table if getattr(args, "wide", False) else compact(table)))
     print(_judge_note(judge))
     if args.out is not None:
         _write_report(summaries, args.out, store, verdicts, judge)
@@ -289,8 +258,12 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
 
     out = args.out or hopkit_home() / "reports" / "quickstart"
     session_factory = _session_factory(args)
-    summaries = run_quickstart(session_factory, llm=args.llm, limit=args.limit)
-    print(to_text(comparison_table(summaries)))
+    with run_log("quickstart") as log_file:
+        summaries = run_quickstart(session_factory, llm=args.llm, limit=args.limit)
+    print(to_text(compact(comparison_table(summaries))))
+    failed = sum(summary.n_failed for summary in summaries)
+    if failed and log_file is not None and log_file.exists():
+        print(f"{failed} question(s) failed (the Failed column); each one, and why, is in {log_file}")
     print("\n".join(["", *reading_notes(summaries, args.llm), ""]))
     _write_report(summaries, out, Store(session_factory))
     return 0

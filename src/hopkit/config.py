@@ -340,6 +340,11 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
     return built
 
 
+def named_configs(kind: str) -> list[str]:
+    """The names of the configs of ``kind`` (the current folder's ``configs/<kind>/`` and hopkit's), sorted."""
+    return sorted({p.stem for d in config_dirs(kind) if d.exists() for p in d.glob("*.yaml")})
+
+
 def named_config_path(kind: str, name: str) -> Path:
     """The file of the named config ``name`` of ``kind`` (``llm``, ``retrieval``)."""
     candidate = Path(name)
@@ -349,8 +354,7 @@ def named_config_path(kind: str, name: str) -> Path:
         path = directory / f"{name}.yaml"
         if path.exists():
             return path
-    known = sorted({p.stem for d in config_dirs(kind) if d.exists() for p in d.glob("*.yaml")})
-    raise UnknownNameError(f"{kind} config", name, known)
+    raise UnknownNameError(f"{kind} config", name, named_configs(kind))
 
 
 def load_named(kind: str, name: str, **injected: Any) -> Any:

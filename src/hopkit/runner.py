@@ -15,8 +15,11 @@ once: it does not wait for the requests in flight, whose questions a rerun redoe
 
 An empty final answer, or one that is only the prompt's own cue or markup ("The answer is:",
 "[Query 1]:"), is not an answer: the question is recorded as failed
-(:class:`~hopkit.errors.EmptyAnswerError`) with the method's trace, and a rerun
-retries it.
+(:class:`~hopkit.errors.EmptyAnswerError`) with the method's trace, and a rerun asks
+again (with greedy decoding the model then says the same).
+
+Each question's failure is logged with ``extra={"question": id}``, so a console can leave
+those records to a log file and show the run's summary instead.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import logging
 import queue
 import threading
 from contextlib import closing
-from dataclasses import dataclass
-from typing import Generator, Sequence
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Generator, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -46,9 +50,32 @@ log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_SERVER_FAILURES = 3
 
 
+# A method that filters its evidence is asked, once this many questions are answered, whether it
+# kept any: most questions without a paragraph means its filter option needs another value.
+EVIDENCE_CHECK_AFTER = 5
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """What a run is about to do: its stored name, how many questions are left and how many at a time."""
+
+    run_id: str
+    name: str
+    dataset: str
+    total_queries: int
+    already_done: int
+    workers: int
+
+
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a call to :func:`run_method` did; ``first_error`` is the first failure's message."""
+    """What a call to :func:`run_method` did.
+
+    ``first_error`` is the first failure's message, ``failures`` counts the failures by error
+    class, ``name`` is the run's stored name (a configuration first run under another name
+    keeps that one), and ``without_evidence`` counts the answered questions for which a method
+    that filters its evidence (:func:`evidence_advice`) kept no paragraph.
+    """
 
     run_id: str
     total_queries: int
@@ -56,6 +83,17 @@ class RunOutcome:
     finished: int
     failed: int
     first_error: str | None = None
+    name: str = ""
+    failures: Mapping[str, int] = field(default_factory=dict)
+    without_evidence: int = 0
+    evidence_advice: str | None = None
+
+
+def evidence_advice(method: Method) -> str | None:
+    """What to change when ``method`` keeps no evidence for most questions: its ``evidence_filter``
+    (the option deciding what it keeps, and how to choose it), or None for a method without one."""
+    advice = getattr(method, "evidence_filter", None)
+    return advice if isinstance(advice, str) and advice else None
 
 
 def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> tuple[QueryResult, Exception | None]:
@@ -80,15 +118,15 @@ def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> 
             failure = exc
     if result is not None and is_blank_answer(result.text):
         what = "is empty" if not result.text.strip() else f"is only the prompt's own cue or markup: {result.text.strip()!r}"
-        failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer {what}); "
-                                   "it counts as failed and a rerun retries it")
+        failure = EmptyAnswerError(f"the model gave no answer to question {query.id} (the final answer {what})")
     try:  # the steps the method recorded, beside its metadata; a failed question keeps those it reached
         trace = stored_trace(query.id, result.metadata if result is not None else {}, steps)
     except TraceError as exc:  # a trace JSON cannot hold fails its question, not the store write and the run
         trace = {}
         failure = exc if failure is None else failure
     if failure is not None:
-        log.warning("question %s failed: %s: %s", query.id, type(failure).__name__, failure)
+        log.warning("question %s failed: %s: %s", query.id, type(failure).__name__, failure,
+                    extra={"question": query.id})
     return QueryResult(
         query_id=query.id, prediction=result.text if result is not None else "",
         chunk_ids=tuple(result.chunk_ids) if result is not None else (),
@@ -165,7 +203,8 @@ def _record(store: Store, run_id: str, result: QueryResult,
         store.record_result(run_id, result)
         return result, failure
     except StoreError as refused:
-        log.warning("question %s: its result could not be stored (%s); storing it as failed", result.query_id, refused)
+        log.warning("question %s: its result could not be stored (%s); storing it as failed", result.query_id, refused,
+                    extra={"question": result.query_id})
         stored = QueryResult(query_id=result.query_id, prediction="", usage=result.usage,
                              error=f"{type(refused).__name__}: {refused}")
         store.record_result(run_id, stored)
@@ -173,7 +212,8 @@ def _record(store: Store, run_id: str, result: QueryResult,
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
-               workers: int = 1, progress: bool = True, trace_prompts: bool = False) -> RunOutcome:
+               workers: int = 1, progress: bool = True, trace_prompts: bool = False,
+               on_start: Callable[[RunStart], None] | None = None) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` and store each result.
 
     Args:
@@ -185,11 +225,17 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
         progress: show a progress bar on stderr.
         trace_prompts: store the prompts of each step's model calls in its trace (large:
             every prompt in full, demonstrations included).
+        on_start: called once the run is registered, before the first question (the CLI's first line).
     """
     run = store.ensure_run(spec)
     done = store.finished_query_ids(run.run_id)
     todo = [q for q in queries if q.id not in done]
-    finished = failed = 0
+    if on_start is not None:
+        on_start(RunStart(run.run_id, run.name, spec.dataset, len(queries), len(queries) - len(todo),
+                          max(1, min(workers, len(todo)))))
+    finished = failed = without_evidence = 0
+    failures: Counter[str] = Counter()
+    advice = evidence_advice(method)
     first_error: str | None = None
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
@@ -200,6 +246,13 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
             result, failure = _record(store, run.run_id, result, failure)
             failed += failure is not None
             finished += failure is None
+            if failure is not None:
+                failures[type(failure).__name__] += 1
+            elif advice is not None and not result.chunk_ids:
+                without_evidence += 1
+                if finished == EVIDENCE_CHECK_AFTER and without_evidence > finished / 2:
+                    log.warning("%s kept no paragraph for %d of the first %d questions it answered: %s",
+                                spec.name, without_evidence, finished, advice)
             first_error = first_error or result.error
             bar.update(1)
             bar.set_postfix(failed=failed)
@@ -209,4 +262,5 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
                                      f"failed on the model server ({failure}); finished questions are stored, "
                                      "rerun to resume once the server is back")
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
-                      finished=finished, failed=failed, first_error=first_error)
+                      finished=finished, failed=failed, first_error=first_error, name=run.name,
+                      failures=dict(failures), without_evidence=without_evidence, evidence_advice=advice)

@@ -189,7 +189,7 @@ def test_compare_includes_llm_accuracy_when_both_runs_are_judged(hopkit: Hopkit)
 
 def test_evaluate_shows_the_cost_split(hopkit: Hopkit) -> None:
     hopkit.add_run("good", range(12))
-    out = hopkit.ok("evaluate")
+    out = hopkit.ok("evaluate", "--wide")
     header = out.splitlines()[0]
     assert header.split()[-9:] == ["Cached", "%", "s/q", "LLM", "s/q", "Retr", "s/q", "Other", "s/q"]
     # 200 of 400 prompt tokens cached; 2.0 s = 1.5 model + 0.25 retrieval + 0.25 other
@@ -221,3 +221,13 @@ def test_quickstart_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Pa
     hopkit.ok("quickstart", "--out", str(tmp_path / "quick"))
     section = (tmp_path / "quick" / "comparison.md").read_text(encoding="utf-8").split("## Paired comparisons")[1]
     assert "| good | bad | EM | 12 |" in section
+
+
+def test_evaluate_shows_the_columns_compared_first_and_fits_a_terminal(hopkit: Hopkit) -> None:
+    """Issue 29 item 6: the 21-column, 289-character table wrapped in any terminal."""
+    hopkit.add_run("good", range(12))
+    out = hopkit.ok("evaluate")
+    header = out.splitlines()[0]
+    assert header.split() == ["Run", "Dataset", "n", "Failed", "EM", "F1", "Cover-EM", "s/q"]
+    assert max(len(line) for line in out.splitlines()[:3]) <= 100
+    assert "--wide, or the report's comparison.csv" in out

@@ -91,7 +91,7 @@ def test_a_run_with_no_results_does_not_break_evaluation(hopkit: Hopkit, tmp_pat
     """Before the fix a run with 0 results (--limit 0, or killed early) raised ValueError."""
     assert "0 questions" in hopkit.run("nor.yaml", "--limit", "0")
     hopkit.run("oner.yaml", "--limit", "2")
-    code, out, err = hopkit("evaluate")
+    code, out, err = hopkit("evaluate", "--wide")
     assert code == 0, err
     assert row_of(out, "oner").split()[3] == "2"
     assert "skipped: run 'nor'" in err and "no results yet" in err

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from hopkit.cli import main
 from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
+
+from .running import hopkit
 
 pytestmark = pytest.mark.unit
 
@@ -26,18 +27,6 @@ SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
 NOR = ROOT / "src" / "hopkit" / "configs" / "pipelines" / "nor.yaml"
 
 
-def hopkit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-@pytest.fixture()
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("HOPKIT_DB_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return f"sqlite:///{tmp_path / 'hopkit.db'}"
 
 
 @pytest.fixture()

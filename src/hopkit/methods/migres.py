@@ -187,6 +187,14 @@ class MIGRES:
         self.filter = KnowledgeFilter(self.reranker, config.relevance_threshold, config.sentence_filter,
                                       splitter if splitter is not None else SyntokSplitter(), config.rerank_top)
 
+    @property
+    def evidence_filter(self) -> str:
+        """What to change when the Knowledge Filter keeps nothing for most questions (the runner's warning)."""
+        return (f"its Knowledge Filter keeps a passage only above relevance_threshold (δ = "
+                f"{self.config.relevance_threshold:g}), which is in the relevance judge's own scale: the paper's 3.0 "
+                "is a BGE-reranker value, and an LLM judge needs its own δ (docs/migres.md, \"δ lives in each judge's "
+                "own scale\": 1.09 for Qwen2.5-Coder-1.5B); set relevance_threshold in the run's config")
+
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with MIGRES.
 

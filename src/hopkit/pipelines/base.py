@@ -8,8 +8,9 @@ question without storing anything.
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -22,9 +23,12 @@ from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.runner import run_method
+from hopkit.runner import RunStart, run_method
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
+
+
+logger = logging.getLogger(__name__)
 
 
 def supports_concurrency(llm: Any) -> bool:
@@ -103,25 +107,46 @@ class GenerationPipeline(ABC):
         return RunSpec(name=self.name, method=self.method_name, dataset=dataset, config=config)
 
     def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True,
-            trace_prompts: bool = False) -> dict[str, Any]:
+            trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None) -> dict[str, Any]:
         """Answer every question of the dataset not yet finished in this run and store the results
         (with ``trace_prompts``, each trace step also keeps its model calls' prompts; they do not
         change the answers, so they are not part of the run's identity).
 
+        A run is identified by its configuration: when this configuration was first run under
+        another name, the run resumes under that name, with a warning, and ``name`` says it.
+
+        Args:
+            on_start: called before the first question with what the run is about to do
+                (its stored name, the questions left, how many are answered at once).
+
         Returns:
-            ``run_id``, ``total_queries``, ``already_done``, ``finished``, ``failed`` and
-            ``first_error`` (the first failed question's error, or None).
+            ``run_id``, ``name`` (the run's stored name), ``total_queries``, ``already_done``,
+            ``finished``, ``failed``, ``first_error`` (the first failed question's error, or
+            None), ``failures`` (counts by error class), ``workers`` (questions answered at
+            once), ``without_evidence`` (answered questions for which a method that filters
+            its evidence kept no paragraph) and ``evidence_advice`` (what to change then; None for
+            a method without such a filter).
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
         method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
         queries = store.queries(spec.dataset, limit=limit)
-        workers = self.batch_size if supports_concurrency(self._llm()) else 1
+        workers = self.workers()
         outcome = run_method(method, queries, store, spec, workers=workers, progress=progress,
-                             trace_prompts=trace_prompts)
-        return {"run_id": outcome.run_id, "total_queries": outcome.total_queries,
+                             trace_prompts=trace_prompts, on_start=on_start)
+        if outcome.name != self.name:
+            logger.warning("this configuration was first run as %r, the name it keeps: a run is identified by its "
+                           "configuration, so naming it %r resumed that run (run %s)", outcome.name, self.name,
+                           outcome.run_id)
+        return {"run_id": outcome.run_id, "name": outcome.name, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
-                "first_error": outcome.first_error}
+                "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": workers,
+                "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice}
+
+    def workers(self) -> int:
+        """Questions answered at once: ``batch_size`` when the LLM serves concurrent calls (a model
+        server), else 1 (an in-process model answers one question at a time)."""
+        return self.batch_size if supports_concurrency(self._llm()) else 1
 
     def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
         """Answer one free-text question (nothing is stored)."""

@@ -161,14 +161,30 @@ def verdict_sentence(pair: ComparedPair, budget: int = 15) -> str:
     return " ".join(parts)
 
 
-def _pairs(runs: list[tuple[str, ScoredRun]]) -> tuple[list[tuple[int, int]], bool]:
-    """The index pairs to compare, and whether they are every run against the best one."""
-    if len(runs) <= ALL_PAIRS_UP_TO:
-        return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))], False
-    f1 = [run.summary.metrics["f1"].mean if "f1" in run.summary.metrics else float("-inf")
-          for _, run in runs]
-    best = max(range(len(runs)), key=lambda i: (f1[i], -i))
-    return [(best, j) for j in range(len(runs)) if j != best], True
+def comparison_pairs(summaries: Sequence[RunSummary]) -> tuple[list[tuple[int, int]], bool]:
+    """The index pairs of runs to compare: every pair up to :data:`ALL_PAIRS_UP_TO` runs, else each
+    run against the one with the highest F1 (the first such); and whether it is the latter."""
+    if len(summaries) <= ALL_PAIRS_UP_TO:
+        return [(i, j) for i in range(len(summaries)) for j in range(i + 1, len(summaries))], False
+    f1 = _f1s(summaries)
+    best = max(range(len(summaries)), key=lambda i: (f1[i], -i))
+    return [(best, j) for j in range(len(summaries)) if j != best], True
+
+
+def _f1s(summaries: Sequence[RunSummary]) -> list[float]:
+    return [s.metrics["f1"].mean if "f1" in s.metrics else float("-inf") for s in summaries]
+
+
+def reference_reason(summaries: Sequence[RunSummary], best: int) -> str:
+    """Why run ``best`` is the one every other is compared with: it has the highest F1, or, when
+    several share the highest (every F1 0 with a tiny model), it is the first of them."""
+    f1 = _f1s(summaries)
+    tied = sum(value == f1[best] for value in f1)
+    if tied == 1:
+        return "the highest F1"
+    if tied == len(f1):
+        return f"the first run: every run has F1 {100 * f1[best]:.1f}" if f1[best] > float("-inf") else "the first run"
+    return f"the first of the {tied} runs tied at the highest F1, {100 * f1[best]:.1f}"
 
 
 def paired_section(runs: Sequence[ScoredRun], *, metrics: Sequence[str] = REPORT_METRICS,
@@ -203,9 +219,11 @@ def paired_section(runs: Sequence[ScoredRun], *, metrics: Sequence[str] = REPORT
         if len(on_it) < 2:
             lines += [f"One run ({on_it[0][0]}), nothing to compare.", ""]
             continue
-        index_pairs, against_best = _pairs(on_it)
+        index_pairs, against_best = comparison_pairs([run.summary for _, run in on_it])
         if against_best:
-            lines += [f"{len(on_it)} runs: each against {on_it[index_pairs[0][0]][0]} (the highest F1).", ""]
+            best = index_pairs[0][0]
+            reason = reference_reason([run.summary for _, run in on_it], best)
+            lines += [f"{len(on_it)} runs: each against {on_it[best][0]} ({reason}).", ""]
         compared: list[ComparedPair] = []
         for i, j in index_pairs:
             (label_a, a), (label_b, b) = on_it[i], on_it[j]

@@ -11,8 +11,8 @@ from typing import Literal, Sequence
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.terminal import printable
 
-__all__ = ["Cell", "Column", "Table", "comparison_table", "component_key", "metric_header", "run_labels",
-           "to_csv", "to_markdown", "to_text"]
+__all__ = ["COMPACT_COLUMNS", "Cell", "Column", "Table", "compact", "comparison_table", "component_key",
+           "metric_header", "run_labels", "to_csv", "to_markdown", "to_text"]
 
 Cell = str | int | float | Estimate | None
 """One table cell: text, a number, a metric estimate, or ``None`` for "not applicable"."""
@@ -179,6 +179,29 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
                      s.cached_prompt_share, s.seconds_per_q, s.llm_seconds_per_q,
                      s.retrieval_seconds_per_q, *component_cells, s.other_seconds_per_q))
     return Table(tuple(columns), tuple(rows), _notes(summaries))
+
+
+#: The columns a reader compares first: what ``hopkit evaluate`` shows without ``--wide``.
+COMPACT_COLUMNS: tuple[str, ...] = ("name", "dataset", "n", "failed", "em", "f1", "cover_em", "paragraph_recall",
+                                    "llm_accuracy", "seconds_per_q")
+
+
+def compact(table: Table, keys: Sequence[str] = COMPACT_COLUMNS) -> Table:
+    """``table`` with only the columns ``keys`` names (in the table's order), less any column empty in
+    every row, and a note saying where the others are.
+
+    Args:
+        table: A table from :func:`comparison_table`.
+        keys: The column keys to keep.
+
+    Returns:
+        The narrower table.
+    """
+    kept = [i for i, column in enumerate(table.columns)
+            if column.key in keys and any(row[i] is not None for row in table.rows)]
+    return Table(tuple(table.columns[i] for i in kept), tuple(tuple(row[i] for i in kept) for row in table.rows),
+                 (*table.notes, "More columns (method, recall by title and answer, calls, tokens, cache, time split): "
+                                "--wide, or the report's comparison.csv."))
 
 
 def _notes(summaries: Sequence[RunSummary]) -> tuple[str, ...]:

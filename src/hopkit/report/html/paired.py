@@ -15,8 +15,8 @@ from hopkit.errors import ComparisonError
 from hopkit.evaluation.aggregate import Estimate
 from hopkit.evaluation.compare import compare_scores
 from hopkit.report.html.model import HtmlReportInput, HtmlRun
-from hopkit.report.paired import ALL_PAIRS_UP_TO, REPORT_METRICS, ComparedPair, paired_notes, paired_table, \
-    verdict_sentence
+from hopkit.report.paired import (REPORT_METRICS, ComparedPair, comparison_pairs, paired_notes, paired_table,
+                                  reference_reason, verdict_sentence)
 from hopkit.report.table import Cell, Column
 
 __all__ = ["PairedTable", "PairedView", "paired_views"]
@@ -50,19 +50,10 @@ def _text(cell: Cell, column: Column) -> str:
     return str(cell)
 
 
-def _pairs(runs: Sequence[HtmlRun]) -> tuple[list[tuple[int, int]], bool]:
-    """Every pair up to :data:`ALL_PAIRS_UP_TO` runs, else each run against the one with the best F1."""
-    if len(runs) <= ALL_PAIRS_UP_TO:
-        return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))], False
-    f1 = [run.summary.metrics["f1"].mean if "f1" in run.summary.metrics else float("-inf") for run in runs]
-    best = max(range(len(runs)), key=lambda i: (f1[i], -i))
-    return [(best, j) for j in range(len(runs)) if j != best], True
-
-
 def _view(runs: Sequence[HtmlRun]) -> PairedView:
     if len(runs) < 2:
         return PairedView("One run on this dataset, nothing to compare.", ())
-    index_pairs, against_best = _pairs(runs)
+    index_pairs, against_best = comparison_pairs([run.summary for run in runs])
     tables: list[PairedTable] = []
     for i, j in index_pairs:
         a, b = runs[i], runs[j]
@@ -79,7 +70,9 @@ def _view(runs: Sequence[HtmlRun]) -> PairedView:
                                   [column.header for column in table.columns], rows, verdict_sentence(pair)))
     note = " ".join(paired_notes())
     if against_best:
-        note = f"{len(runs)} runs: each against {runs[index_pairs[0][0]].label} (the highest F1). " + note
+        best = index_pairs[0][0]
+        reason = reference_reason([run.summary for run in runs], best)
+        note = f"{len(runs)} runs: each against {runs[best].label} ({reason}). " + note
     return PairedView(note, tables)
 
 

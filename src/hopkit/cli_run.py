@@ -1,0 +1,107 @@
+"""``hopkit run``: a pipeline config over a stored dataset, and what the run says before and after."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from hopkit.cli_logging import run_log
+from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
+from hopkit.errors import ConfigError
+from hopkit.runner import RunStart
+from hopkit.store.connection import DBConnection
+from hopkit.terminal import printable
+
+# Failures a rerun cannot change: the model, decoding greedily, says the same thing again.
+DETERMINISTIC = {"EmptyAnswerError": "the model wrote no answer", "ParseError": "the model's reply could not be read",
+                 "TraceError": "the method's trace could not be stored"}
+SAME_AGAIN = ("decoding is greedy, so a rerun asks again and gets the same reply: another model or prompt "
+              "is what changes it")
+
+
+def named(option: str, value: str | None) -> str | None:
+    """A ``--name`` value as given, refused when blank (it would silently fall back to a default)."""
+    if value is not None and not value.strip():
+        raise ConfigError(f"{option}: a name must not be empty or blank; leave the option out for the default")
+    return value
+
+
+def pipeline_config(argument: str) -> Path:
+    """The YAML file ``hopkit run`` was given: a path, or the name of a shipped pipeline config.
+
+    Raises:
+        ConfigError: a path that does not exist (saying so when a shipped config has its name).
+        UnknownNameError: a name no config has (the message lists the names).
+    """
+    path = Path(argument)
+    if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
+        if not path.exists() and path.stem in named_configs("pipelines"):
+            raise ConfigError(f"{path}: config file not found; hopkit ships a pipeline config named "
+                              f"{path.stem!r}: run `hopkit run {path.stem} ...` to use it from any folder")
+        return path
+    return named_config_path("pipelines", argument)
+
+
+def _announce(pipeline: Any) -> Callable[[RunStart], None]:
+    def first_line(start: RunStart) -> None:
+        left = start.total_queries - start.already_done
+        at_once = f"{start.workers} at a time"
+        if pipeline.workers() < pipeline.batch_size:
+            at_once += (f" (an in-process model answers one question at a time; batch_size {pipeline.batch_size} "
+                        "applies to a model server)")
+        print(f"run {printable(start.name)} ({start.run_id}) on {printable(start.dataset)}: "
+              f"{start.total_queries} question(s), {start.already_done} already done, {left} to answer, {at_once}",
+              flush=True)
+    return first_line
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    named("--name", args.name)
+    path = pipeline_config(args.config)
+    spec = load_yaml(path)
+    for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name),
+                          ("batch_size", args.batch_size)):
+        if value is not None:
+            spec[option] = value
+    config = instantiate(spec, str(path), kind="pipelines")  # checks _target_ and every option first
+    pipeline = config.build(DBConnection.from_config(args.db).get_session_factory())
+    with run_log("run") as log_file:
+        outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
+                               trace_prompts=args.trace_prompts, on_start=_announce(pipeline))
+    print(f"run {printable(outcome['name'])} ({outcome['run_id']}): {outcome['total_queries']} questions, "
+          f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
+    _warn_without_evidence(outcome)
+    return run_exit_code(outcome, log_file)
+
+
+def _warn_without_evidence(outcome: Mapping[str, Any]) -> None:
+    answered, bare = outcome["finished"], outcome.get("without_evidence", 0)
+    if outcome.get("evidence_advice") and answered and bare > answered / 2:
+        sys.stderr.write(f"hopkit: warning: {bare} of the {answered} question(s) answered now kept no paragraph: "
+                         f"{outcome['evidence_advice']}\n")
+
+
+def run_exit_code(outcome: Mapping[str, Any], log_file: Path | None = None) -> int:
+    """0 when the run holds answers (some questions may have failed: they are counted on stderr, with what a
+    rerun can change), 1 when it holds none and every question attempted failed."""
+    failed, attempted = outcome["failed"], outcome["failed"] + outcome["finished"]
+    if not failed:
+        return 0
+    kinds = dict(outcome.get("failures") or {})
+    parts = []
+    for kind, count in sorted(kinds.items(), key=lambda item: -item[1]):
+        why = f"{DETERMINISTIC[kind]}; {SAME_AGAIN}" if kind in DETERMINISTIC else "a rerun of the same command retries it"
+        parts.append(f"{count} {kind} ({why})")
+    detail = (": " + ", ".join(parts)) if parts else ""
+    first = f". First error: {outcome['first_error']}" if outcome.get("first_error") else ""
+    where = f". Every failure is in {log_file}" if log_file is not None and log_file.exists() else ""
+    held = outcome["already_done"] + outcome["finished"]
+    if held == 0:
+        sys.stderr.write(f"hopkit: error: nothing was answered: all {failed} question(s) attempted failed{detail}"
+                         f"{first}{where}\n")
+        return 1
+    sys.stderr.write(f"hopkit: warning: {failed} of {attempted} question(s) attempted failed{detail}; the run holds "
+                     f"{held} answer(s), failed questions are stored as failed{first}{where}\n")
+    return 0
