@@ -111,3 +111,22 @@ def test_top_k_is_an_alias_that_takes_effect(documented_environment) -> None:
     one = pipeline._generate("Who founded Halvicke Glassworks?", top_k=1)
     assert one.metadata["queries"] and len(one.metadata["chunk_ids"]) <= one.metadata["steps"] + 1
     assert pipeline.run_spec(top_k=1).run_id != pipeline.run_spec(top_k=4).run_id
+
+
+def test_the_readme_python_example_runs_as_printed(documented_environment) -> None:
+    """The README's IRCoT example (with `limit=`), read from the README and run as it is printed."""
+    import contextlib
+    import io
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [example] = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+                 if "IRCoTGenerationPipeline(" in b]
+    assert "limit=" in example
+    namespace: dict = {}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(example, "README.md", "exec"), namespace)  # the README's own code, never model output
+    assert namespace["results"]["total_queries"] == 2 and namespace["results"]["finished"] == 2
+    assert printed.getvalue().startswith("Processed 2 queries\n")
+    assert namespace["result"].text == "Caddow Cross"
