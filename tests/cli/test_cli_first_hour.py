@@ -197,3 +197,18 @@ def test_run_help_lists_the_llm_names_and_the_batch_size(capsys: pytest.CaptureF
     help_text = " ".join(capsys.readouterr().out.split())
     for name in ("smollm2", "qwen2.5-coder-1.5b", "openai-compatible", "docs/models.md", "--batch-size"):
         assert name in help_text
+
+
+@pytest.mark.parametrize("pipeline, reason", [("nor", "NoR retrieves nothing"),
+                                              ("migres", "MIGRES retrieves hits_per_query passages")])
+def test_top_k_on_a_method_without_a_k_is_refused_naming_the_method(db: str, tmp_path: Path, pipeline: str,
+                                                                     reason: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30, "no silent option": --top-k on NoR or MIGRES was ignored, and the run id did not change, so a
+    user resumed an old run believing K had changed."""
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "2")[0] == 0
+    llm = scripted(tmp_path / "scripted.yaml", ["Velmora"] * 2)
+    code, out, err = hopkit(capsys, "--db", db, "run", pipeline, "--llm", llm, "--top-k", "4", "--quiet")
+    assert code == 2 and out == ""
+    assert err == f"hopkit: error: top_k (4) does not apply to {pipeline}: {reason}" + err.split(reason, 1)[1]
+    assert "leave out --top-k / top_k" in err and Store.connect(db).runs() == []

@@ -15,6 +15,7 @@ from typing import Any, Callable, ClassVar, Mapping
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.config import load_llm, named_spec
+from hopkit.errors import ConfigError
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import CONCURRENT_CALLS, LLM, supports
@@ -53,6 +54,11 @@ class GenerationPipeline(ABC):
     """
 
     method_name: ClassVar[str]
+    #: The method's option that ``top_k`` (``run(top_k=)``, ``hopkit run --top-k``) sets: its K, the
+    #: paragraphs per retrieval; None for a method without one, which refuses ``top_k``.
+    top_k_option: ClassVar[str | None] = None
+    #: Why a method without a K has none, and what sets how much it retrieves instead.
+    no_top_k_reason: ClassVar[str] = "it has no number of paragraphs per retrieval"
 
     def __init__(self, session_factory: sessionmaker[Session], name: NonEmptyStr, llm: Any,
                  retrieval_pipeline: RetrievalPipeline | None = None, dataset: str | None = None,
@@ -94,7 +100,13 @@ class GenerationPipeline(ABC):
         return None if self.retrieval_pipeline is None else self.retrieval_pipeline.retriever(dataset)
 
     def run_spec(self, top_k: int | None = None) -> RunSpec:
-        """The run's full configuration; its hash is the run id."""
+        """The run's full configuration; its hash is the run id.
+
+        Raises:
+            ConfigError: ``top_k`` given to a method without a K (it would change nothing, and the
+                run's id would not change either).
+        """
+        self._check_top_k(top_k)
         store = Store(self.session_factory)
         dataset = self._dataset(store)
         config: dict[str, Any] = {
@@ -148,8 +160,14 @@ class GenerationPipeline(ABC):
         server), else 1 (an in-process model answers one question at a time)."""
         return self.batch_size if supports_concurrency(self._llm()) else 1
 
+    def _check_top_k(self, top_k: int | None) -> None:
+        if top_k is not None and self.top_k_option is None:
+            raise ConfigError(f"top_k ({top_k}) does not apply to {self.method_name}: {self.no_top_k_reason}; "
+                              "leave out --top-k / top_k")
+
     def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
         """Answer one free-text question (nothing is stored)."""
+        self._check_top_k(top_k)
         dataset = None
         if self.retrieval_pipeline is not None:
             dataset = self._dataset(Store(self.session_factory))

@@ -64,6 +64,7 @@ class IRCoTGenerationPipeline(GenerationPipeline):
     """
 
     method_name = "ircot"
+    top_k_option = "k_per_step"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline, *, top_k: PositiveInt | None = None,

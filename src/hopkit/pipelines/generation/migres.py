@@ -33,6 +33,7 @@ class MIGRESGenerationPipeline(GenerationPipeline):
     """
 
     method_name = "migres"
+    no_top_k_reason = "MIGRES retrieves hits_per_query passages for each query it asks (its own option)"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline, *, dataset: str | None = None, batch_size: int = 10,

@@ -29,6 +29,7 @@ class NoRGenerationPipeline(GenerationPipeline):
     """
 
     method_name = "nor"
+    no_top_k_reason = "NoR retrieves nothing"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any, *,
                  demonstrations: Mapping[str, Any] | DemonstrationSpec | None = None, dataset: str | None = None,

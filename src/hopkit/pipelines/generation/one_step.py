@@ -31,6 +31,7 @@ class OneRGenerationPipeline(GenerationPipeline):
     """
 
     method_name = "oner"
+    top_k_option = "k"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline, *,

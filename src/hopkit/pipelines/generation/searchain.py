@@ -31,6 +31,7 @@ class SearChainGenerationPipeline(GenerationPipeline):
     """
 
     method_name = "searchain"
+    top_k_option = "top_k"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline, *, dataset: str | None = None, batch_size: int = 10,
