@@ -66,12 +66,13 @@ class YesNoScorer:
         return scores[0] - scores[1]
 
 
-class LLMRelevanceJudge:
-    """Relevance as the log-odds that the model answers "yes" to "does the passage help?".
+class _LLMYesNoJudge:
+    """A judge that asks the model one yes/no question per item (the three below differ in their question,
+    its fields and what they return).
 
     Args:
         llm: a model with the ``"scoring"`` capability.
-        prompt: the question, with ``{query}`` and ``{text}``.
+        prompt: the question, with the judge's ``FIELDS`` (default: its ``PROMPT``).
         yes: the continuation meaning yes.
         no: the continuation meaning no.
 
@@ -80,11 +81,26 @@ class LLMRelevanceJudge:
         ConfigError: a bad prompt or yes/no pair.
     """
 
-    def __init__(self, llm: LLM, *, prompt: str = RELEVANCE_PROMPT, yes: str = " yes", no: str = " no") -> None:
-        check_template(prompt, {"query", "text"}, "prompt")
-        self.scorer = YesNoScorer(llm, purpose="the LLM relevance judge", yes=yes, no=no)
+    PROMPT: str
+    FIELDS: frozenset[str]
+    PURPOSE: str
+
+    def __init__(self, llm: LLM, *, prompt: str | None = None, yes: str = " yes", no: str = " no") -> None:
+        prompt = self.PROMPT if prompt is None else prompt
+        check_template(prompt, set(self.FIELDS), "prompt")
+        self.scorer = YesNoScorer(llm, purpose=self.PURPOSE, yes=yes, no=no)
         self.prompt = prompt
         self.judge_id = f"llm:{llm.model_id}"
+
+    def _log_odds(self, **fields: str) -> float:
+        return self.scorer.log_odds(self.prompt.format(**fields))
+
+
+class LLMRelevanceJudge(_LLMYesNoJudge):
+    """Relevance as the log-odds that the model answers "yes" to "does the passage help?"
+    (the prompt's fields: ``{query}`` and ``{text}``)."""
+
+    PROMPT, FIELDS, PURPOSE = RELEVANCE_PROMPT, frozenset({"query", "text"}), "the LLM relevance judge"
 
     @timed(RELEVANCE)
     def relevance(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -93,28 +109,14 @@ class LLMRelevanceJudge:
         Raises:
             LLMError: a scoring call failed.
         """
-        return [self.scorer.log_odds(self.prompt.format(query=query, text=text)) for text in texts]
+        return [self._log_odds(query=query, text=text) for text in texts]
 
 
-class LLMEntailmentJudge:
-    """Entailment as P(yes | yes or no) to "does the premise entail the hypothesis?".
+class LLMEntailmentJudge(_LLMYesNoJudge):
+    """Entailment as P(yes | yes or no) to "does the premise entail the hypothesis?"
+    (the prompt's fields: ``{premise}`` and ``{hypothesis}``)."""
 
-    Args:
-        llm: a model with the ``"scoring"`` capability.
-        prompt: the question, with ``{premise}`` and ``{hypothesis}``.
-        yes: the continuation meaning yes.
-        no: the continuation meaning no.
-
-    Raises:
-        LLMError: ``llm`` cannot score continuations.
-        ConfigError: a bad prompt or yes/no pair.
-    """
-
-    def __init__(self, llm: LLM, *, prompt: str = ENTAILMENT_PROMPT, yes: str = " yes", no: str = " no") -> None:
-        check_template(prompt, {"premise", "hypothesis"}, "prompt")
-        self.scorer = YesNoScorer(llm, purpose="the LLM entailment judge", yes=yes, no=no)
-        self.prompt = prompt
-        self.judge_id = f"llm:{llm.model_id}"
+    PROMPT, FIELDS, PURPOSE = ENTAILMENT_PROMPT, frozenset({"premise", "hypothesis"}), "the LLM entailment judge"
 
     @timed(ENTAILMENT)
     def entailment(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
@@ -123,29 +125,14 @@ class LLMEntailmentJudge:
         Raises:
             LLMError: a scoring call failed.
         """
-        return [sigmoid(self.scorer.log_odds(self.prompt.format(premise=premise, hypothesis=hypothesis)))
-                for premise, hypothesis in pairs]
+        return [sigmoid(self._log_odds(premise=premise, hypothesis=hypothesis)) for premise, hypothesis in pairs]
 
 
-class LLMSimilarityJudge:
-    """Similarity as P(yes | yes or no) to "do the two queries ask for the same information?".
+class LLMSimilarityJudge(_LLMYesNoJudge):
+    """Similarity as P(yes | yes or no) to "do the two queries ask for the same information?"
+    (the prompt's fields: ``{text}`` and ``{other}``)."""
 
-    Args:
-        llm: a model with the ``"scoring"`` capability.
-        prompt: the question, with ``{text}`` and ``{other}``.
-        yes: the continuation meaning yes.
-        no: the continuation meaning no.
-
-    Raises:
-        LLMError: ``llm`` cannot score continuations.
-        ConfigError: a bad prompt or yes/no pair.
-    """
-
-    def __init__(self, llm: LLM, *, prompt: str = SIMILARITY_PROMPT, yes: str = " yes", no: str = " no") -> None:
-        check_template(prompt, {"text", "other"}, "prompt")
-        self.scorer = YesNoScorer(llm, purpose="the LLM similarity judge", yes=yes, no=no)
-        self.prompt = prompt
-        self.judge_id = f"llm:{llm.model_id}"
+    PROMPT, FIELDS, PURPOSE = SIMILARITY_PROMPT, frozenset({"text", "other"}), "the LLM similarity judge"
 
     @timed(SIMILARITY)
     def similarity(self, text: str, others: Sequence[str]) -> list[float]:
@@ -154,4 +141,4 @@ class LLMSimilarityJudge:
         Raises:
             LLMError: a scoring call failed.
         """
-        return [sigmoid(self.scorer.log_odds(self.prompt.format(text=text, other=other))) for other in others]
+        return [sigmoid(self._log_odds(text=text, other=other)) for other in others]

@@ -29,11 +29,12 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence, cast
+from typing import Any, Callable, Literal, Sequence
 
 from hopkit.llm.logprobs import check_candidates
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
-                                 ScoringLLM, StreamingLLM, capabilities_of, missing_capability)
+                                 ScoringLLM, StreamingLLM)
+from hopkit.llm.wrapper import LLMWrapper
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ def scores_key(model_id: str, prompt: str, candidates: Sequence[str]) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-class CachedLLM:
+class CachedLLM(LLMWrapper):
     """Answers repeated requests from an SQLite file instead of the model.
 
     A hit returns the stored text and token counts with ``from_cache=True``,
@@ -112,27 +113,12 @@ class CachedLLM:
     """
 
     def __init__(self, inner: LLM, path: str | Path) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.path = Path(path).expanduser()
         self.bypassed: str | None = None
         self._ready = False
         self._ready_lock = threading.Lock()
         self._generation = 0  # bumped each time the file is started again
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped model's id."""
-        return self.inner.model_id
-
-    @property
-    def context_length(self) -> int:
-        """The wrapped model's context window."""
-        return self.inner.context_length
-
-    @property
-    def capabilities(self) -> frozenset[str]:
-        """The wrapped model's optional capabilities."""
-        return capabilities_of(self.inner)
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -161,9 +147,7 @@ class CachedLLM:
         Raises:
             LLMError: the wrapped model has no ``"chat"`` capability, or its call failed.
         """
-        if CHAT not in self.capabilities:
-            raise missing_capability(self.inner, CHAT)
-        chat = cast(ChatLLM, self.inner)
+        chat: ChatLLM = self._able(CHAT)
         return self._stored_or_asked(
             cache_key(self.inner.model_id, messages, stop, max_tokens, temperature),
             lambda: chat.complete_chat(messages, stop=stop, max_tokens=max_tokens, temperature=temperature))
@@ -190,8 +174,7 @@ class CachedLLM:
         Raises:
             LLMError: the wrapped model has no ``"early_stop"`` capability, or its call failed.
         """
-        if EARLY_STOP not in self.capabilities:
-            raise missing_capability(self.inner, EARLY_STOP)
+        streaming: StreamingLLM = self._able(EARLY_STOP)
         started = time.perf_counter()
         request = (self.inner.model_id, prompt, stop, max_tokens, temperature)
         order: tuple[EarlyStop | None, ...] = (None, "finished", "stopped")
@@ -199,8 +182,7 @@ class CachedLLM:
             stored = self._stored_completion(cache_key(*request, early_stop=early_stop), started)
             if stored is not None and (early_stop != "stopped" or done(stored.text)):
                 return stored
-        completion = cast(StreamingLLM, self.inner).complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
-                                                                   temperature=temperature)
+        completion = streaming.complete_until(prompt, done, stop=stop, max_tokens=max_tokens, temperature=temperature)
         ended: EarlyStop = "stopped" if done(completion.text) else "finished"
         self._store_completion(cache_key(*request, early_stop=ended), completion, replace=True)
         return completion
@@ -215,8 +197,7 @@ class CachedLLM:
         Raises:
             LLMError: the wrapped model has no ``"scoring"`` capability, or its call failed.
         """
-        if SCORING not in self.capabilities:
-            raise missing_capability(self.inner, SCORING)
+        scoring: ScoringLLM = self._able(SCORING)
         started = time.perf_counter()
         chosen = check_candidates(candidates, backend=self.inner.model_id)
         key = scores_key(self.inner.model_id, prompt, chosen)
@@ -226,7 +207,7 @@ class CachedLLM:
             return Scores(candidates=chosen, logprobs=tuple(float(v) for v in json.loads(logprobs)),
                           floored=tuple(bool(f) for f in json.loads(floored)), prompt_tokens=int(prompt_tokens),
                           seconds=time.perf_counter() - started, from_cache=True)
-        scores = cast(ScoringLLM, self.inner).score_continuations(prompt, chosen)
+        scores = scoring.score_continuations(prompt, chosen)
         self._run("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?)",
                   (key, self.inner.model_id, json.dumps(list(scores.logprobs)), json.dumps(list(scores.floored)),
                    scores.prompt_tokens, scores.seconds, time.time()))
@@ -248,10 +229,6 @@ class CachedLLM:
         self._run(f"{verb} INTO completions VALUES (?, ?, ?, ?, ?, ?, ?)",
                   (key, self.inner.model_id, completion.text, completion.prompt_tokens,
                    completion.completion_tokens, completion.seconds, time.time()))
-
-    def count_tokens(self, text: str) -> int:
-        """The wrapped LLM's token count."""
-        return self.inner.count_tokens(text)
 
     def __len__(self) -> int:
         """How many completions (plain and early-stopped) the file holds."""

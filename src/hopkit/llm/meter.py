@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Sequence, cast
+from typing import Sequence
 
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
-                                 ScoringLLM, StreamingLLM, capabilities_of, missing_capability)
+                                 ScoringLLM, StreamingLLM)
+from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage
 
 
-class MeteredLLM:
+class MeteredLLM(LLMWrapper):
     """Wraps any LLM and counts its calls, tokens and wall-clock seconds.
 
     Every call is added, under the usage component ``"model"``, to the
@@ -33,24 +34,9 @@ class MeteredLLM:
     """
 
     def __init__(self, inner: LLM) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._total = Usage()
         self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped model's id (metering does not change outputs)."""
-        return self.inner.model_id
-
-    @property
-    def context_length(self) -> int:
-        """The wrapped model's context window."""
-        return self.inner.context_length
-
-    @property
-    def capabilities(self) -> frozenset[str]:
-        """The wrapped model's optional capabilities."""
-        return capabilities_of(self.inner)
 
     @property
     def total(self) -> Usage:
@@ -87,11 +73,10 @@ class MeteredLLM:
         Raises:
             LLMError: the wrapped LLM has no ``"chat"`` capability, or its call failed.
         """
-        if CHAT not in self.capabilities:
-            raise missing_capability(self.inner, CHAT)
+        chat: ChatLLM = self._able(CHAT)
         note_prompt([message.as_dict() for message in messages])
         started = time.perf_counter()
-        completion = cast(ChatLLM, self.inner).complete_chat(messages, stop=stop, max_tokens=max_tokens,
+        completion = chat.complete_chat(messages, stop=stop, max_tokens=max_tokens,
                                                              temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
 
@@ -102,11 +87,10 @@ class MeteredLLM:
         Raises:
             LLMError: the wrapped LLM has no ``"early_stop"`` capability, or its call failed.
         """
-        if EARLY_STOP not in self.capabilities:
-            raise missing_capability(self.inner, EARLY_STOP)
+        streaming: StreamingLLM = self._able(EARLY_STOP)
         note_prompt(prompt)
         started = time.perf_counter()
-        completion = cast(StreamingLLM, self.inner).complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
+        completion = streaming.complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
                                                                    temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
 
@@ -116,10 +100,9 @@ class MeteredLLM:
         Raises:
             LLMError: the wrapped LLM has no ``"scoring"`` capability, or its call failed.
         """
-        if SCORING not in self.capabilities:
-            raise missing_capability(self.inner, SCORING)
+        scoring: ScoringLLM = self._able(SCORING)
         started = time.perf_counter()
-        scores = cast(ScoringLLM, self.inner).score_continuations(prompt, candidates)
+        scores = scoring.score_continuations(prompt, candidates)
         self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
         return scores
 
@@ -133,10 +116,6 @@ class MeteredLLM:
             for usage in (self._total, question):
                 if usage is not None:
                     usage.add_llm(prompt_tokens, completion_tokens, seconds, cached_prompt_tokens=cached_prompt_tokens)
-
-    def count_tokens(self, text: str) -> int:
-        """The wrapped LLM's token count."""
-        return self.inner.count_tokens(text)
 
     def __repr__(self) -> str:
         return f"MeteredLLM({self.inner!r})"
