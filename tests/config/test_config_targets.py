@@ -167,3 +167,13 @@ def test_the_old_generic_call_still_builds_pipeline_configs() -> None:
     built = instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig", "name": "o"},
                         "inline")
     assert isinstance(built, OneRGenerationPipelineConfig)
+
+
+@pytest.mark.parametrize("old, new", [("one_step.OneRPipelineConfig", "one_step.OneRGenerationPipelineConfig"),
+                                      ("no_retrieval.NoRPipelineConfig", "no_retrieval.NoRGenerationPipelineConfig")])
+def test_a_config_class_renamed_since_the_last_release_still_loads_with_a_warning(old: str, new: str) -> None:
+    from hopkit.config import resolve_target
+
+    with pytest.warns(FutureWarning, match=f"was renamed hopkit.pipelines.generation.{new}"):
+        target = resolve_target(f"hopkit.pipelines.generation.{old}", "old.yaml", kind="pipelines")
+    assert target is resolve_target(f"hopkit.pipelines.generation.{new}", "new.yaml", kind="pipelines")

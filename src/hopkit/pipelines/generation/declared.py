@@ -12,7 +12,9 @@ A field whose type is itself a config dataclass (IRCoT's ``iirc``, the readers'
 from __future__ import annotations
 
 import dataclasses
+import sys
 import typing
+import warnings
 from typing import Any, Callable, Mapping, TypeVar
 
 from hopkit.errors import ConfigError
@@ -127,3 +129,23 @@ def _copy_default(item: dataclasses.Field[Any]) -> dataclasses.Field[Any]:
         return dataclasses.field(default_factory=item.default_factory)
     return dataclasses.field(default=item.default)
 
+
+
+def renamed_classes(module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that serves classes under the names an earlier release gave them.
+
+    A config file naming an old class as ``_target_`` keeps loading, with a ``FutureWarning``
+    (shown to users by default) saying the name to write instead.
+
+    Args:
+        module: the module's ``__name__``.
+        names: old name -> current name, in the same module.
+    """
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        current = names[name]
+        warnings.warn(f"{module}.{name} was renamed {module}.{current} (hopkit 0.1): write that in "
+                      "_target_; the old name will go", FutureWarning, stacklevel=2)
+        return getattr(sys.modules[module], current)
+    return __getattr__

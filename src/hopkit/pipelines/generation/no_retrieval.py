@@ -15,7 +15,7 @@ from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
-from hopkit.pipelines.generation.declared import method_config, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, renamed_classes, yaml_config_class
 from hopkit.retrieval.protocol import Retriever
 
 
@@ -57,3 +57,5 @@ class NoRPipelineFields(ReaderPipelineFields):
 NoRGenerationPipelineConfig = yaml_config_class(
     "NoRGenerationPipelineConfig", NoRPipelineFields, NoRConfig, NoRGenerationPipeline,
     module=__name__, method="NoR", needs_retrieval=False)
+
+__getattr__ = renamed_classes(__name__, {"NoRPipelineConfig": "NoRGenerationPipelineConfig"})

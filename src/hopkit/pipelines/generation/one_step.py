@@ -16,7 +16,7 @@ from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
-from hopkit.pipelines.generation.declared import method_config, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, renamed_classes, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
@@ -58,3 +58,5 @@ class OneRGenerationPipeline(GenerationPipeline):
 OneRGenerationPipelineConfig = yaml_config_class(
     "OneRGenerationPipelineConfig", ReaderPipelineFields, OneRConfig, OneRGenerationPipeline,
     module=__name__, method="OneR", needs_retrieval=True)
+
+__getattr__ = renamed_classes(__name__, {"OneRPipelineConfig": "OneRGenerationPipelineConfig"})
