@@ -12,6 +12,7 @@ A field whose type is itself a config dataclass (IRCoT's ``iirc``, the readers'
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import sys
 import typing
 import warnings
@@ -149,3 +150,28 @@ def renamed_classes(module: str, names: Mapping[str, str]) -> Callable[[str], An
                       "_target_; the old name will go", FutureWarning, stacklevel=2)
         return getattr(sys.modules[module], current)
     return __getattr__
+
+
+def show_options(facade: type, config_class: type) -> None:
+    """Let ``inspect.signature``, ``help()`` and an editor's completion show a facade's method options.
+
+    A facade takes its method's options as ``**options`` (they are checked by
+    :func:`method_config`); this replaces that parameter, in the signature the facade's
+    ``__init__`` reports, by one keyword-only parameter per field of ``config_class``, with
+    its type and default. What the constructor accepts does not change.
+    """
+    init = facade.__init__  # type: ignore[misc]
+    signature = inspect.signature(init)
+    hints = typing.get_type_hints(config_class)
+    kept = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    taken = {p.name for p in kept}
+    options = []
+    for item in dataclasses.fields(config_class):
+        if item.name in taken or not item.init:
+            continue
+        default = (item.default if item.default is not dataclasses.MISSING
+                   else item.default_factory() if item.default_factory is not dataclasses.MISSING  # type: ignore[misc]
+                   else inspect.Parameter.empty)
+        options.append(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                         annotation=hints.get(item.name, inspect.Parameter.empty)))
+    init.__signature__ = signature.replace(parameters=[*kept, *options])
