@@ -86,6 +86,21 @@ def _parser() -> argparse.ArgumentParser:
     delete = commands.add_parser("delete", help="delete runs with their results and verdicts")
     delete.add_argument("runs", nargs="+", help="run names, ids or id prefixes (every run a name matches)")
 
+    calibrate = commands.add_parser("calibrate", help="the threshold a method's judge needs, measured on questions "
+                                                      "of a stored dataset (MIGRES's δ), resumable")
+    calibrate.add_argument("method", choices=["migres"], help="migres: the relevance threshold δ (paper's rule)")
+    calibrate.add_argument("--dataset", help="stored dataset whose questions to use (default: the only one); "
+                                             "not the questions you evaluate on")
+    calibrate.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help=_llm_help("qwen2.5-coder-1.5b-4k")
+                           + "; the judge runs on it, as MIGRES's `reranker: llm` does")
+    calibrate.add_argument("--limit", type=int, default=20, help="questions to score (default 20)")
+    calibrate.add_argument("--start", type=int, default=0, help="skip this many questions first (default 0)")
+    calibrate.add_argument("--hits", type=int, default=50, help="passages retrieved per question (MIGRES's "
+                                                                "hits_per_query, default 50)")
+    calibrate.add_argument("--rerank-top", type=int, help="score only the best N hits, as MIGRES's rerank_top")
+    calibrate.add_argument("--retrieval", default="bm25-migres", help="retrieval config (default bm25-migres)")
+    calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
+
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")
 
@@ -114,6 +129,7 @@ _INTERRUPTED: dict[str, str] = {
     "export": "the export file was not written (it is written whole or not at all); run the same command again",
     "import": "the results read so far are stored; run the same command again to import the rest",
     "delete": "each run is deleted whole or not at all; list what is left with `hopkit runs`",
+    "calibrate": "the scores made so far are kept; run the same command again to resume",
 }
 
 

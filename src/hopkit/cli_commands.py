@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hopkit.cli_calibrate import cmd_calibrate
 from hopkit.cli_logging import run_log
 from hopkit.cli_run import cmd_run, named
 from hopkit.config import load_llm, load_named
@@ -33,7 +34,7 @@ from hopkit.store.transfer import export_runs, import_runs
 from hopkit.terminal import printable
 
 
-__all__ = ["cmd_run"]  # the others are found by name: cmd_<subcommand>
+__all__ = ["cmd_calibrate", "cmd_run"]  # the others are found by name: cmd_<subcommand>
 
 #: `hopkit ingest sample`: the small fictional dataset bundled with hopkit (the quickstart's).
 BUNDLED_SAMPLE = "sample"

@@ -137,7 +137,7 @@ def test_migres_that_keeps_no_passage_says_so_during_and_after_the_run(
     assert (outcome["finished"], outcome["without_evidence"]) == (6, 6)
     during = [r.getMessage() for r in caplog.records if "kept no paragraph" in r.getMessage()]
     assert len(during) == 1 and "5 of the first 5 questions" in during[0]
-    assert "relevance_threshold (δ = 3)" in during[0] and "docs/migres.md" in during[0]
+    assert "relevance_threshold (δ = 3)" in during[0] and "hopkit calibrate migres --dataset" in during[0]
     from hopkit.cli_run import _warn_without_evidence
 
     _warn_without_evidence(outcome)

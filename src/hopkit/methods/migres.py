@@ -192,8 +192,8 @@ class MIGRES:
         """What to change when the Knowledge Filter keeps nothing for most questions (the runner's warning)."""
         return (f"its Knowledge Filter keeps a passage only above relevance_threshold (δ = "
                 f"{self.config.relevance_threshold:g}), which is in the relevance judge's own scale: the paper's 3.0 "
-                "is a BGE-reranker value, and an LLM judge needs its own δ (docs/migres.md, \"δ lives in each judge's "
-                "own scale\": 1.09 for Qwen2.5-Coder-1.5B); set relevance_threshold in the run's config")
+                "is a BGE-reranker value, and an LLM judge needs its own δ: measure it with `hopkit calibrate migres "
+                "--dataset DATASET --llm MODEL` (docs/migres.md) and set relevance_threshold in the run's config")
 
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with MIGRES.
