@@ -13,7 +13,6 @@ from hopkit.cli_run import cmd_run, named
 from hopkit.config import load_llm, load_named
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
-from hopkit.quickstart.run import SAMPLE_PATH
 from hopkit.environment import hopkit_home
 from hopkit.errors import ComparisonError, ConfigError, StoreError
 from hopkit.evaluation.compare import compare_scores
@@ -36,9 +35,6 @@ from hopkit.terminal import printable
 
 __all__ = ["cmd_calibrate", "cmd_run"]  # the others are found by name: cmd_<subcommand>
 
-#: `hopkit ingest sample`: the small fictional dataset bundled with hopkit (the quickstart's).
-BUNDLED_SAMPLE = "sample"
-
 
 def _session_factory(args: argparse.Namespace) -> Any:
     return DBConnection.from_config(args.db).get_session_factory()
@@ -46,13 +42,7 @@ def _session_factory(args: argparse.Namespace) -> Any:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     named("--name", args.name)
-    if args.dataset == BUNDLED_SAMPLE:
-        if args.path is not None:
-            raise ConfigError(f"`hopkit ingest {BUNDLED_SAMPLE}` reads the sample bundled with hopkit and takes no "
-                              f"PATH; for a file of your own in that format: hopkit ingest jsonl {args.path}")
-        examples = load_dataset("jsonl", SAMPLE_PATH, limit=args.limit, seed=args.seed)
-    else:
-        examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
+    examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
     corpus = pool_corpus(args.name or args.dataset, examples)
     made_stale = Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)

@@ -39,6 +39,12 @@ LOADERS: dict[str, Loader] = {
 
 DATASET_NAMES: tuple[str, ...] = tuple(LOADERS)
 
+#: Datasets bundled with hopkit, loaded by name without a path: (their format, their file).
+#: ``sample`` is the quickstart's small fictional two-hop dataset.
+BUNDLED: dict[str, tuple[str, Path]] = {
+    "sample": ("jsonl", Path(__file__).resolve().parent.parent / "quickstart" / "sample.jsonl"),
+}
+
 SAMPLE_FILES: dict[str, str] = {
     "hotpotqa": "hotpotqa/hotpot_dev_distractor_sample.json",
     "ircot": "hotpotqa/hotpot_dev_ircot_format_sample.jsonl",
@@ -53,7 +59,8 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
     """Load a benchmark's questions with their gold answers and paragraphs.
 
     Args:
-        name: one of :data:`DATASET_NAMES` (the file format to read).
+        name: one of :data:`DATASET_NAMES` (the file format to read), or of :data:`BUNDLED`
+            (a dataset shipped with hopkit, read without ``path``).
         path: a local file in that format; if None, the official dev file is
             downloaded (once) into the cache.
         limit: keep a random subset of this many questions (all if None or if
@@ -74,6 +81,12 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
         DataError: the file is missing, malformed or holds no questions.
         DownloadError: the download failed.
     """
+    if name in BUNDLED:
+        if path is not None:
+            raise ConfigError(f"dataset {name!r} is bundled with hopkit and read without a path; a file of your "
+                              f"own in its format is dataset {BUNDLED[name][0]!r} (hopkit ingest {BUNDLED[name][0]} "
+                              f"{path})")
+        name, path = BUNDLED[name]
     loader = _loader(name)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"limit must be a positive integer or None, got {limit!r}")

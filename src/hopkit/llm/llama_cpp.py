@@ -152,8 +152,7 @@ class LlamaCppLLM:
         else:
             path = Path(model_path).expanduser() if model_path is not None else default_model_path()
         if not path.is_file():
-            raise LLMError(f"GGUF model file not found: {path}; give model_path an existing .gguf file, or "
-                           "hf://OWNER/NAME/FILE.gguf for one on the Hugging Face Hub (docs/models.md)")
+            raise LLMError(f"GGUF model file not found: {path}; give an existing .gguf file, or hf://OWNER/NAME/FILE")
         if n_ctx < 0 or n_batch < 1 or (n_threads is not None and n_threads < 1):
             raise LLMError(f"invalid llama.cpp options for {path}: n_ctx={n_ctx} (>= 0), "
                            f"n_batch={n_batch} (>= 1), n_threads={n_threads} (>= 1 or None)")

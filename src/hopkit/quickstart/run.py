@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
-from hopkit.data.registry import load_dataset
+from hopkit.data.registry import BUNDLED, load_dataset
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
@@ -20,7 +19,7 @@ from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.scoring_runs import score_runs
 from hopkit.store.store import Store
 
-SAMPLE_PATH = Path(__file__).with_name("sample.jsonl")
+SAMPLE_PATH = BUNDLED["sample"][1]
 DATASET = "quickstart"
 
 

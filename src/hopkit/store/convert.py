@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import operator
-import re
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -17,39 +16,30 @@ from hopkit.store.storable import name_too_long, optional_text, storable_json, s
 from hopkit.usage import MODEL, RETRIEVAL, ComponentUsage, Usage
 
 MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
-# What json.dumps (ASCII) writes for a NUL or a surrogate: only such a trace needs the walk of storable_json.
-_ESCAPED_UNSTORABLE = re.compile(r"\\u(?:0000|d[89a-f])")
 
 
 def storable_corpus(corpus: Corpus) -> Corpus:
-    """``corpus`` with every text made storable (:mod:`hopkit.store.storable`); the same object when
-    nothing needed it, so the fingerprint is taken of what the store will hold."""
-    paragraphs = tuple(_storable_paragraph(p) for p in corpus.paragraphs)
-    queries = tuple(_storable_query(q) for q in corpus.queries)
-    name = storable_text(corpus.name)
-    if (name is corpus.name and all(a is b for a, b in zip(paragraphs, corpus.paragraphs))
-            and all(a is b for a, b in zip(queries, corpus.queries))):
-        return corpus
-    return Corpus(name=name, paragraphs=paragraphs, queries=queries)
+    """``corpus`` with every text made storable (:mod:`hopkit.store.storable`), equal to it (and sharing its
+    paragraphs) when nothing needed that, so the fingerprint is taken of what the store will hold."""
+    return Corpus(name=storable_text(corpus.name),
+                  paragraphs=tuple(_storable_paragraph(p) for p in corpus.paragraphs),
+                  queries=tuple(_storable_query(q) for q in corpus.queries))
 
 
 def _storable_paragraph(paragraph: Paragraph) -> Paragraph:
     title, text = storable_text(paragraph.title), storable_text(paragraph.text)
-    if title is paragraph.title and text is paragraph.text:
+    if title is paragraph.title and text is paragraph.text:  # the usual case: no copy of a large corpus
         return paragraph
     return replace(paragraph, title=title, text=text)
 
 
 def _storable_query(query: Query) -> Query:
-    texts = (query.id, query.text, *query.answers, *query.gold_titles)
     main = query.main_passage
-    if all(storable_text(t) is t for t in texts if isinstance(t, str)) and (
-            main is None or _storable_paragraph(main) is main):
-        return query
-    return replace(query, id=storable_text(query.id), text=storable_text(query.text),
-                   answers=tuple(storable_json(list(query.answers))),
-                   gold_titles=tuple(storable_json(list(query.gold_titles))),
-                   main_passage=None if main is None else _storable_paragraph(main))
+    stored = replace(query, id=storable_text(query.id), text=storable_text(query.text),
+                     answers=tuple(storable_text(a) for a in query.answers),
+                     gold_titles=tuple(storable_text(t) for t in query.gold_titles),
+                     main_passage=None if main is None else _storable_paragraph(main))
+    return query if stored == query else stored
 
 
 def check_corpus(corpus: Corpus) -> None:
@@ -149,15 +139,12 @@ def result_values(run_id: str, result: QueryResult) -> dict[str, Any]:
     The usage is also copied into the legacy cost columns (see :mod:`hopkit.store.models`).
     """
     try:
-        dumped = json.dumps(dict(result.trace), allow_nan=False)
-        trace = json.loads(dumped)
+        trace = storable_json(json.loads(json.dumps(dict(result.trace), allow_nan=False)))
     except (TypeError, ValueError) as exc:
         raise StoreError(
             f"run {run_id}, question {result.query_id!r}: the trace is not JSON-serialisable "
             f"({exc}); put only strings, numbers, booleans, None, lists and dicts in it"
         ) from exc
-    if _ESCAPED_UNSTORABLE.search(dumped):
-        trace = storable_json(trace)
     try:
         chunk_ids = [operator.index(cid) for cid in result.chunk_ids]
     except TypeError:

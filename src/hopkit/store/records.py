@@ -62,9 +62,9 @@ class RunSpec:
             if too_long:
                 raise ConfigError(f"the run's {label} {too_long}; choose a shorter one")
             object.__setattr__(self, label, storable_text(getattr(self, label)))
-        what = f"the configuration of run {self.name!r}"
+        canonical_json(dict(self.config), what=f"the configuration of run {self.name!r}")
         storable = storable_json(dict(self.config))
-        if canonical_json(storable, what=what) != canonical_json(dict(self.config), what=what):
+        if storable != self.config:
             object.__setattr__(self, "config", storable)
 
     @property

@@ -133,7 +133,7 @@ class Store:
         """
         convert.check_corpus(corpus)
         storable = convert.storable_corpus(corpus)
-        if storable is not corpus:  # a NUL or a lone surrogate replaced: ids may now collide
+        if storable != corpus:  # a NUL or a lone surrogate replaced: ids may now collide
             corpus = storable
             convert.check_corpus(corpus)
         fingerprint = corpus_fingerprint(corpus.paragraphs)

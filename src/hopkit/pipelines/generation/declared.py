@@ -87,6 +87,8 @@ def yaml_config_class(name: str, base: type, config_class: type, pipeline: Calla
                       module: str, method: str, needs_retrieval: bool) -> type:
     """The YAML config of a method: ``base``'s fields (the pipeline's own) and ``config_class``'s.
 
+    The facade's ``inspect.signature`` gets the same options (:func:`show_options`).
+
     Args:
         name: the class name (``IRCoTGenerationPipelineConfig``).
         base: a frozen dataclass deriving from ``GenerationPipelineConfig``.
@@ -116,6 +118,7 @@ def yaml_config_class(name: str, base: type, config_class: type, pipeline: Calla
             raise ConfigError(f"{method} config {self.name!r}: option 'retrieval_pipeline_name' is required")
         return pipeline(session_factory, self.name, self.llm, retrieval, **values)
 
+    show_options(pipeline, config_class)  # the facade's signature names the same options
     fields_doc = ", ".join(f"``{n}``" for n in option_names)
     derived = dataclasses.make_dataclass(
         name, option_fields, bases=(base,), frozen=True,
@@ -152,7 +155,7 @@ def renamed_classes(module: str, names: Mapping[str, str]) -> Callable[[str], An
     return __getattr__
 
 
-def show_options(facade: type, config_class: type) -> None:
+def show_options(facade: Callable[..., Any], config_class: type) -> None:
     """Let ``inspect.signature``, ``help()`` and an editor's completion show a facade's method options.
 
     A facade takes its method's options as ``**options`` (they are checked by

@@ -21,7 +21,7 @@ from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, GenerationPipelineConfig, demonstration_spec, load_demonstrations,
 )
-from hopkit.pipelines.generation.declared import method_config, show_options, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
@@ -130,9 +130,6 @@ class IRCoTPipelineFields(GenerationPipelineConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         demonstration_spec(self.demonstrations)
-
-
-show_options(IRCoTGenerationPipeline, IRCoTConfig)
 
 
 IRCoTGenerationPipelineConfig = yaml_config_class(

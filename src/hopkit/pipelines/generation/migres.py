@@ -19,7 +19,7 @@ from hopkit.methods.protocol import Method
 from hopkit.options import run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
-from hopkit.pipelines.generation.declared import method_config, show_options, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
@@ -53,9 +53,6 @@ class MIGRESGenerationPipeline(GenerationPipeline):
 
             demonstrations = load_migres_demonstrations(self.config.demonstration_set)
         return MIGRES(llm, retriever, self.config, demonstrations)
-
-
-show_options(MIGRESGenerationPipeline, MIGRESConfig)
 
 
 MIGRESGenerationPipelineConfig = yaml_config_class(

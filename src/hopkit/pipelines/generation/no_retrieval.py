@@ -15,7 +15,7 @@ from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
-from hopkit.pipelines.generation.declared import method_config, renamed_classes, show_options, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, renamed_classes, yaml_config_class
 from hopkit.retrieval.protocol import Retriever
 
 
@@ -52,9 +52,6 @@ class NoRPipelineFields(ReaderPipelineFields):
     """NoR retrieves nothing: no retrieval pipeline by default."""
 
     retrieval_pipeline_name: str | None = None
-
-
-show_options(NoRGenerationPipeline, NoRConfig)
 
 
 NoRGenerationPipelineConfig = yaml_config_class(

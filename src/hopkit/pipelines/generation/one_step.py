@@ -16,7 +16,7 @@ from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import (
     DemonstrationSpec, ReaderPipelineFields, demonstration_spec, load_demonstrations,
 )
-from hopkit.pipelines.generation.declared import method_config, renamed_classes, show_options, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, renamed_classes, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
@@ -53,9 +53,6 @@ class OneRGenerationPipeline(GenerationPipeline):
             raise ConfigError("OneR needs a retrieval pipeline")
         demos = load_demonstrations(self.demonstrations, self.config.reader.mode, with_context=True)
         return OneR(llm, retriever, self._config(top_k), demos)
-
-
-show_options(OneRGenerationPipeline, OneRConfig)
 
 
 OneRGenerationPipelineConfig = yaml_config_class(

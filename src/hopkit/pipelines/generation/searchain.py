@@ -17,7 +17,7 @@ from hopkit.methods.searchain import SearChain, SearChainConfig
 from hopkit.options import run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
-from hopkit.pipelines.generation.declared import method_config, show_options, yaml_config_class
+from hopkit.pipelines.generation.declared import method_config, yaml_config_class
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.retrieval.protocol import Retriever
 
@@ -49,9 +49,6 @@ class SearChainGenerationPipeline(GenerationPipeline):
         if retriever is None:
             raise ConfigError("SearChain needs a retrieval pipeline")
         return SearChain(llm, retriever, self._config(top_k))
-
-
-show_options(SearChainGenerationPipeline, SearChainConfig)
 
 
 SearChainGenerationPipelineConfig = yaml_config_class(
