@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from hopkit.errors import ConfigError
 from hopkit.judges.protocol import RelevanceJudge
-from hopkit.methods.migres_filter import coverage_threshold, shown
+from hopkit.methods.migres.filter import coverage_threshold, shown
 from hopkit.records import Query
 from hopkit.retrieval.protocol import Retriever
 

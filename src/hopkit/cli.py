@@ -11,6 +11,7 @@ from typing import Sequence
 from hopkit import __version__
 from hopkit.cli_logging import configure_console
 from hopkit.config import named_configs
+from hopkit.methods.registry import method_names
 from hopkit.errors import HopkitError
 
 log = logging.getLogger("hopkit")
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a pipeline config over a stored dataset (resumable)")
     run.add_argument("config", help="a shipped pipeline config by name (" + ", ".join(named_configs("pipelines"))
-                                    + "), or a YAML file with _target_ and options")
+                                    + "), a method by name with its defaults (" + ", ".join(method_names())
+                                    + "), or a YAML file with method (or _target_) and options")
     run.add_argument("--dataset", help="stored dataset (overrides the config)")
     run.add_argument("--limit", type=int, help="only the first N questions")
     run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")

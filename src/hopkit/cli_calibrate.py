@@ -9,7 +9,7 @@ from hopkit.config import load_llm, load_named
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError
 from hopkit.judges.factory import relevance_judge
-from hopkit.methods.migres import MIGRESConfig
+from hopkit.methods.migres.method import MIGRESConfig
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store

@@ -9,7 +9,8 @@ from typing import Any, Callable, Mapping
 
 from hopkit.cli_logging import run_log
 from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
-from hopkit.errors import ConfigError
+from hopkit.errors import ConfigError, UnknownNameError
+from hopkit.methods.registry import method_names
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
 from hopkit.terminal import printable
@@ -28,20 +29,27 @@ def named(option: str, value: str | None) -> str | None:
     return value
 
 
-def pipeline_config(argument: str) -> Path:
-    """The YAML file ``hopkit run`` was given: a path, or the name of a shipped pipeline config.
+def pipeline_config(argument: str) -> tuple[dict[str, Any], str]:
+    """The pipeline config ``hopkit run`` was given, and its source for messages: a YAML file, the
+    name of a shipped pipeline config, or the name of a method (its defaults).
 
     Raises:
         ConfigError: a path that does not exist (saying so when a shipped config has its name).
-        UnknownNameError: a name no config has (the message lists the names).
+        UnknownNameError: a name no config and no method has (the message lists both).
     """
     path = Path(argument)
     if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
         if not path.exists() and path.stem in named_configs("pipelines"):
             raise ConfigError(f"{path}: config file not found; hopkit ships a pipeline config named "
                               f"{path.stem!r}: run `hopkit run {path.stem} ...` to use it from any folder")
-        return path
-    return named_config_path("pipelines", argument)
+        return load_yaml(path), str(path)
+    if argument in named_configs("pipelines"):
+        path = named_config_path("pipelines", argument)
+        return load_yaml(path), str(path)
+    if argument.lower() in method_names():
+        return {"method": argument.lower(), "name": argument.lower()}, f"method {argument.lower()!r}"
+    raise UnknownNameError("pipeline config or method", argument,
+                           sorted({*named_configs("pipelines"), *method_names()}))
 
 
 def _announce(pipeline: Any) -> Callable[[RunStart], None]:
@@ -59,13 +67,12 @@ def _announce(pipeline: Any) -> Callable[[RunStart], None]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     named("--name", args.name)
-    path = pipeline_config(args.config)
-    spec = load_yaml(path)
+    spec, source = pipeline_config(args.config)
     for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name),
                           ("batch_size", args.batch_size)):
         if value is not None:
             spec[option] = value
-    config = instantiate(spec, str(path), kind="pipelines")  # checks _target_ and every option first
+    config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     pipeline = config.build(DBConnection.from_config(args.db).get_session_factory())
     with run_log("run") as log_file:
         outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,

@@ -305,6 +305,9 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
     The target is checked (:func:`resolve_target`) and the options are checked against
     its annotations before it is called.
 
+    A pipeline config may name a registered method instead (``method: ircot``, see
+    :mod:`hopkit.methods.registry`): its ``_target_`` is that method's YAML config class.
+
     Args:
         spec: the config's mapping.
         source: the config file, for messages.
@@ -318,6 +321,10 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         DownloadError: the target could not download a file it was given (an ``hf://``
             model), raised as it is.
     """
+    if kind == "pipelines" and "_target_" not in spec and "method" in spec:
+        from hopkit.pipelines.generation.registered import with_method_target
+
+        spec = with_method_target(spec, source)
     if "_target_" not in spec:
         raise ConfigError(f"{source}: missing field '_target_'")
     target = resolve_target(spec["_target_"], source, kind)

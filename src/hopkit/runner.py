@@ -35,7 +35,7 @@ from typing import Callable, Generator, Mapping, Sequence
 from tqdm import tqdm
 
 from hopkit.errors import EmptyAnswerError, LLMServerError, StoreError
-from hopkit.methods.protocol import Method
+from hopkit.methods.protocol import Method, warm_up
 from hopkit.parsing.answers import is_blank_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.store.records import QueryResult, RunSpec
@@ -214,7 +214,8 @@ def _record(store: Store, run_id: str, result: QueryResult,
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
                workers: int = 1, progress: bool = True, trace_prompts: bool = False,
                on_start: Callable[[RunStart], None] | None = None) -> RunOutcome:
-    """Answer every query not yet finished in the run ``spec`` and store each result.
+    """Answer every query not yet finished in the run ``spec`` and store each result (the method's
+    ``warm_up()`` first, once, when a question is left).
 
     Args:
         method: the method answering one question at a time.
@@ -236,6 +237,8 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
     finished = failed = without_evidence = 0
     failures: Counter[str] = Counter()
     advice = evidence_advice(method)
+    if todo:
+        warm_up(method)  # heavy parts once, before the first question
     first_error: str | None = None
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)

@@ -199,10 +199,10 @@ def test_run_help_lists_the_llm_names_and_the_batch_size(capsys: pytest.CaptureF
         assert name in help_text
 
 
-@pytest.mark.parametrize("pipeline, reason", [("nor", "NoR retrieves nothing"),
-                                              ("migres", "MIGRES retrieves hits_per_query passages")])
+@pytest.mark.parametrize("pipeline, title, reason", [("nor", "NoR", "NoR retrieves nothing"),
+                                                     ("migres", "MIGRES", "MIGRES retrieves hits_per_query passages")])
 def test_top_k_on_a_method_without_a_k_is_refused_naming_the_method(db: str, tmp_path: Path, pipeline: str,
-                                                                     reason: str,
+                                                                     title: str, reason: str,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 30, "no silent option": --top-k on NoR or MIGRES was ignored, and the run id did not change, so a
     user resumed an old run believing K had changed."""
@@ -210,5 +210,5 @@ def test_top_k_on_a_method_without_a_k_is_refused_naming_the_method(db: str, tmp
     llm = scripted(tmp_path / "scripted.yaml", ["Velmora"] * 2)
     code, out, err = hopkit(capsys, "--db", db, "run", pipeline, "--llm", llm, "--top-k", "4", "--quiet")
     assert code == 2 and out == ""
-    assert err == f"hopkit: error: top_k (4) does not apply to {pipeline}: {reason}" + err.split(reason, 1)[1]
+    assert err == f"hopkit: error: top_k (4) does not apply to {title}: {reason}" + err.split(reason, 1)[1]
     assert "leave out --top-k / top_k" in err and Store.connect(db).runs() == []

@@ -136,8 +136,8 @@ def test_good_values_still_build(tmp_path: Path) -> None:
 
 
 def test_python_constructors_check_their_options_too() -> None:
-    from hopkit.methods.ircot import IRCoTConfig
-    from hopkit.methods.one_step import OneRConfig
+    from hopkit.methods.ircot.method import IRCoTConfig
+    from hopkit.methods.oner.method import OneRConfig
     from hopkit.methods.reader import ReaderConfig
     from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
     from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
@@ -217,33 +217,41 @@ def test_cli_run_names_a_bad_value(tmp_path: Path, capsys: pytest.CaptureFixture
     assert err == f"hopkit: error: {path}: field 'k': expected an integer >= 1, got 2.5\n"
 
 
-def test_docs_list_every_option() -> None:
-    """docs/configs.md has a row for every option a config file can set (a stale doc is a bug)."""
+def option_names(config_class: type) -> set[str]:
+    """The fields of a config dataclass and of the config dataclasses its fields take, by name."""
     import dataclasses
+
+    from hopkit.options import parameter_types
+    from hopkit.pipelines.generation.declared import _config_dataclass
+
+    names: set[str] = set()
+    for field, hint in parameter_types(config_class).items():
+        names.add(field)
+        nested = _config_dataclass(hint)
+        if nested is not None and nested is not config_class:
+            names |= option_names(nested)
+    return names if dataclasses.is_dataclass(config_class) else set()
+
+
+def test_docs_list_every_option() -> None:
+    """docs/configs.md has a row for every option a config file can set, of every method hopkit ships
+    (from the registry) and of the LLMs and retrievers (a stale doc is a bug)."""
     import inspect
 
     from hopkit.llm.llama_cpp import LlamaCppLLM
     from hopkit.llm.openai_compat import OpenAICompatibleLLM
-    from hopkit.methods.iirc import IIRCConfig
-    from hopkit.methods.ircot import IRCoTConfig
-    from hopkit.methods.migres import MIGRESConfig
-    from hopkit.methods.reader import ReaderConfig
-    from hopkit.methods.searchain import SearChainConfig
-    from hopkit.pipelines.generation.config import DemonstrationSpec
-    from hopkit.pipelines.generation.ircot import IRCoTGenerationPipelineConfig
-    from hopkit.pipelines.generation.migres import MIGRESGenerationPipelineConfig
-    from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipelineConfig
-    from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
-    from hopkit.pipelines.generation.searchain import SearChainGenerationPipelineConfig
+    from hopkit.methods.registry import BUILT_IN, entries
+    from hopkit.pipelines.generation.registered import method_pipeline_config
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
     from hopkit.pipelines.retrieval.dense import DenseRetrievalPipeline
     from hopkit.pipelines.retrieval.hybrid import HybridRetrievalPipeline
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
-    names = {f.name for cls in (NoRGenerationPipelineConfig, OneRGenerationPipelineConfig,
-                                IRCoTGenerationPipelineConfig, IRCoTConfig, MIGRESGenerationPipelineConfig,
-                                MIGRESConfig, SearChainGenerationPipelineConfig, SearChainConfig,
-                                ReaderConfig, IIRCConfig, DemonstrationSpec) for f in dataclasses.fields(cls)}
+    shipped = [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN]
+    assert shipped == ["nor", "oner", "ircot", "migres", "searchain"]
+    names: set[str] = set()
+    for name in shipped:
+        names |= option_names(entries()[name].options) | option_names(method_pipeline_config(name))
     for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, LlamaCppLLM.load,
                    OpenAICompatibleLLM):
         names |= set(inspect.signature(target).parameters) - {"session_factory"}

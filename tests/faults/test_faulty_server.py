@@ -19,7 +19,7 @@ from hopkit.errors import LLMServerError
 from hopkit.llm.cache import CachedLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
 from hopkit.llm.testing_server import FAULT_KINDS, Fault, serve_fake_openai
-from hopkit.methods.no_retrieval import NoR
+from hopkit.methods.nor.method import NoR
 from hopkit.runner import run_method
 from hopkit.store.store import Store
 

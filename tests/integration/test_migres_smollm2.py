@@ -15,7 +15,7 @@ import pytest
 
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.migres import MIGRES, MIGRESConfig
+from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method

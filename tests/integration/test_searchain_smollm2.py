@@ -13,7 +13,7 @@ import pytest
 
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.searchain import SearChain, SearChainConfig
+from hopkit.methods.searchain.method import SearChain, SearChainConfig
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method

@@ -2,8 +2,8 @@ import pytest
 
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.no_retrieval import NoR
-from hopkit.methods.one_step import OneR, OneRConfig
+from hopkit.methods.nor.method import NoR
+from hopkit.methods.oner.method import OneR, OneRConfig
 from hopkit.methods.reader import ReaderConfig
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.memory import InMemoryRetriever

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hopkit.methods.ircot_query import is_reasoning_sentence, next_query, remove_wh_words
+from hopkit.methods.ircot.query import is_reasoning_sentence, next_query, remove_wh_words
 
 pytestmark = pytest.mark.unit
 

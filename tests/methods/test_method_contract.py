@@ -1,7 +1,9 @@
 """What every method owes the runner, checked over every method.
 
-A new method joins by adding one entry to ``METHODS``: a function building it from the
-scripted model and the real BM25 index of the tiny corpus below. Each method is run
+Every method of the registry (:mod:`hopkit.methods.registry`, hopkit's own and those of
+installed packages' entry points) is checked, built by its entry from the scripted model
+and the real BM25 index of the tiny corpus below; a new method joins by being registered.
+Each method is run
 through the runner into a real SQLite store, then checked: it is a ``Method``, its trace
 is JSON with a typed trace of known step kinds, every paragraph id it reports is in the
 corpus, its model calls are counted, and a rerun resumes without asking anything again.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -19,12 +21,10 @@ from hopkit.judges.protocol import SpanAnswer
 from hopkit.judges.scripted import ScriptedAnswer, ScriptedEntailment, ScriptedRelevance
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
-from hopkit.methods.migres import MIGRES, MIGRESConfig
-from hopkit.methods.no_retrieval import NoR
-from hopkit.methods.one_step import OneR, OneRConfig
-from hopkit.methods.searchain import SearChain
+from hopkit.methods.migres import MIGRES
 from hopkit.methods.protocol import Method
+from hopkit.methods.registry import MethodParts, entries
+from hopkit.methods.searchain import SearChain
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method
@@ -55,20 +55,33 @@ def answering(prompt: str) -> str:
     return "So the answer is: Tarsk."
 
 
-Build = Callable[[ScriptedLLM | MeteredLLM, BM25Retriever], Method]
+# Beside each method's defaults: a K and a number of rounds that fit the four-paragraph corpus.
+CONTRACT_OPTIONS: dict[str, dict[str, Any]] = {
+    "oner": {"k": 2},
+    "ircot": {"k_per_step": 2, "max_steps": 3},
+    "migres": {"hits_per_query": 2, "max_iterations": 2},
+}
 
-METHODS: dict[str, Build] = {
-    "nor": lambda llm, retriever: NoR(llm),
-    "oner": lambda llm, retriever: OneR(llm, retriever, OneRConfig(k=2)),
-    "ircot": lambda llm, retriever: IRCoT(llm, retriever, IRCoTConfig(k_per_step=2, max_steps=3)),
-    "migres": lambda llm, retriever: MIGRES(llm, retriever, MIGRESConfig(hits_per_query=2, max_iterations=2),
-                                            reranker=ScriptedRelevance({}, default=5.0),
-                                            nli=ScriptedEntailment({}, default=1.0)),
-    "searchain": lambda llm, retriever: SearChain(llm, retriever, reader=ScriptedAnswer({}, default=SpanAnswer("", 0.0))),
+# MIGRES's and SearChain's judges are scripted (test doubles at the LLM boundary), not built on the model.
+JUDGED: dict[str, Callable[[ScriptedLLM | MeteredLLM, BM25Retriever, Any], Method]] = {
+    "migres": lambda llm, retriever, options: MIGRES(llm, retriever, options,
+                                                     reranker=ScriptedRelevance({}, default=5.0),
+                                                     nli=ScriptedEntailment({}, default=1.0)),
+    "searchain": lambda llm, retriever, options: SearChain(llm, retriever, options,
+                                                           reader=ScriptedAnswer({}, default=SpanAnswer("", 0.0))),
 }
 
 
-@pytest.fixture(params=sorted(METHODS))
+def build(name: str, llm: ScriptedLLM | MeteredLLM, retriever: BM25Retriever) -> Method:
+    """The method registered as ``name``, built by its entry (with scripted judges where it has some)."""
+    entry = entries()[name]
+    options = entry.as_run(entry.options(**CONTRACT_OPTIONS.get(name, {})))
+    if name in JUDGED:
+        return JUDGED[name](llm, retriever, options)
+    return entry.build(MethodParts(llm, retriever, options, dataset="toy", paragraphs=lambda: PARAGRAPHS))
+
+
+@pytest.fixture(params=list(entries()))
 def method_name(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
@@ -78,17 +91,17 @@ def run_twice(tmp_path: Path, name: str) -> tuple[Store, str, ScriptedLLM, list[
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
     retriever = BM25Retriever.build(PARAGRAPHS)
     scripted = ScriptedLLM(answering)
-    method = METHODS[name](MeteredLLM(scripted), retriever)
+    method = build(name, MeteredLLM(scripted), retriever)
     spec = RunSpec(name=f"contract-{name}", method=name, dataset="toy", config={"method": name})
     first = run_method(method, QUERIES, store, spec, progress=False)
     asked = len(scripted.prompts)
-    second = run_method(METHODS[name](MeteredLLM(scripted), retriever), QUERIES, store, spec, progress=False)
+    second = run_method(build(name, MeteredLLM(scripted), retriever), QUERIES, store, spec, progress=False)
     return store, first.run_id, scripted, [first.finished, first.failed, asked, second.already_done,
                                            second.finished, len(scripted.prompts)]
 
 
 def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> None:
-    method = METHODS[method_name](ScriptedLLM(answering), BM25Retriever.build(PARAGRAPHS))
+    method = build(method_name, ScriptedLLM(answering), BM25Retriever.build(PARAGRAPHS))
     assert isinstance(method, Method) and isinstance(method.name, str) and method.name
 
     store, run_id, scripted, counts = run_twice(tmp_path, method_name)
@@ -119,7 +132,7 @@ def test_an_empty_or_cue_only_final_answer_is_a_failed_question(tmp_path: Path, 
     'The answer is:' (its own cue), as answers; every method must record EmptyAnswerError instead."""
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'blank.db'}").get_session_factory())
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
-    method = METHODS[method_name](MeteredLLM(ScriptedLLM(lambda prompt: reply)), BM25Retriever.build(PARAGRAPHS))
+    method = build(method_name, MeteredLLM(ScriptedLLM(lambda prompt: reply)), BM25Retriever.build(PARAGRAPHS))
     spec = RunSpec(name=f"blank-{method_name}", method=method_name, dataset="toy", config={"reply": reply})
     outcome = run_method(method, QUERIES, store, spec, progress=False)
     assert (outcome.finished, outcome.failed) == (0, len(QUERIES))

@@ -10,11 +10,11 @@ import pytest
 
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.ircot import IRCoTConfig
-from hopkit.methods.migres import MIGRESConfig
-from hopkit.methods.no_retrieval import NoRConfig
-from hopkit.methods.one_step import OneRConfig
-from hopkit.methods.searchain import SearChainConfig
+from hopkit.methods.ircot.method import IRCoTConfig
+from hopkit.methods.migres.method import MIGRESConfig
+from hopkit.methods.nor.method import NoRConfig
+from hopkit.methods.oner.method import OneRConfig
+from hopkit.methods.searchain.method import SearChainConfig
 from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
 from hopkit.pipelines.generation.migres import MIGRESGenerationPipeline
 from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipeline

@@ -11,10 +11,10 @@ import pytest
 from hopkit.config import instantiate, load_yaml
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.migres import MIGRESConfig
+from hopkit.methods.migres.method import MIGRESConfig
 from hopkit.pipelines.generation.migres import MIGRESGenerationPipeline, MIGRESGenerationPipelineConfig
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
-from hopkit.prompts import migres_prompts as prompts
+from hopkit.methods.migres import prompts
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store

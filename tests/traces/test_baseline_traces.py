@@ -6,8 +6,8 @@ import pytest
 
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.no_retrieval import NoR
-from hopkit.methods.one_step import OneR, OneRConfig
+from hopkit.methods.nor.method import NoR
+from hopkit.methods.oner.method import OneR, OneRConfig
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.memory import InMemoryRetriever
 from hopkit.traces import collect_trace

@@ -11,8 +11,8 @@ from types import ModuleType
 import pytest
 
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
-from hopkit.methods.ircot_query import next_query
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.query import next_query
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.memory import InMemoryRetriever
 from hopkit.traces import Trace, collect_trace

@@ -54,6 +54,8 @@ class GenerationPipeline(ABC):
     """
 
     method_name: ClassVar[str]
+    #: The method's name in messages (``NoR``); its ``method_name`` when empty.
+    method_title: ClassVar[str] = ""
     #: The method's option that ``top_k`` (``run(top_k=)``, ``hopkit run --top-k``) sets: its K, the
     #: paragraphs per retrieval; None for a method without one, which refuses ``top_k``.
     top_k_option: ClassVar[str | None] = None
@@ -77,8 +79,9 @@ class GenerationPipeline(ABC):
         """The method's options as they will run (JSON-serialisable), for the run hash."""
 
     @abstractmethod
-    def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None) -> Method:
-        """The pure method, built from its components."""
+    def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None,
+                     dataset: str | None = None) -> Method:
+        """The pure method, built from its components, for ``dataset`` (None: a free-text question)."""
 
     def _llm(self) -> MeteredLLM:
         if self._metered_llm is None:
@@ -141,7 +144,7 @@ class GenerationPipeline(ABC):
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
-        method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k)
+        method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k, spec.dataset)
         queries = store.queries(spec.dataset, limit=limit)
         workers = self.workers()
         outcome = run_method(method, queries, store, spec, workers=workers, progress=progress,
@@ -162,7 +165,8 @@ class GenerationPipeline(ABC):
 
     def _check_top_k(self, top_k: int | None) -> None:
         if top_k is not None and self.top_k_option is None:
-            raise ConfigError(f"top_k ({top_k}) does not apply to {self.method_name}: {self.no_top_k_reason}; "
+            raise ConfigError(f"top_k ({top_k}) does not apply to {self.method_title or self.method_name}: "
+                              f"{self.no_top_k_reason}; "
                               "leave out --top-k / top_k")
 
     def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
@@ -171,5 +175,5 @@ class GenerationPipeline(ABC):
         dataset = None
         if self.retrieval_pipeline is not None:
             dataset = self._dataset(Store(self.session_factory))
-        method = self.build_method(self._llm(), self._retriever(dataset), top_k)
+        method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
         return method.generate(Query(id="adhoc", text=question))

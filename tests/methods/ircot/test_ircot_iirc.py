@@ -6,8 +6,8 @@ import pytest
 
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.iirc import FuzzyTitleMatcher, IIRCConfig, IIRCTitleScoper, RetrieverTitleMatcher, TitleMatcher
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.iirc import FuzzyTitleMatcher, IIRCConfig, IIRCTitleScoper, RetrieverTitleMatcher, TitleMatcher
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.parsing import parse_titles
 from hopkit.records import Paragraph, Query
 

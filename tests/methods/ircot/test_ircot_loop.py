@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.methods.protocol import Method
 from hopkit.records import Paragraph, Query
 
@@ -257,7 +257,7 @@ def test_main_passage_is_shown_without_a_title_matcher_and_never_retrieved(kit, 
 
 def test_a_leading_line_break_is_skipped_but_an_empty_generation_stops() -> None:
     from hopkit.llm.protocol import Completion
-    from hopkit.methods.ircot import IRCoT, IRCoTConfig
+    from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
     from hopkit.records import Paragraph, Query
     from hopkit.retrieval.memory import InMemoryRetriever
 

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from hopkit.config import instantiate
+from hopkit.options import run_options
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.pipelines.generation.config import DemonstrationSpec
-from hopkit.pipelines.generation.ircot import (FLAN_COT_PREFIX, FLAN_DIRECT_PREFIX, IRCoTGenerationPipeline,
-                                               IRCoTGenerationPipelineConfig)
+from hopkit.methods.ircot import FLAN_COT_PREFIX, FLAN_DIRECT_PREFIX
+from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline, IRCoTGenerationPipelineConfig
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.connection import DBConnection
@@ -120,18 +121,19 @@ def test_unknown_options_are_named() -> None:
 def test_flan_family_sets_the_flan_question_prefixes() -> None:
     spec = DemonstrationSpec(dataset="hotpotqa", distractors=1, family="flan_t5")
     pipeline = IRCoTGenerationPipeline(None, "x", ScriptedLLM([]), None, demonstrations=spec, reader="direct")
-    config = pipeline._config(None)
+    config = pipeline.options(None)
     assert config.question_prefix == FLAN_COT_PREFIX
     assert config.reader_question_prefix == FLAN_DIRECT_PREFIX
     assert config.iirc.question_prefix == FLAN_DIRECT_PREFIX
     codex = IRCoTGenerationPipeline(None, "x", ScriptedLLM([]), None, demonstrations=DemonstrationSpec("hotpotqa"))
-    assert codex._config(None).question_prefix == ""
+    assert codex.options(None).question_prefix == ""
 
 
 def test_facade_defaults_match_the_method_defaults() -> None:
     method_defaults = IRCoTConfig()
     pipeline = IRCoTGenerationPipeline(None, "x", ScriptedLLM([]), None)
-    assert pipeline.config == method_defaults
+    assert run_options(pipeline.config) == {**run_options(method_defaults), "demonstrations": None,
+                                            "title_matching": None}
     yaml_defaults = IRCoTGenerationPipelineConfig(name="x")
     for option in ("k_per_step", "max_steps", "paragraph_budget", "stop_sequence", "reasoning_prompt_template",
                    "qa_prompt_template"):

@@ -7,7 +7,7 @@ import pytest
 
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.prompts.ircot_templates import DEFAULT_QA_TEMPLATE, DEFAULT_REASONING_TEMPLATE
 from hopkit.prompts.layout import render_paragraph
 

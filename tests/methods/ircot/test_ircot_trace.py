@@ -10,7 +10,7 @@ import pytest
 
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.ircot import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.records import Paragraph, Query
 from hopkit.traces import collect_trace
 from hopkit.usage import track_usage

@@ -14,8 +14,8 @@ import pytest
 
 from hopkit.judges.scripted import ScriptedEntailment, ScriptedRelevance
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.migres import MIGRES, MIGRESConfig
-from hopkit.prompts import migres_prompts as prompts
+from hopkit.methods.migres.method import MIGRES, MIGRESConfig
+from hopkit.methods.migres import prompts
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 

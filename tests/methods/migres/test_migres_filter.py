@@ -6,7 +6,7 @@ import pytest
 
 from hopkit.judges.scripted import ScriptedRelevance
 from hopkit.judges.sentences import SyntokSplitter
-from hopkit.methods.migres_filter import KnowledgeFilter
+from hopkit.methods.migres.filter import KnowledgeFilter
 from hopkit.records import Paragraph, ScoredParagraph
 
 pytestmark = pytest.mark.unit
@@ -72,7 +72,7 @@ def test_the_threshold_is_in_the_judges_own_scale() -> None:
 
 
 def test_the_papers_rule_keeps_a_passage_for_at_least_80_percent_of_questions() -> None:
-    from hopkit.methods.migres_filter import coverage_threshold
+    from hopkit.methods.migres.filter import coverage_threshold
 
     best = [9.0, -1.0, 4.0, 2.0, 7.0, 0.5, 3.0, 6.0, 5.0, 8.0]
     delta = coverage_threshold(best)

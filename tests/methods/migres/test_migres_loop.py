@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hopkit.prompts import migres_prompts as prompts
+from hopkit.methods.migres import prompts
 from hopkit.traces import Trace, collect_trace
 
 pytestmark = pytest.mark.unit
@@ -193,17 +193,18 @@ def test_the_example_in_docs_traces_md_is_this_trace(kit: SimpleNamespace) -> No
     assert trace.to_json() == documented
 
 
-def test_llm_judges_need_a_model_that_scores_and_say_so_at_construction(kit: SimpleNamespace) -> None:
+def test_llm_judges_need_a_model_that_scores_and_say_so_when_warming_up(kit: SimpleNamespace) -> None:
     from hopkit.errors import LLMError
     from hopkit.judges.llm_yes_no import LLMEntailmentJudge, LLMRelevanceJudge
     from hopkit.llm.fake import ScriptedLLM
-    from hopkit.methods.migres import MIGRES
+    from hopkit.methods.migres.method import MIGRES
     from hopkit.retrieval.bm25 import BM25Retriever
 
     retriever = BM25Retriever.build(kit.CORPUS)
     with pytest.raises(LLMError, match="scoring.*the LLM relevance judge"):
-        MIGRES(ScriptedLLM([]), retriever)
+        MIGRES(ScriptedLLM([]), retriever).warm_up()
     method = MIGRES(ScriptedLLM([], scores={" yes": 0.0, " no": -1.0}), retriever)
+    method.warm_up()
     assert isinstance(method.reranker, LLMRelevanceJudge) and isinstance(method.nli, LLMEntailmentJudge)
 
 

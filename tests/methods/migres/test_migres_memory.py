@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hopkit.methods.migres_memory import Memory
+from hopkit.methods.migres.memory import Memory
 from hopkit.traces import collect_trace
 
 pytestmark = pytest.mark.unit

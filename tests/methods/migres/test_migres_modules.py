@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.migres_modules import MIGRESModules
+from hopkit.methods.migres.modules import MIGRESModules
 
 pytestmark = pytest.mark.unit
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from hopkit.errors import ConfigError, DataError
-from hopkit.prompts import migres_prompts as prompts
-from hopkit.prompts.migres_demonstrations import MODULES, load_migres_demonstrations
+from hopkit.methods.migres import prompts
+from hopkit.methods.migres.demonstrations import MODULES, load_migres_demonstrations
 
 pytestmark = pytest.mark.unit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hopkit.errors import ParseError
-from hopkit.methods.migres_responses import LeafFact, parse_leaf, parse_main, parse_queries
+from hopkit.methods.migres.responses import LeafFact, parse_leaf, parse_main, parse_queries
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from hopkit.errors import LLMError, ParseError
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.searchain_conversation import Conversation, read_chain
+from hopkit.methods.searchain.conversation import Conversation, read_chain
 
 pytestmark = pytest.mark.unit
 

@@ -11,8 +11,8 @@ from hopkit.judges.lexical import LexicalSimilarity
 from hopkit.judges.protocol import SpanAnswer
 from hopkit.judges.scripted import ScriptedAnswer, ScriptedSimilarity
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.searchain import SearChain, SearChainConfig
-from hopkit.prompts.searchain_prompts import COMPLETE_FEEDBACK, MULTIHOP_PROMPT, QUESTION_AT_THE_END
+from hopkit.methods.searchain.method import SearChain, SearChainConfig
+from hopkit.methods.searchain.prompts import COMPLETE_FEEDBACK, MULTIHOP_PROMPT, QUESTION_AT_THE_END
 from hopkit.traces import Trace, collect_trace
 
 pytestmark = pytest.mark.unit
@@ -116,7 +116,7 @@ def test_a_reader_answer_inside_the_models_answer_passes(kit) -> None:
 
 def test_duplicates_by_normalised_text_and_by_the_similarity_judge(kit) -> None:
     first = f" {kit.Q1}\n[Answer 1]: Casey\n[Final Content]: x"
-    second = (f"[Query 1]: who is the PERFORMER of Spirit If... ?\n[Answer 1]: Kevin Drew\n"
+    second = ("[Query 1]: who is the PERFORMER of Spirit If... ?\n[Answer 1]: Kevin Drew\n"
               "[Query 2]: Spirit If... was performed by whom?\n[Answer 2]: Kevin Drew\n[Final Content]: Kevin Drew")
     similarity = ScriptedSimilarity({(kit.Q1, "Spirit If... was performed by whom?"): 0.95}, default=0.0)
     result, trace, _, reader = run(kit, kit.rounds_script([first, second]), similarity=similarity)

@@ -12,7 +12,7 @@ from hopkit.judges.embedding import EmbeddingSimilarity
 from hopkit.judges.llm_prompts import ANSWER_EXAMPLES
 from hopkit.judges.llm_reader import LLMAnswerJudge
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.searchain import SearChain, SearChainConfig
+from hopkit.methods.searchain.method import SearChain, SearChainConfig
 from hopkit.pipelines.generation.searchain import SearChainGenerationPipeline, SearChainGenerationPipelineConfig
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.records import Corpus

@@ -11,13 +11,13 @@ from hopkit.judges.protocol import SpanAnswer
 from hopkit.judges.scripted import ScriptedAnswer, ScriptedEntailment
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.llm.fake import ScriptedLLM
-from hopkit.methods.searchain import SearChain, SearChainConfig
-from hopkit.methods.searchain_conversation import chain_stop
-from hopkit.methods.searchain_feedback import FeedbackRules, answers_agree, judge_node
-from hopkit.methods.searchain_tracing import (Mark, alce_citation_scores, knowledge_coverage, render_traced,
+from hopkit.methods.searchain.method import SearChain, SearChainConfig
+from hopkit.methods.searchain.conversation import chain_stop
+from hopkit.methods.searchain.feedback import FeedbackRules, answers_agree, judge_node
+from hopkit.methods.searchain.tracing import (Mark, alce_citation_scores, knowledge_coverage, render_traced,
                                               resolve_marks, resolved_statements, statements, task_answer)
-from hopkit.methods.searchain_tree import NodeRecord, PathNode
-from hopkit.prompts.searchain_prompts import STRATEGYQA_PROMPT, first_round_prompt
+from hopkit.methods.searchain.tree import NodeRecord, PathNode
+from hopkit.methods.searchain.prompts import STRATEGYQA_PROMPT, first_round_prompt
 from hopkit.records import Paragraph, Query
 from hopkit.traces import collect_trace
 

@@ -105,6 +105,7 @@ def test_every_template_and_asset_is_package_data() -> None:
     shipped = {path for pattern in patterns for path in package.glob(pattern)}
     needed = {path for path in (package / "report" / "html").rglob("*")
               if path.is_file() and path.suffix not in (".py", ".pyc")}
+    needed |= set((package / "methods").rglob("*.j2"))  # each method's own report template
     assert len(needed) == 11 and needed <= shipped, sorted(str(p) for p in needed - shipped)
 
 

@@ -17,7 +17,7 @@ from hopkit.records import Paragraph, Query
 from hopkit.report.html.model import HtmlReportInput, HtmlRun
 from hopkit.report.html.pages import html_environment
 from hopkit.report.html.questions import render_question
-from hopkit.report.html.renderers import RENDERERS
+from hopkit.report.html.renderers import renderers
 from hopkit.store.records import QueryResult
 from hopkit.usage import Usage
 
@@ -115,7 +115,7 @@ def test_a_step_kind_no_renderer_knows_is_shown_as_json() -> None:
 
 
 def test_a_method_without_a_renderer_gets_the_generic_drawing_and_one_without_steps_its_json() -> None:
-    assert "newmethod" not in RENDERERS
+    assert "newmethod" not in renderers()
     html = page("NewMethod", {"typed_trace": example("example-trace")}, answer="Germany")
     assert html.count('<div class="generic">') == 7
     bare = page("NewMethod", {"hops": ["a", "b"], "note": "no typed steps"})

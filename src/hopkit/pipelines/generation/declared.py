@@ -43,13 +43,13 @@ def method_config(config_class: type[Config], options: Mapping[str, Any], source
     values = {name: _nested(hints.get(name), value, f"{source}: option {name!r}") for name, value in options.items()}
     try:
         return config_class(**values)
-    except ConfigError as exc:
+    except (ConfigError, TypeError) as exc:  # TypeError: a required field left out
         raise ConfigError(f"{source}: {exc}") from None
 
 
 def _nested(hint: Any, value: Any, where: str) -> Any:
     inner = _config_dataclass(hint)
-    if inner is None or isinstance(value, inner):
+    if inner is None or value is None or isinstance(value, inner):  # None: the annotation's check says if it may be
         return value
     shorthand = getattr(inner, "from_option", None)
     if isinstance(value, str) and shorthand is not None:

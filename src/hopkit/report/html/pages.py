@@ -14,13 +14,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 
 from hopkit.report.html.model import HtmlReportInput
 from hopkit.report.html.overview import overview
 from hopkit.report.html.paired import paired_views
 from hopkit.report.html.questions import question_index, write_question_chunks
-from hopkit.report.html.renderers import StepRenderer
+from hopkit.report.html.renderers import StepRenderer, method_templates
 from hopkit.report.html.trace_view import pretty_json
 
 __all__ = ["ASSETS", "HTML_ENTRIES", "INDEX", "html_environment", "write_html"]
@@ -63,7 +63,7 @@ def html_environment() -> Environment:
     Returns:
         The environment.
     """
-    env = Environment(loader=PackageLoader("hopkit.report.html", "templates"),
+    env = Environment(loader=ChoiceLoader([PackageLoader("hopkit.report.html", "templates"), method_templates()]),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pretty=pretty_json, num=_number, pct=_percent)

@@ -7,28 +7,48 @@ it draws (``retrieve``, ``reason``, ``read`` ...), each called as ``macro(step, 
 define, and every step of a method without a renderer, is drawn by ``trace/common.html.j2``'s
 ``generic`` macro: input, output, paragraphs and extra as formatted JSON.
 
-A new method adds its template and one line to :data:`RENDERERS`.
+A method's template is a file of its package, named by its registry entry
+(:class:`~hopkit.methods.registry.MethodEntry`'s ``template``); the report loads it as
+``method/<name>`` (:func:`method_template`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from jinja2 import Environment
+from jinja2 import Environment, FunctionLoader
 from markupsafe import Markup
 
 from hopkit.report.html.trace_view import QuestionContext, StepView
 
-__all__ = ["GENERIC", "RENDERERS", "StepRenderer"]
+__all__ = ["GENERIC", "StepRenderer", "method_template", "method_templates", "renderers"]
 
-#: Method name (lower case, as runs store it) to the template drawing its steps.
-RENDERERS: dict[str, str] = {
-    "ircot": "trace/ircot.html.j2",
-    "oner": "trace/baselines.html.j2",
-    "nor": "trace/baselines.html.j2",
-    "migres": "trace/migres.html.j2",
-    "searchain": "trace/searchain.html.j2",
-}
+_PREFIX = "method/"
+
+
+def renderers() -> dict[str, str]:
+    """Method name (lower case, as runs store it) to the template drawing its steps, for every
+    registered method that has one."""
+    from hopkit.methods.registry import entries
+
+    return {name: _PREFIX + name for name, entry in entries().items() if entry.template is not None}
+
+
+def method_template(name: str) -> str | None:
+    """The source of the template ``method/<method name>`` (None for any other name)."""
+    if not name.startswith(_PREFIX):
+        return None
+    from hopkit.methods.registry import entries
+
+    entry = entries().get(name[len(_PREFIX):])
+    if entry is None or entry.template is None:
+        return None
+    return entry.template.read_text(encoding="utf-8")
+
+
+def method_templates() -> FunctionLoader:
+    """The Jinja loader of the methods' own templates (``method/<name>``)."""
+    return FunctionLoader(method_template)
 
 #: The template whose ``generic`` macro draws any step.
 GENERIC = "trace/common.html.j2"
@@ -60,7 +80,7 @@ class StepRenderer:
         Returns:
             The method's macro for the kind, else the generic one.
         """
-        template = RENDERERS.get(method.lower())
+        template = renderers().get(method.lower())
         if template is not None:
             found = getattr(self._module(template), kind, None)
             if callable(found):

@@ -34,8 +34,8 @@ import math
 from typing import Any, Mapping, Sequence
 
 from hopkit.judges.protocol import SpanAnswer
-from hopkit.methods.searchain_feedback import Verdict
-from hopkit.methods.searchain_tracing import Mark, Statement
+from hopkit.methods.searchain.feedback import Verdict
+from hopkit.methods.searchain.tracing import Mark, Statement
 from hopkit.parsing.chain import Chain, ChainNode
 from hopkit.records import ScoredParagraph
 from hopkit.traces import cite, record_step

@@ -30,7 +30,7 @@ judge (:mod:`hopkit.judges`), given as config options (``reranker: llm``,
 ``{kind: cross-encoder, model: ...}``); δ is in the reranker's own scale (docs/migres.md).
 
 Trace: every step above is recorded in the question's typed trace; see
-:mod:`hopkit.methods.migres_steps`.
+:mod:`hopkit.methods.migres.steps`.
 """
 
 from __future__ import annotations
@@ -47,15 +47,16 @@ from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
 from hopkit.judges.protocol import EntailmentJudge, RelevanceJudge
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import LLM
-from hopkit.methods.migres_filter import Knowledge, KnowledgeFilter
-from hopkit.methods.migres_memory import Memory
-from hopkit.methods.migres_modules import Asked, MIGRESModules
-from hopkit.methods.migres_responses import LeafFact, MainVerdict
-from hopkit.methods.migres_steps import (record_citation, record_failure, record_knowledge, record_leaf, record_main,
+from hopkit.methods.migres.filter import Knowledge, KnowledgeFilter
+from hopkit.methods.protocol import WarmsUp
+from hopkit.methods.migres.memory import Memory
+from hopkit.methods.migres.modules import Asked, MIGRESModules
+from hopkit.methods.migres.responses import LeafFact, MainVerdict
+from hopkit.methods.migres.steps import (record_citation, record_failure, record_knowledge, record_leaf, record_main,
                                          record_queries, record_retrieval, record_verification)
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing import clean_direct_answer
-from hopkit.prompts.migres_demonstrations import MIGRESDemonstrations, Task
+from hopkit.methods.migres.demonstrations import MIGRESDemonstrations, Task
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 
@@ -149,7 +150,7 @@ class _Question:
     judge_seconds: Counter[str] = field(default_factory=Counter)  # wall seconds of the filter and the NLI check
 
 
-class MIGRES:
+class MIGRES(WarmsUp):
     """Missing-information guided retrieval; see the module docstring for the algorithm.
 
     Args:
@@ -163,8 +164,9 @@ class MIGRES:
         splitter: the sentence splitter of the sentence-level filter (default syntok).
 
     Raises:
-        ConfigError: few-shot without demonstrations, or a judge that cannot be built.
-        LLMError: an LLM judge on a model without the "scoring" capability.
+        ConfigError: few-shot without demonstrations; from :meth:`warm_up` (which builds the
+            judges), a judge that cannot be built.
+        LLMError: from :meth:`warm_up`, an LLM judge on a model without the "scoring" capability.
     """
 
     name = "migres"
@@ -174,18 +176,27 @@ class MIGRES:
                  nli: EntailmentJudge | None = None, splitter: SentenceSplitter | None = None) -> None:
         if config.few_shot and demonstrations is None:
             raise ConfigError("MIGRES option few_shot=true needs the authors' demonstrations "
-                              "(hopkit.prompts.migres_demonstrations.load_migres_demonstrations)")
+                              "(hopkit.methods.migres.demonstrations.load_migres_demonstrations)")
         self.llm = llm
         self.retriever = retriever
         self.config = config
         self.demonstrations = demonstrations if config.few_shot else None
-        self.reranker = reranker if reranker is not None else relevance_judge(config.reranker, llm=llm,
-                                                                              option="reranker")
-        self.nli: EntailmentJudge | None = None
-        if config.nli_check:
-            self.nli = nli if nli is not None else entailment_judge(config.nli, llm=llm, option="nli")
+        self.reranker: RelevanceJudge | None = reranker
+        self.nli: EntailmentJudge | None = nli
+        self.splitter = splitter
+
+    def build_heavy_parts(self) -> None:
+        """The judges the config names and the constructor was not given, and the Knowledge Filter."""
+        config = self.config
+        if self.reranker is None:
+            self.reranker = relevance_judge(config.reranker, llm=self.llm, option="reranker")
+        if not config.nli_check:
+            self.nli = None
+        elif self.nli is None:
+            self.nli = entailment_judge(config.nli, llm=self.llm, option="nli")
         self.filter = KnowledgeFilter(self.reranker, config.relevance_threshold, config.sentence_filter,
-                                      splitter if splitter is not None else SyntokSplitter(), config.rerank_top)
+                                      self.splitter if self.splitter is not None else SyntokSplitter(),
+                                      config.rerank_top)
 
     @property
     def evidence_filter(self) -> str:
@@ -210,6 +221,7 @@ class MIGRES:
         Raises:
             LLMError: a prompt does not fit in the model's context, or a model call failed.
         """
+        self.warm_up()
         modules = MIGRESModules(self.llm, self.demonstrations, yes_no=self.config.answer_format == "yes_no",
                                 max_tokens=self.config.max_tokens)
         question = _Question(query.text.strip(), Memory(self.config.max_passage_uses), modules)

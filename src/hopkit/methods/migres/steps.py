@@ -9,7 +9,7 @@ one before it as its parent, except ``verify`` steps, children of their ``extrac
 
 * ``retrieve``: input the query; ``paragraph_ids``/``scores`` the BM25 hits; output
   ``{"kept": [...], "dropped": [...], "skipped": null}``, each entry ``{"paragraph_id",
-  "relevance", "outcome"}`` from :class:`~hopkit.methods.migres_filter.KnowledgeFilter`;
+  "relevance", "outcome"}`` from :class:`~hopkit.methods.migres.filter.KnowledgeFilter`;
   extra ``reranked``, the passages the relevance judge scored, and ``rerank_top`` when set.
 * ``reason`` with ``module`` "knowledge": input the query, output the model's knowledge.
 * ``extract`` (Leaf Module): input the leaf's question; ``paragraph_ids`` the corpus
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hopkit.methods.migres_filter import Knowledge
-from hopkit.methods.migres_modules import Asked
-from hopkit.methods.migres_responses import MainVerdict
+from hopkit.methods.migres.filter import Knowledge
+from hopkit.methods.migres.modules import Asked
+from hopkit.methods.migres.responses import MainVerdict
 from hopkit.records import ScoredParagraph
 from hopkit.traces import cite, record_step
 

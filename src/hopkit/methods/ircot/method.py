@@ -14,7 +14,7 @@ Algorithm (Section 3.1 and Fig. 2; Appendix B for IIRC; Section 3.2 for the read
     (d)      q <- last non-reasoning sentence of CoT, without wh-words
              P <- P + retrieve(q, K, excluding P)       skipped when q is empty
     (e)  answer <- reader(P, Q)                        direct, CoT, or "none": taken from CoT;
-                                                       see hopkit.methods.ircot_reading
+                                                       see hopkit.methods.ircot.reading
 
 P is a :class:`ParagraphCollection`: duplicates and near-duplicates are skipped, so
 are paragraphs over 600 words, and once ``paragraph_budget`` (15) paragraphs are
@@ -35,7 +35,7 @@ Without demonstrations the zero-shot templates of the documentation page are use
 
 Trace. Every step above is recorded in the question's typed trace (``hopkit.traces``):
 what each retrieval returned and what the collection kept or dropped and why, each
-sentence with the model's whole line, and the reading; see ``hopkit.methods.ircot_steps``.
+sentence with the model's whole line, and the reading; see ``hopkit.methods.ircot.steps``.
 """
 
 from __future__ import annotations
@@ -52,13 +52,14 @@ from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sent
 from hopkit.llm.early_stop import complete_until
 from hopkit.llm.protocol import LLM, Completion
 from hopkit.methods.context import with_main_passage
-from hopkit.methods.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
-from hopkit.methods.ircot_query import next_query
-from hopkit.methods.ircot_steps import (record_reading, record_reasoning, record_retrieval, record_scope,
+from hopkit.methods.ircot.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
+from hopkit.methods.ircot.query import next_query
+from hopkit.methods.ircot.steps import (record_reading, record_reasoning, record_retrieval, record_scope,
                                         record_skipped_retrieval)
+from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter, check_fits
-from hopkit.methods.ircot_reading import IRCoTReading
+from hopkit.methods.ircot.reading import IRCoTReading
 from hopkit.methods.reader import ReaderFormat
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.prompts.ircot_templates import (DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
@@ -207,7 +208,7 @@ class _StablePrefix:
         return self.fitter.join(self.kept, instance)
 
 
-class IRCoT:
+class IRCoT(WarmsUp):
     """Interleaved retrieval and chain of thought; see the module docstring for the algorithm.
 
     Args:
@@ -247,6 +248,11 @@ class IRCoT:
         self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
                              if title_matcher is not None else None)
 
+    def build_heavy_parts(self) -> None:
+        """IIRC's title index, when the title matcher builds one."""
+        if self.title_scoper is not None:
+            warm_up(self.title_scoper.matcher)
+
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with IRCoT.
 
@@ -260,6 +266,7 @@ class IRCoT:
             LLMError: if a prompt does not fit in the model's context even without
                 demonstrations.
         """
+        self.warm_up()
         config = self.config
         scope = self._scope(query)                                                     # (i)
         if scope is not None:

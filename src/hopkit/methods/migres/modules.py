@@ -1,8 +1,8 @@
 """MIGRES's LLM modules: Main, Query Generator, Leaf, and LLM knowledge prompting.
 
-Each module builds its prompt from :mod:`hopkit.prompts.migres_prompts` (instruction and
+Each module builds its prompt from :mod:`hopkit.methods.migres.prompts` (instruction and
 demonstrations first, the question's part last), asks the model greedily, and reads the
-response (:mod:`hopkit.methods.migres_responses`). A response that cannot be read is
+response (:mod:`hopkit.methods.migres.responses`). A response that cannot be read is
 asked once more, the prompt then extended with the unreadable response and a short
 correction (a greedy model, or a response cache, would repeat the same prompt's answer);
 if that fails too the module returns an :class:`Asked` with the error and both raw
@@ -18,10 +18,10 @@ from typing import Callable, Generic, Sequence, TypeVar
 
 from hopkit.errors import ParseError
 from hopkit.llm.protocol import LLM
-from hopkit.methods.migres_responses import LeafFact, MainVerdict, parse_leaf, parse_main, parse_queries
+from hopkit.methods.migres.responses import LeafFact, MainVerdict, parse_leaf, parse_main, parse_queries
 from hopkit.methods.prompting import check_fits
-from hopkit.prompts import migres_prompts as prompts
-from hopkit.prompts.migres_demonstrations import MIGRESDemonstrations
+from hopkit.methods.migres import prompts
+from hopkit.methods.migres.demonstrations import MIGRESDemonstrations
 
 T = TypeVar("T")
 

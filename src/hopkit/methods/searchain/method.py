@@ -23,11 +23,11 @@ Algorithm 1 (Section 3.3), with the steps labelled as in :meth:`SearChain.genera
 
 Long-form answers (ELI5) are checked against the passage by ROUGE-L >= α instead of "g in
 a_i". The ablations of Table 1 switch Verification or Completion off. The rules are in
-:mod:`hopkit.methods.searchain_feedback`, the tree in :mod:`hopkit.methods.searchain_tree`,
-the marks in :mod:`hopkit.methods.searchain_tracing`, the trace in
-:mod:`hopkit.methods.searchain_steps`, the growing prompt in
-:mod:`hopkit.methods.searchain_conversation` and the prompts (verbatim) in
-:mod:`hopkit.prompts.searchain_prompts`.
+:mod:`hopkit.methods.searchain.feedback`, the tree in :mod:`hopkit.methods.searchain.tree`,
+the marks in :mod:`hopkit.methods.searchain.tracing`, the trace in
+:mod:`hopkit.methods.searchain.steps`, the growing prompt in
+:mod:`hopkit.methods.searchain.conversation` and the prompts (verbatim) in
+:mod:`hopkit.methods.searchain.prompts`.
 
 Prompts. Decoding is greedy. The task's instruction and examples come first, the question
 last; each later round appends the model's chain and the feedback to the same prompt, and
@@ -40,9 +40,8 @@ failed step keeps the raw text, and the answer is taken from it.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Mapping, Sequence
+from typing import Annotated, Any, Mapping, Sequence, cast
 
 from annotated_types import Interval
 
@@ -51,17 +50,18 @@ from hopkit.judges.factory import answer_judge, entailment_judge, judge_spec, si
 from hopkit.judges.protocol import AnswerJudge, EntailmentJudge, SimilarityJudge, SpanAnswer
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import LLM
-from hopkit.methods.searchain_conversation import Conversation, chain_stop, read_chain
-from hopkit.methods.searchain_feedback import FEEDBACK_VERDICTS, FeedbackRules, ProcessedQueries, judge_node
-from hopkit.methods.searchain_steps import (record_chain, record_extraction, record_retrieval, record_skipped,
+from hopkit.methods.protocol import WarmsUp
+from hopkit.methods.searchain.conversation import Conversation, chain_stop, read_chain
+from hopkit.methods.searchain.feedback import FEEDBACK_VERDICTS, FeedbackRules, ProcessedQueries, judge_node
+from hopkit.methods.searchain.steps import (record_chain, record_extraction, record_retrieval, record_skipped,
                                             record_tracing, record_unreadable_chain, record_verdict)
-from hopkit.methods.searchain_tracing import (alce_citation_scores, knowledge_coverage, render_traced,
+from hopkit.methods.searchain.tracing import (alce_citation_scores, knowledge_coverage, render_traced,
                                               resolve_marks, statements, task_answer)
-from hopkit.methods.searchain_tree import Branch, NodeRecord, PathNode, ReasoningTree
+from hopkit.methods.searchain.tree import Branch, NodeRecord, PathNode, ReasoningTree
 from hopkit.options import PositiveInt, check_fields
 from hopkit.parsing.answers import extract_answer
 from hopkit.parsing.chain import Chain, ChainNode
-from hopkit.prompts.searchain_prompts import (FIRST_QUERY_CUE, TaskKind, feedback_prompt, feedback_turn,
+from hopkit.methods.searchain.prompts import (FIRST_QUERY_CUE, TaskKind, feedback_prompt, feedback_turn,
                                               first_round_prompt, reformat_turn, tracing_turn)
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
@@ -152,7 +152,7 @@ class _Words:
     out: int = 0
 
 
-class SearChain:
+class SearChain(WarmsUp):
     """Search-in-the-Chain; see the module docstring for the algorithm.
 
     Args:
@@ -181,7 +181,6 @@ class SearChain:
         self.similarity = similarity
         self.entailment = entailment
         self.splitter: SentenceSplitter = splitter if splitter is not None else SyntokSplitter()
-        self._building = threading.Lock()
 
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with SearChain.
@@ -197,7 +196,8 @@ class SearChain:
             LLMError: the first prompt does not fit in the model's context, or a call failed.
         """
         config = self.config
-        similarity = self._build_judges()
+        self.warm_up()
+        similarity = cast(SimilarityJudge, self.similarity)  # built by warm_up
         conversation = Conversation(self.llm, first_round_prompt(
             config.task, query.text, question_in_instruction=config.question_in_instruction))
         tree = ReasoningTree()
@@ -237,21 +237,14 @@ class SearChain:
         }
         return GenerationResult(text=answer, chunk_ids=tuple(passages), metadata=metadata)
 
-    def _build_judges(self) -> SimilarityJudge:
-        """Build the judges the config names and the constructor was not given (once).
-
-        Returns:
-            The similarity judge.
-        """
-        with self._building:
-            if self.reader is None:
-                self.reader = answer_judge(self.config.reader, llm=self.llm, option="reader")
-            if self.similarity is None:
-                self.similarity = similarity_judge(self.config.duplicate_check, llm=self.llm,
-                                                   option="duplicate_check")
-            if self.config.citation_check and self.entailment is None:
-                self.entailment = entailment_judge(self.config.entailment, llm=self.llm, option="entailment")
-            return self.similarity
+    def build_heavy_parts(self) -> None:
+        """The judges the config names and the constructor was not given."""
+        if self.reader is None:
+            self.reader = answer_judge(self.config.reader, llm=self.llm, option="reader")
+        if self.similarity is None:
+            self.similarity = similarity_judge(self.config.duplicate_check, llm=self.llm, option="duplicate_check")
+        if self.config.citation_check and self.entailment is None:
+            self.entailment = entailment_judge(self.config.entailment, llm=self.llm, option="entailment")
 
     def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], words: _Words) -> str:
         text = self.llm.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=0.0).text

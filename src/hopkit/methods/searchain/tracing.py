@@ -25,9 +25,9 @@ from typing import Callable, Sequence
 
 from hopkit.judges.protocol import EntailmentJudge
 from hopkit.judges.sentences import SentenceSplitter
-from hopkit.methods.searchain_tree import PathNode
+from hopkit.methods.searchain.tree import PathNode
 from hopkit.parsing.answers import extract_answer
-from hopkit.prompts.searchain_prompts import TaskKind
+from hopkit.methods.searchain.prompts import TaskKind
 
 MARK = re.compile(r"\[(\d{1,3})\]")
 _WORD_MARK = "zzmark"  # a mark written as a word while sentences are split

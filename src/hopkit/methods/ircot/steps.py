@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hopkit.methods.iirc import TitleScope
+from hopkit.methods.ircot.iirc import TitleScope
 from hopkit.methods.paragraph_collection import Admission
 from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.traces import PREVIOUS, record_step

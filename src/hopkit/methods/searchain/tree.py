@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from hopkit.methods.searchain_feedback import FEEDBACK_VERDICTS, Verdict
+from hopkit.methods.searchain.feedback import FEEDBACK_VERDICTS, Verdict
 from hopkit.parsing.chain import Chain
 from hopkit.records import Paragraph
 

@@ -26,7 +26,7 @@ from hopkit.prompts.ircot_templates import DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_T
 from hopkit.records import Paragraph, Query
 
 if TYPE_CHECKING:
-    from hopkit.methods.ircot import IRCoTConfig
+    from hopkit.methods.ircot.method import IRCoTConfig
 
 
 class IRCoTReading:

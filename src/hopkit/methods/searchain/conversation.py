@@ -14,7 +14,7 @@ from hopkit.errors import ParseError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.prompting import check_fits
 from hopkit.parsing.chain import EXPECTED, Chain, parse_chain
-from hopkit.prompts.searchain_prompts import TaskKind
+from hopkit.methods.searchain.prompts import TaskKind
 
 
 def chain_stop(task: TaskKind) -> tuple[str, ...]:

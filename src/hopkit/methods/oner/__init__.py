@@ -1,0 +1,41 @@
+"""OneR (IRCoT paper, Section 4.1): one retrieval with the question, then the reader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hopkit.errors import ConfigError
+from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
+from hopkit.methods.oner.method import OneR, OneRConfig
+from hopkit.methods.registry import MethodEntry, MethodParts
+
+
+@dataclass(frozen=True)
+class OneROptions(OneRConfig):
+    """OneR's options.
+
+    Attributes:
+        k: paragraphs retrieved with the question (the paper picks K in 5..15 on dev).
+        reader: the reader's options ("direct", "cot" or a mapping of :class:`ReaderConfig`'s fields).
+        demonstrations: the authors' demonstration set for the reader (their files with
+            paragraphs); None for zero-shot prompts.
+    """
+
+    demonstrations: DemonstrationSpec | None = None
+
+
+def build(parts: MethodParts) -> OneR:
+    if parts.retriever is None:
+        raise ConfigError("OneR needs a retrieval pipeline")
+    options = parts.options
+    demonstrations = load_demonstrations(options.demonstrations, options.reader.mode, with_context=True)
+    return OneR(parts.llm, parts.retriever, options, demonstrations)
+
+
+METHOD = MethodEntry(
+    name="oner", title="OneR", options=OneROptions, build=build, retrieves=True, top_k="k",
+    template=Path(__file__).parent.parent / "nor" / "report.html.j2",
+    summary="one retrieval with the question, then the reader")
+
+__all__ = ["METHOD", "OneR", "OneRConfig", "OneROptions"]

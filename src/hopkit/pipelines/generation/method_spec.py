@@ -1,0 +1,107 @@
+"""A method as another process rebuilds it: registry name, options, LLM and retriever, by value.
+
+``pipeline.method_spec()`` gives a :class:`MethodSpec`, which pickles; ``spec.build(session_factory)``
+in another process (a worker) rebuilds the same method, warmed up, and ``spec.pipeline(...)``
+the same facade, whose run id is the original's.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from hopkit.errors import ConfigError
+from hopkit.methods.protocol import Method, warm_up
+from hopkit.options import run_options
+from hopkit.pipelines.retrieval.base import RetrievalPipeline
+
+if TYPE_CHECKING:
+    from hopkit.pipelines.generation.registered import MethodPipeline
+
+
+@dataclass(frozen=True)
+class RetrievalSpec:
+    """A retrieval pipeline by value: its class, name, dataset, index folder and options."""
+
+    target: str
+    name: str
+    dataset: str | None
+    index_root: str | None
+    options: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, pipeline: RetrievalPipeline) -> RetrievalSpec:
+        kind = type(pipeline)
+        return cls(f"{kind.__module__}.{kind.__qualname__}", pipeline.name, pipeline.dataset,
+                   None if pipeline.index_root is None else str(pipeline.index_root), dict(pipeline.options))
+
+    def build(self, session_factory: sessionmaker[Session]) -> RetrievalPipeline:
+        module, _, name = self.target.rpartition(".")
+        kind = getattr(importlib.import_module(module), name)
+        built = kind(session_factory, self.name, self.dataset, self.index_root, **self.options)
+        if not isinstance(built, RetrievalPipeline):
+            raise ConfigError(f"retrieval spec: {self.target} did not build a retrieval pipeline")
+        return built
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One method of a run, by value.
+
+    Attributes:
+        method: the registry name (``ircot``).
+        name: the run's name.
+        options: the method's options as given (``run_options`` of its options class).
+        llm: the LLM's config name or ``hf://`` name.
+        retrieval: the retrieval pipeline (None for a method that does not retrieve).
+        dataset: the stored dataset (None: the pipelines' default).
+        top_k: the run's ``top_k`` (None: the options' own K).
+        batch_size: questions in flight at once.
+    """
+
+    method: str
+    name: str
+    options: Mapping[str, Any]
+    llm: str
+    retrieval: RetrievalSpec | None
+    dataset: str | None
+    top_k: int | None = None
+    batch_size: int = 10
+
+    @classmethod
+    def of(cls, pipeline: MethodPipeline, top_k: int | None = None) -> MethodSpec:
+        """The spec of ``pipeline``.
+
+        Raises:
+            ConfigError: the pipeline was given an LLM object, not a config name (an object
+                cannot be sent to another process).
+        """
+        if not isinstance(pipeline.llm, str):
+            raise ConfigError(f"{pipeline.method.title}: a method spec needs the LLM by config name (or hf:// "
+                              f"name), not a {type(pipeline.llm).__name__} object, so that another process can "
+                              "load the same model")
+        retrieval = None if pipeline.retrieval_pipeline is None else RetrievalSpec.of(pipeline.retrieval_pipeline)
+        return cls(pipeline.method.name, pipeline.name, run_options(pipeline.config), pipeline.llm, retrieval,
+                   pipeline.dataset, top_k, pipeline.batch_size)
+
+    def pipeline(self, session_factory: sessionmaker[Session]) -> MethodPipeline:
+        """The facade this spec was taken from, rebuilt on ``session_factory``."""
+        from hopkit.pipelines.generation.registered import method_pipeline
+
+        facade = method_pipeline(self.method)
+        retrieval = [] if self.retrieval is None else [self.retrieval.build(session_factory)]
+        return facade(session_factory, self.name, self.llm, *retrieval, dataset=self.dataset,
+                      batch_size=self.batch_size, **self.options)
+
+    def build(self, session_factory: sessionmaker[Session]) -> Method:
+        """The method, rebuilt and warmed up, ready for its first question."""
+        from hopkit.store.store import Store
+
+        pipeline = self.pipeline(session_factory)
+        dataset = pipeline._dataset(Store(session_factory))
+        method = pipeline.build_method(pipeline._llm(), pipeline._retriever(dataset), self.top_k, dataset)
+        warm_up(method)
+        return method

@@ -1,0 +1,77 @@
+"""The toy method's package, written into a temporary folder by the toy-method test.
+
+It is the example of docs/adding-a-method.md: a package that declares its options, its
+loop, its report template and its registry entry, and an entry point that registers it.
+"""
+
+PACKAGE = '''\
+"""Toy: retrieve K paragraphs with the question, then ask the model for the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer
+from hopkit.records import GenerationResult, Query
+from hopkit.traces import record_step
+
+
+@dataclass(frozen=True)
+class ToyOptions:
+    """Toy's options.
+
+    Attributes:
+        k: paragraphs retrieved with the question.
+        cue: what the prompt ends with.
+    """
+
+    k: PositiveInt = 2
+    cue: str = "Answer:"
+
+    def __post_init__(self) -> None:
+        check_fields(self, "Toy option")
+
+
+class Toy:
+    """(a) retrieve K paragraphs with the question; (b) ask the model."""
+
+    name = "toy"
+
+    def __init__(self, parts: MethodParts) -> None:
+        self.llm, self.retriever, self.options = parts.llm, parts.retriever, parts.options
+
+    def generate(self, query: Query) -> GenerationResult:
+        hits = self.retriever.retrieve(query.text, self.options.k)                          # (a)
+        record_step("retrieve", input=query.text, paragraph_ids=[h.paragraph.id for h in hits])
+        context = "\\n".join(h.paragraph.text for h in hits)
+        reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)  # (b)
+        answer = clean_direct_answer(reply.text)
+        record_step("read", input=query.text, output=answer, llm_calls=1)
+        return GenerationResult(text=answer, chunk_ids=tuple(h.paragraph.id for h in hits))
+
+
+METHOD = MethodEntry(name="toy", title="Toy", options=ToyOptions, build=Toy, retrieves=True, top_k="k",
+                     template=Path(__file__).with_name("report.html.j2"),
+                     summary="retrieves K paragraphs, then asks the model")
+'''
+
+TEMPLATE = '''\
+{% import "trace/common.html.j2" as common %}
+{% macro read(s, ctx) -%}
+<p class="toy-read">the toy read: {{ s.output }}</p>
+{%- endmacro %}
+'''
+
+ENTRY_POINTS = '''\
+[hopkit.methods]
+toy = toy_method:METHOD
+'''
+
+METADATA = '''\
+Metadata-Version: 2.1
+Name: toy-method
+Version: 0.1
+'''

@@ -1,0 +1,88 @@
+"""A method's spec pickles, and another process rebuilds the same method from it (issue 30, "one lifecycle")."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hopkit.errors import ConfigError
+from hopkit.llm.fake import ScriptedLLM
+from hopkit.methods.protocol import Method
+from hopkit.methods.registry import BUILT_IN, entries
+from hopkit.pipelines.generation.registered import method_pipeline
+from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+pytestmark = pytest.mark.unit
+
+OWN = [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN]
+SCRIPTED_LLM = ("_target_: hopkit.llm.fake.ScriptedLLM\nscript: " + json.dumps(["So the answer is: Tarsk."] * 50)
+                + "\nscores: {' yes': 0.0, ' no': -2.0}\n")
+
+IN_ANOTHER_PROCESS = """
+import pickle, sys
+from hopkit.records import Query
+from hopkit.store.connection import DBConnection
+
+spec = pickle.loads(open(sys.argv[1], "rb").read())
+method = spec.build(DBConnection(sys.argv[2]).get_session_factory())
+print(method.name, method.generate(Query("q9", "Where was Ada Quill born?")).text)
+"""
+
+
+@pytest.fixture()
+def factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
+    (tmp_path / "configs" / "llm").mkdir(parents=True)
+    (tmp_path / "configs" / "llm" / "scripted.yaml").write_text(SCRIPTED_LLM, encoding="utf-8")
+    session_factory = DBConnection(f"sqlite:///{tmp_path / 'spec.db'}").get_session_factory()
+    Store(session_factory).add_corpus(Corpus("toy", (
+        Paragraph(1, "Ada Quill", "Ada Quill was an engineer born in Tarsk."),
+        Paragraph(2, "Tarsk", "Tarsk is a port city on the northern coast.")),
+        (Query("q1", "Where was Ada Quill born?", ("Tarsk",)),)))
+    return session_factory
+
+
+def pipeline_of(name: str, session_factory, **options):  # type: ignore[no-untyped-def]
+    retrieval = [BM25RetrievalPipeline(session_factory, "bm25", k1=0.9, b=0.4)] if entries()[name].retrieves else []
+    return method_pipeline(name)(session_factory, f"spec-{name}", "scripted", *retrieval, dataset="toy", **options)
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_a_pickled_spec_rebuilds_the_same_run(name: str, factory) -> None:  # type: ignore[no-untyped-def]
+    options = {"reader": "cot"} if name in ("nor", "oner") else {}
+    pipeline = pipeline_of(name, factory, **options)
+    top_k = 3 if entries()[name].top_k else None
+    spec = pickle.loads(pickle.dumps(pipeline.method_spec(top_k)))
+    assert spec == pipeline.method_spec(top_k)
+    rebuilt = spec.pipeline(factory)
+    assert rebuilt.run_spec(top_k).run_id == pipeline.run_spec(top_k).run_id
+    assert rebuilt.run_spec().run_id == pipeline.run_spec().run_id
+    method = spec.build(factory)
+    assert isinstance(method, Method) and method.name == name
+
+
+def test_another_process_answers_with_the_rebuilt_method(tmp_path: Path, factory) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "oner.pickle").write_bytes(pickle.dumps(pipeline_of("oner", factory, k=1).method_spec()))
+    process = subprocess.run([sys.executable, "-c", IN_ANOTHER_PROCESS, str(tmp_path / "oner.pickle"),
+                              f"sqlite:///{tmp_path / 'spec.db'}"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "HOPKIT_HOME": str(tmp_path / "home")})
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.strip().splitlines()[-1] == "oner Tarsk"
+
+
+def test_a_spec_needs_the_llm_by_name(factory) -> None:  # type: ignore[no-untyped-def]
+    pipeline = method_pipeline("nor")(factory, "x", ScriptedLLM(["Tarsk"]), dataset="toy")
+    with pytest.raises(ConfigError, match="a method spec needs the LLM by config name"):
+        pipeline.method_spec()
+    with pytest.raises(ConfigError, match="top_k \\(2\\) does not apply to NoR"):
+        pipeline_of("nor", factory).method_spec(2)
