@@ -40,8 +40,8 @@ from typing import Any, Callable, Sequence
 
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, paragraph_recall
-from hopkit.methods.ircot import IRCoTConfig
-from hopkit.methods.ircot_query import is_reasoning_sentence, next_query, remove_wh_words
+from hopkit.methods.ircot.method import IRCoTConfig
+from hopkit.methods.ircot.query import is_reasoning_sentence, next_query, remove_wh_words
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter
 from hopkit.pipelines.generation.config import load_demonstrations

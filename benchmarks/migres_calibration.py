@@ -8,7 +8,7 @@ benchmark uses the first 30), BM25 with MIGRES's k1=0.9, b=0.4 over the pooled s
 corpus, 50 hits per question, each scored against its question by the LLM relevance
 judge as MIGRES's knowledge filter shows it (``(Title: t) text``); δ is the largest value
 at which at least 80% of the questions keep a passage
-(:func:`hopkit.methods.migres_filter.coverage_threshold`).
+(:func:`hopkit.methods.migres.filter.coverage_threshold`).
 
 With ``--rerank-top N`` (MIGRES's ``rerank_top``, a cost lever) only the best N BM25 hits
 of each question are scored and δ is set on them, as the filter would see them; the
@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from hopkit.config import load_llm
 from hopkit.judges.factory import relevance_judge
-from hopkit.methods.migres_filter import coverage_threshold, shown
+from hopkit.methods.migres.filter import coverage_threshold, shown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")

@@ -1,6 +1,6 @@
 """MIGRES questions on which the current Query Generator parser would ask other queries.
 
-A fix of :func:`hopkit.methods.migres_responses.parse_queries` changes the queries some
+A fix of :func:`hopkit.methods.migres.responses.parse_queries` changes the queries some
 stored responses yield; where that changes the queries MIGRES asks (the first 3 new ones
 of a response), the question ran on the old reading. This lists them for every
 MIGRES run of the bench store. With ``--forget`` it removes their results from the store
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from hopkit.errors import ParseError
-from hopkit.methods.migres_memory import Memory
-from hopkit.methods.migres_responses import parse_queries
+from hopkit.methods.migres.memory import Memory
+from hopkit.methods.migres.responses import parse_queries
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

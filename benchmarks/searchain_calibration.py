@@ -41,7 +41,7 @@ from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
 from hopkit.evaluation.metrics import cover_em
 from hopkit.judges.factory import answer_judge
-from hopkit.methods.searchain import SearChainConfig, passage_text
+from hopkit.methods.searchain.method import SearChainConfig, passage_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")

@@ -11,7 +11,7 @@ log-odds, Section "citation_check" of docs/searchain.md):
   nothing);
 * recall: the share of sentences whose cited passages, joined, entail them (a sentence
   without a valid mark counts as unsupported); precision: the share of citations that
-  are not irrelevant (Gao et al. 2023), as :func:`hopkit.methods.searchain_tracing.alce_citation_scores`.
+  are not irrelevant (Gao et al. 2023), as :func:`hopkit.methods.searchain.tracing.alce_citation_scores`.
 
 Questions the method answered without a tracing call are counted, not scored. Scores are
 stored per question (``benchmarks/results/citations/``) as they are made, so the command
@@ -33,8 +33,8 @@ from tqdm import tqdm
 
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
-from hopkit.methods.searchain import passage_text
-from hopkit.methods.searchain_tracing import Mark, alce_citation_scores, resolved_statements
+from hopkit.methods.searchain.method import passage_text
+from hopkit.methods.searchain.tracing import Mark, alce_citation_scores, resolved_statements
 from hopkit.store.store import Store
 from hopkit.traces import Trace
 

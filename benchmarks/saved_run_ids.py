@@ -1,0 +1,67 @@
+"""Whether the code still gives each saved run its run id: a refactor's check that needs no model.
+
+For every export file in ``benchmarks/results/runs/``, the benchmark's pipeline of that run
+(qa_bench's ``pipeline_for``, the variant named on the command line or the one its name says)
+is rebuilt on a stand-in for the Qwen model (its model id and context only; nothing is
+generated) and its run id compared with the saved one. The store must hold the samples as
+qa_bench ingests them (the bench store, or answers_unchanged's scratch store).
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.saved_run_ids \\
+        --store .hopkit-bench/hopkit.db [--variants ircot=ircot-2-demos ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hopkit.llm.fake import ScriptedLLM
+from hopkit.store.connection import DBConnection
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from qa_bench import METHODS, pipeline_for  # noqa: E402  (pysbd ships a package named "benchmarks")
+from saved_runs import RUNS  # noqa: E402
+
+LLM_NAME = "qwen2.5-coder-1.5b-4k"
+
+
+class QwenStandIn(ScriptedLLM):
+    """What a run id records of the benchmark's model: its id and context length."""
+
+    model_id = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def saved_header(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return next(json.loads(line)["run"] for line in lines if line.startswith('{"run"'))
+
+
+def candidates(run: dict[str, Any]) -> list[str]:
+    """The benchmark variants whose runs carry this run's name (``ircot-hotpotqa`` is any IRCoT variant)."""
+    stem = run["name"].removesuffix("-" + run["dataset"])
+    return [m for m in METHODS if m == stem or (m.startswith(stem + "-") and stem == run["method"])]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True)
+    args = parser.parse_args()
+    factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()
+    llm = QwenStandIn([], context_length=4096)
+    unmatched = 0
+    for path in sorted(RUNS.glob("*.jsonl.gz")):
+        run = saved_header(path)
+        found = [m for m in candidates(run)
+                 if pipeline_for(m, run["dataset"], factory, llm, llm_name=LLM_NAME).run_spec().run_id == run["run_id"]]
+        unmatched += not found
+        print(f"{run['run_id']}  {run['name']:45} {'same id: ' + ', '.join(found) if found else 'NO VARIANT GIVES THIS ID'}")
+    print(f"{unmatched} saved run(s) whose id no current variant gives")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
