@@ -103,6 +103,15 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--retrieval", default="bm25-migres", help="retrieval config (default bm25-migres)")
     calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    sweep = commands.add_parser("sweep", help="several pipeline configs over several datasets, into one store "
+                                              "(resumable: rerun the same command)")
+    sweep.add_argument("configs", nargs="+", help="pipeline configs: shipped names, method names or YAML files")
+    sweep.add_argument("--datasets", nargs="+", required=True, help="stored datasets")
+    sweep.add_argument("--llm", help=_llm_help() + " (overrides every config's)")
+    sweep.add_argument("--limit", type=int, help="only the first N questions of each dataset")
+    sweep.add_argument("--batch-size", type=int, help="questions in flight at once (with a model server)")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bars")
+
     commands.add_parser("runs", help="list stored runs")
     commands.add_parser("datasets", help="list stored datasets")
 
@@ -132,6 +141,7 @@ _INTERRUPTED: dict[str, str] = {
     "import": "the results read so far are stored; run the same command again to import the rest",
     "delete": "each run is deleted whole or not at all; list what is left with `hopkit runs`",
     "calibrate": "the scores made so far are kept; run the same command again to resume",
+    "sweep": "finished questions are stored, rerun the same command to resume",
 }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from hopkit.cli_calibrate import cmd_calibrate
 from hopkit.cli_logging import run_log
 from hopkit.cli_run import cmd_run, named
+from hopkit.cli_sweep import cmd_sweep
 from hopkit.config import load_llm, load_named
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset
@@ -33,7 +34,7 @@ from hopkit.store.transfer import export_runs, import_runs
 from hopkit.terminal import printable
 
 
-__all__ = ["cmd_calibrate", "cmd_run"]  # the others are found by name: cmd_<subcommand>
+__all__ = ["cmd_calibrate", "cmd_run", "cmd_sweep"]  # the others are found by name: cmd_<subcommand>
 
 
 def _session_factory(args: argparse.Namespace) -> Any:

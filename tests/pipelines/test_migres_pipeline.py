@@ -133,3 +133,15 @@ def test_the_packaged_configs_build_the_pipeline_on_the_papers_bm25(name: str, f
     assert pipeline.config.few_shot is (name == "migres-fewshot")
     assert pipeline.retrieval_pipeline is not None
     assert pipeline.retrieval_pipeline.options == {"k1": 0.9, "b": 0.4}
+
+
+def test_a_delta_never_calibrated_for_the_llm_judge_is_warned_of_before_the_run() -> None:
+    """Issue 30: the paper's δ=3.0 is a BGE-reranker logit; with the LLM judge it keeps almost no passage,
+    so a run with it warns and names the command that measures δ for the judge."""
+    def warnings(**options: object) -> list[str]:
+        return MIGRESGenerationPipeline(None, "x", ScriptedLLM([]), object(), **options).run_warnings()
+
+    [warning] = warnings()
+    assert "relevance_threshold (δ) is 3" in warning and "hopkit calibrate migres --dataset DATASET" in warning
+    assert warnings(relevance_threshold=1.09) == []
+    assert warnings(reranker={"kind": "cross-encoder", "model": "BAAI/bge-reranker-large"}) == []

@@ -85,7 +85,9 @@ class MethodEntry:
         prepare: the options as they will run, from the options as given (None: unchanged).
         template: the Jinja file that draws the method's trace steps in the HTML report
             (None: the report's generic drawing).
-        summary: one line saying what the method does (``hopkit methods``, docstrings).
+        summary: one line saying what the method does (docstrings, messages).
+        warnings: what a run with these options (as they will run) should be warned of before
+            its first question (a threshold never calibrated for its judge...); None: nothing.
     """
 
     name: str
@@ -98,6 +100,7 @@ class MethodEntry:
     prepare: Callable[[Any], Any] | None = None
     template: Path | None = None
     summary: str = ""
+    warnings: Callable[[Any], Sequence[str]] | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower() or not self.name.replace("-", "").isalnum():

@@ -144,6 +144,8 @@ class GenerationPipeline(ABC):
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
+        for warning in self.run_warnings(top_k):
+            logger.warning("%s", warning)
         method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k, spec.dataset)
         queries = store.queries(spec.dataset, limit=limit)
         workers = self.workers()
@@ -157,6 +159,10 @@ class GenerationPipeline(ABC):
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
                 "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": workers,
                 "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice}
+
+    def run_warnings(self, top_k: int | None = None) -> list[str]:
+        """What a run with these options should be warned of before its first question."""
+        return []
 
     def workers(self) -> int:
         """Questions answered at once: ``batch_size`` when the LLM serves concurrent calls (a model

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hopkit.errors import ConfigError
+from hopkit.judges.factory import judge_spec
 from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.methods.registry import MethodEntry, MethodParts
 
@@ -26,10 +27,26 @@ def build(parts: MethodParts) -> MIGRES:
     return MIGRES(parts.llm, parts.retriever, options, demonstrations)
 
 
+# Table 11's δ for multi-hop QA, a logit of the paper's BGE reranker.
+PAPER_DELTA = 3.0
+
+
+def uncalibrated_delta(options: MIGRESConfig) -> list[str]:
+    """A warning when δ is the paper's BGE-reranker value but the relevance judge is the LLM."""
+    judge = judge_spec("relevance", options.reranker, option="reranker")
+    if judge.kind != "llm" or options.relevance_threshold != PAPER_DELTA:
+        return []
+    return [f"MIGRES: relevance_threshold (δ) is {PAPER_DELTA:g}, the paper's value for the BGE reranker's logits, "
+            "but the relevance judge is the LLM, whose scores are on another scale: with it the Knowledge Filter "
+            "keeps almost no passage. Measure δ for this judge with `hopkit calibrate migres --dataset DATASET "
+            "--llm MODEL` and set relevance_threshold in the run's config (docs/migres.md)"]
+
+
 METHOD = MethodEntry(
     name="migres", title="MIGRES", options=MIGRESConfig, build=build, retrieves=True,
     no_top_k_reason="MIGRES retrieves hits_per_query passages for each query it asks (its own option)",
     template=Path(__file__).with_name("report.html.j2"),
-    summary="asks for the information still missing, extracts facts from filtered passages, then solves")
+    summary="asks for the information still missing, extracts facts from filtered passages, then solves",
+    warnings=uncalibrated_delta)
 
 __all__ = ["METHOD", "MIGRES", "MIGRESConfig"]

@@ -65,6 +65,10 @@ class MethodPipeline(GenerationPipeline):
         self._check_top_k(top_k)
         return MethodSpec.of(self, top_k)
 
+    def run_warnings(self, top_k: int | None = None) -> list[str]:
+        warnings = self.method.warnings
+        return [] if warnings is None else list(warnings(self.options(top_k)))
+
     def method_options(self, top_k: int | None) -> Mapping[str, Any]:
         return run_options(self.options(top_k))
 

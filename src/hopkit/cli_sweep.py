@@ -1,0 +1,64 @@
+"""``hopkit sweep``: several pipeline configs over several datasets, into one store, resumable.
+
+Every cell (config × dataset) is checked before the first question is asked, so a wrong
+option stops the sweep at once; then the cells run one after the other, each a run that
+resumes by its configuration. A cell that fails does not stop the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from hopkit.cli_logging import run_log
+from hopkit.cli_run import pipeline_config, run_exit_code
+from hopkit.config import instantiate
+from hopkit.errors import HopkitError
+from hopkit.store.connection import DBConnection
+from hopkit.terminal import printable
+
+
+def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any]]:
+    """(config, dataset, pipeline) for every cell, each built and checked."""
+    cells = []
+    for argument in args.configs:
+        for dataset in args.datasets:
+            spec, source = pipeline_config(argument)
+            spec["dataset"] = dataset
+            for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
+                if value is not None:
+                    spec[option] = value
+            pipeline = instantiate(spec, source, kind="pipelines").build(session_factory)
+            pipeline.run_spec()  # the dataset is stored, the method takes these options
+            cells.append((argument, dataset, pipeline))
+    return cells
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    cells = _cells(args, session_factory)
+    print(f"sweep: {len(args.configs)} config(s) × {len(args.datasets)} dataset(s) = {len(cells)} run(s)", flush=True)
+    rows, codes = [], []
+    with run_log("sweep") as log_file:
+        for number, (config, dataset, pipeline) in enumerate(cells, 1):
+            print(f"[{number}/{len(cells)}] {printable(config)} on {printable(dataset)}", flush=True)
+            try:
+                outcome = pipeline.run(limit=args.limit, progress=not args.quiet)
+            except HopkitError as exc:  # this cell only: the others still run
+                sys.stderr.write(f"hopkit: error: {printable(config)} on {printable(dataset)}: {exc}\n")
+                rows.append((config, dataset, "-", "-", "-", "-", "error"))
+                codes.append(2)
+                continue
+            codes.append(run_exit_code(outcome, log_file))
+            rows.append((config, dataset, outcome["run_id"], str(outcome["already_done"] + outcome["finished"]),
+                         str(outcome["finished"]), str(outcome["failed"]), "ok" if codes[-1] == 0 else "no answers"))
+    _print_table(rows)
+    return max(codes, default=0)
+
+
+def _print_table(rows: list[tuple[str, ...]]) -> None:
+    header = ("config", "dataset", "run", "answered", "now", "failed", "status")
+    widths = [max(len(printable(str(row[i]))) for row in (header, *rows)) for i in range(len(header))]
+    for row in (header, *rows):
+        print("  ".join(printable(str(cell)).ljust(width) for cell, width in zip(row, widths)).rstrip())
