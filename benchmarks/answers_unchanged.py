@@ -21,6 +21,8 @@ before it (or on where an interrupted run stopped). A cell whose run holds fewer
 answers (interrupted) is deleted and run again from its first question; a complete one is read
 from the store, so a rerun of the command carries on where it stopped. Use a fresh store per code
 version; rows of cells not run by this command are kept in ``--out``.
+
+``--compare BEFORE.json AFTER.json`` sets two outputs side by side, cell by cell (no model).
 """
 
 from __future__ import annotations
@@ -174,7 +176,29 @@ def git_commit() -> str:
     return git("rev-parse", "--short", "HEAD") + ("+dirty" if git("status", "--porcelain", "src") else "")
 
 
+def compare_outputs(before: Path, after: Path) -> str:
+    """Two outputs of this script side by side: for each cell both ran, whether every answer is the same."""
+    rows = {}
+    for label, path in (("before", before), ("after", after)):
+        output = json.loads(path.read_text())
+        for row in output["rows"]:
+            rows.setdefault((row["method"], row["dataset"]), {})[label] = (output["commit"], row["run_id"], row["after"])
+    lines = [f"{'method':10} {'dataset':16} {'run id':8} answers ({before.name} -> {after.name})"]
+    for (method, dataset), sides in rows.items():
+        if len(sides) < 2:
+            lines.append(f"{method:10} {dataset:16} {'-':8} only in {next(iter(sides))}")
+            continue
+        (_, id_a, a), (_, id_b, b) = sides["before"], sides["after"]
+        differing = [f"{q}: {a[q]!r} -> {b.get(q)!r}" for q in a if a[q] != b.get(q)]
+        same_id = "same" if id_a == id_b else "DIFFERS"
+        lines.append(f"{method:10} {dataset:16} {same_id:8} {len(a) - len(differing)}/{len(a)} same {'; '.join(differing)}")
+    return "\n".join(lines)
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--compare"]:  # --compare BEFORE.json AFTER.json: no model, no store
+        print(compare_outputs(Path(sys.argv[2]), Path(sys.argv[3])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
