@@ -248,10 +248,8 @@ class IRCoT(WarmsUp):
         self.title_scoper = (IIRCTitleScoper(llm, title_matcher, config.iirc, title_demonstrations)
                              if title_matcher is not None else None)
 
-    def build_heavy_parts(self) -> None:
-        """IIRC's title index, when the title matcher builds one."""
-        if self.title_scoper is not None:
-            warm_up(self.title_scoper.matcher)
+    def build_heavy_parts(self) -> None:  # IIRC's title index, when the title matcher builds one
+        warm_up(self.title_scoper.matcher if self.title_scoper is not None else None)
 
     def generate(self, query: Query) -> GenerationResult:
         """Answer one question with IRCoT.
@@ -266,8 +264,7 @@ class IRCoT(WarmsUp):
             LLMError: if a prompt does not fit in the model's context even without
                 demonstrations.
         """
-        self.warm_up()
-        config = self.config
+        config = self.config  # IIRC's title matcher builds its index on first use if warm_up() was not called
         scope = self._scope(query)                                                     # (i)
         if scope is not None:
             record_scope(query.text, scope)

@@ -164,8 +164,7 @@ class MIGRES(WarmsUp):
         splitter: the sentence splitter of the sentence-level filter (default syntok).
 
     Raises:
-        ConfigError: few-shot without demonstrations; from :meth:`warm_up` (which builds the
-            judges), a judge that cannot be built.
+        ConfigError: few-shot without demonstrations; from :meth:`warm_up`, a judge that cannot be built.
         LLMError: from :meth:`warm_up`, an LLM judge on a model without the "scoring" capability.
     """
 
@@ -182,21 +181,18 @@ class MIGRES(WarmsUp):
         self.config = config
         self.demonstrations = demonstrations if config.few_shot else None
         self.reranker: RelevanceJudge | None = reranker
-        self.nli: EntailmentJudge | None = nli
-        self.splitter = splitter
+        self.nli: EntailmentJudge | None = nli if config.nli_check else None
+        self.splitter: SentenceSplitter = splitter if splitter is not None else SyntokSplitter()
 
     def build_heavy_parts(self) -> None:
         """The judges the config names and the constructor was not given, and the Knowledge Filter."""
         config = self.config
         if self.reranker is None:
             self.reranker = relevance_judge(config.reranker, llm=self.llm, option="reranker")
-        if not config.nli_check:
-            self.nli = None
-        elif self.nli is None:
+        if config.nli_check and self.nli is None:
             self.nli = entailment_judge(config.nli, llm=self.llm, option="nli")
         self.filter = KnowledgeFilter(self.reranker, config.relevance_threshold, config.sentence_filter,
-                                      self.splitter if self.splitter is not None else SyntokSplitter(),
-                                      config.rerank_top)
+                                      self.splitter, config.rerank_top)
 
     @property
     def evidence_filter(self) -> str:
