@@ -89,18 +89,26 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("runs", nargs="+", help="run names, ids or id prefixes (every run a name matches)")
 
     calibrate = commands.add_parser("calibrate", help="the threshold a method's judge needs, measured on questions "
-                                                      "of a stored dataset (MIGRES's δ), resumable")
-    calibrate.add_argument("method", choices=["migres"], help="migres: the relevance threshold δ (paper's rule)")
-    calibrate.add_argument("--dataset", help="stored dataset whose questions to use (default: the only one); "
-                                             "not the questions you evaluate on")
+                                                      "of a stored dataset (MIGRES's δ, SearChain's θ), resumable")
+    calibrate.add_argument("method", choices=["migres", "searchain"],
+                           help="migres: the relevance threshold δ (paper's 80%% rule); searchain: the reader's "
+                                "confidence threshold θ (best F1, the paper's Appendix A.4.1)")
+    calibrate.add_argument("--dataset", help="stored dataset whose questions (and corpus) to use (default: the only "
+                                             "one); not the questions you evaluate on")
     calibrate.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help=_llm_help("qwen2.5-coder-1.5b-4k")
-                           + "; the judge runs on it, as MIGRES's `reranker: llm` does")
-    calibrate.add_argument("--limit", type=int, default=20, help="questions to score (default 20)")
+                           + "; the judge runs on it, as the method's LLM judge or reader does")
+    calibrate.add_argument("--limit", type=int, default=20, help="questions to use (default 20)")
     calibrate.add_argument("--start", type=int, default=0, help="skip this many questions first (default 0)")
-    calibrate.add_argument("--hits", type=int, default=50, help="passages retrieved per question (MIGRES's "
+    calibrate.add_argument("--retrieval", help="retrieval config (default: bm25-migres for migres, bm25 for "
+                                               "searchain)")
+    calibrate.add_argument("--hits", type=int, default=50, help="migres: passages retrieved per question (MIGRES's "
                                                                 "hits_per_query, default 50)")
-    calibrate.add_argument("--rerank-top", type=int, help="score only the best N hits, as MIGRES's rerank_top")
-    calibrate.add_argument("--retrieval", default="bm25-migres", help="retrieval config (default bm25-migres)")
+    calibrate.add_argument("--rerank-top", type=int, help="migres: score only the best N hits, as MIGRES's "
+                                                          "rerank_top")
+    calibrate.add_argument("--decompositions", type=Path,
+                           help="searchain: a MuSiQue JSONL file (official format); its rows' single-hop "
+                                "sub-questions are the questions, their passages come from --dataset's corpus "
+                                "(default: --dataset's own questions, as single-hop questions)")
     calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
 
     sweep = commands.add_parser("sweep", help="several pipeline configs over several datasets, into one store "

@@ -1,36 +1,66 @@
-"""``hopkit calibrate migres``: the δ a MIGRES relevance judge needs, on questions of a stored dataset."""
+"""``hopkit calibrate migres|searchain``: the threshold a method's judge needs, on questions of a stored dataset.
+
+- ``migres``: the relevance threshold δ of MIGRES's Knowledge Filter (the paper's 80% rule);
+- ``searchain``: the confidence threshold θ of SearChain's reader (best F1, Appendix A.4.1).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from hopkit.calibration import COVERAGE, ScoreFile, calibrate_delta, score_file_name
+from hopkit.calibration.migres import COVERAGE, calibrate_delta
+from hopkit.calibration.scores import ScoreFile, score_file_name
+from hopkit.calibration.searchain import PAPER_THETA, ThetaPoint, calibrate_theta, decomposition_pairs, question_pairs
 from hopkit.config import load_llm, load_named
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError
-from hopkit.judges.factory import relevance_judge
+from hopkit.judges.factory import answer_judge, relevance_judge
 from hopkit.methods.migres.method import MIGRESConfig
+from hopkit.methods.searchain.method import SearChainConfig
+from hopkit.records import Query
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.terminal import printable
 
+#: Each method's default retrieval config: the one its shipped config retrieves with.
+DEFAULT_RETRIEVAL = {"migres": "bm25-migres", "searchain": "bm25"}
+
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.start < 0 or args.hits < 1 or (args.rerank_top is not None and args.rerank_top < 1):
         raise ConfigError("calibrate: --limit, --hits and --rerank-top must be at least 1, --start at least 0")
+    if args.method == "migres" and args.decompositions is not None:
+        raise ConfigError("calibrate migres: --decompositions is for searchain (MIGRES scores the questions' own "
+                          "passages)")
+    args.retrieval = args.retrieval or DEFAULT_RETRIEVAL[args.method]
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     dataset = resolve_dataset(store, args.dataset)
-    queries = store.queries(dataset, limit=args.start + args.limit)[args.start:]
-    if not queries:
-        raise ConfigError(f"dataset {dataset!r} has no question past the first {args.start} (--start)")
     retrieval = load_named("retrieval", args.retrieval, session_factory=session_factory)
     if not isinstance(retrieval, RetrievalPipeline):
         raise ConfigError(f"retrieval config {args.retrieval!r} does not build a retrieval pipeline")
+    if args.method == "searchain":
+        return _calibrate_theta(args, store, dataset, retrieval)
+    return _calibrate_delta(args, store, dataset, retrieval)
+
+
+def _questions(args: argparse.Namespace, store: Store, dataset: str) -> list[Query]:
+    queries = store.queries(dataset, limit=args.start + args.limit)[args.start:]
+    if not queries:
+        raise ConfigError(f"dataset {dataset!r} has no question past the first {args.start} (--start)")
+    return queries
+
+
+def _score_path(*parts: str) -> Path:
+    return hopkit_home() / "calibration" / score_file_name(*parts)
+
+
+def _calibrate_delta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline) -> int:
+    queries = _questions(args, store, dataset)
     judge = relevance_judge("llm", llm=load_llm(args.llm), option="reranker")
-    path = hopkit_home() / "calibration" / score_file_name("migres-delta", judge.judge_id, dataset, args.retrieval,
-                                                             str(args.hits))
+    path = _score_path("migres-delta", judge.judge_id, dataset, args.retrieval, str(args.hits))
     scores = ScoreFile(path, {"judge": judge.judge_id, "dataset": dataset, "hits": args.hits,
                               "retrieval": retrieval.spec(dataset)})
     shipped = MIGRESConfig().relevance_threshold
@@ -47,6 +77,43 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"  relevance_threshold: {result.delta:.2f}")
     if args.rerank_top is not None:
         print(f"  rerank_top: {args.rerank_top}")
-    print(f"Scores are kept in {path}: the same command resumes, and more questions (--limit) add to them. "
-          "Calibrate on questions you do not evaluate on (the paper used the training set).")
+    _print_resume_note(path)
     return 0
+
+
+def _calibrate_theta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline) -> int:
+    if args.decompositions is not None:
+        pairs = decomposition_pairs(args.decompositions, start=args.start, limit=args.limit)
+        source = f"sub-questions of rows {args.start + 1}-{args.start + args.limit} of {args.decompositions.name}"
+    else:
+        pairs = question_pairs(_questions(args, store, dataset))
+        source = f"questions {args.start + 1}-{args.start + args.limit} of {dataset}"
+    reader = answer_judge(SearChainConfig().reader, llm=load_llm(args.llm), option="reader")
+    path = _score_path("searchain-theta", reader.judge_id, dataset, args.retrieval,
+                       "decompositions" if args.decompositions is not None else "questions")
+    scores = ScoreFile(path, {"reader": reader.judge_id, "dataset": dataset, "retrieval": retrieval.spec(dataset),
+                              "pairs": "decompositions" if args.decompositions is not None else "questions"})
+    result = calibrate_theta(pairs, retrieval.retriever(dataset), reader, scores, progress=not args.quiet)
+    print(f"SearChain θ for the reader {printable(reader.judge_id)} on {result.pairs} (question, top-1 passage) "
+          f"pair(s), {printable(source)}, passages from {printable(dataset)} ({args.retrieval}); "
+          f"{result.positives} have a passage containing a gold answer:")
+    print(f"  θ = {result.chosen.theta:.1f}: {_point(result.chosen)} (the best F1 of \"confidence > θ\" over the "
+          "reader's scale, in steps of 0.1)")
+    if result.from_one is not None and result.from_one.theta != result.chosen.theta:
+        print(f"  the best from 1.0 upward (the paper's grid): θ = {result.from_one.theta:.1f}, "
+              f"{_point(result.from_one)}")
+    if result.at_paper is not None:
+        print(f"  at the shipped θ = {PAPER_THETA:g} (the paper's, for its DPR reader): {_point(result.at_paper)}")
+    print("Use it in a SearChain config of your own (a copy of the shipped `searchain`, with the same reader and LLM):")
+    print(f"  confidence_threshold: {result.chosen.theta:.1f}")
+    _print_resume_note(path)
+    return 0
+
+
+def _point(point: ThetaPoint) -> str:
+    return f"F1 {100 * point.f1:.1f} (precision {100 * point.precision:.1f}, recall {100 * point.recall:.1f})"
+
+
+def _print_resume_note(path: Path) -> None:
+    print(f"Scores are kept in {path}: the same command resumes, and more questions (--limit) add to them. "
+          "Calibrate on questions you do not evaluate on (the papers used other data).")

@@ -60,3 +60,78 @@ def test_calibrate_with_the_real_smollm2_judge(db: str, capsys: pytest.CaptureFi
                             "--hits", "4", "--quiet")
     assert code == 0, err
     assert "relevance judge llm:SmolLM2" in out and "relevance_threshold: " in out
+
+
+# -- hopkit calibrate searchain -----------------------------------------------------------------------------------
+
+def reader_config(path: Path, yes: float, answers: int = 40) -> str:
+    """The LLM reader on the scripted LLM: it answers "Brannock Ford" each time, with log-odds ``yes``."""
+    script = ", ".join(["'Brannock Ford'"] * answers)
+    path.write_text(f"_target_: hopkit.llm.fake.ScriptedLLM\nscript: [{script}]\n"
+                    f"scores: {{' yes': {yes}, ' no': 0.0}}\n", encoding="utf-8")
+    return str(path)
+
+
+def musique_rows(path: Path) -> Path:
+    """Two MuSiQue rows (official format, the fields calibration reads) about the sample's corpus."""
+    rows = [{"id": "2hop__1", "question": "Where was the founder of Velmora Ironworks born?",
+             "answer": "Caddow Cross", "answer_aliases": ["Caddow"],
+             "question_decomposition": [
+                 {"id": 1, "question": "Velmora Ironworks >> founded by", "answer": "Osric Pellander"},
+                 {"id": 2, "question": "Where was #1 born?", "answer": "Caddow Cross"}]},
+            {"id": "2hop__2", "question": "Who founded the foundry of the bell founder?", "answer": "x",
+             "question_decomposition": [{"id": 1, "question": "Who founded Greyhallow Foundry?",
+                                         "answer": "Benedikt Orrimond"}]}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_calibrate_searchain_sweeps_theta_on_stored_questions_and_resumes(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "6")[0] == 0
+    reader = reader_config(tmp_path / "reader.yaml", 2.0)
+    code, out, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--llm", reader, "--limit", "4", "--quiet")
+    assert code == 0, err
+    assert "on 4 (question, top-1 passage) pair(s), questions 1-4 of sample, passages from sample (bm25)" in out
+    # every confidence is 2.0: every θ below it predicts "answers" for all pairs, so the lowest θ swept wins
+    assert "  θ = 1.0: F1 " in out and "recall 100.0" in out
+    assert "at the shipped θ = 1.5" in out and "  confidence_threshold: 1.0" in out
+    [scores] = (tmp_path / "home" / "calibration").glob("searchain-theta-*.json")
+    items = json.loads(scores.read_text(encoding="utf-8"))["items"]
+    assert len(items) == 4 and {item["confidence"] for item in items.values()} == {2.0}
+    assert all(isinstance(item["paragraph_id"], int) for item in items.values())
+
+    code, out, _ = hopkit(capsys, "--db", db, "calibrate", "searchain", "--llm", reader, "--limit", "6", "--quiet")
+    assert code == 0 and "on 6 (question" in out
+    assert len(json.loads(scores.read_text(encoding="utf-8"))["items"]) == 6  # the first 4 were kept
+
+
+def test_calibrate_searchain_reads_the_subquestions_of_musique_decompositions(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "6")[0] == 0
+    rows = musique_rows(tmp_path / "musique.jsonl")
+    reader = reader_config(tmp_path / "reader.yaml", 2.0)
+    code, out, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--llm", reader, "--decompositions",
+                            str(rows), "--quiet")
+    assert code == 0, err
+    assert "on 3 (question, top-1 passage) pair(s), sub-questions of rows 1-20 of musique.jsonl" in out
+    [scores] = (tmp_path / "home" / "calibration").glob("searchain-theta-*decompositions.json")
+    items = json.loads(scores.read_text(encoding="utf-8"))["items"]
+    assert items["2hop__1#1"]["question"] == "What is the founded by of Velmora Ironworks?"
+    assert items["2hop__1#2"]["question"] == "Where was Osric Pellander born?"
+    assert items["2hop__1#2"]["golds"] == ["Caddow Cross", "Caddow"]
+    assert {type(item["label"]) for item in items.values()} == {bool}
+
+
+def test_calibrate_searchain_names_the_bad_line_of_a_decompositions_file(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "2")[0] == 0
+    rows = musique_rows(tmp_path / "musique.jsonl")
+    rows.write_text(rows.read_text(encoding="utf-8") + '{"id": "3", "question_decomposition": [{"q": 1}]}\n',
+                    encoding="utf-8")
+    reader = reader_config(tmp_path / "reader.yaml", 2.0)
+    code, _, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--llm", reader, "--decompositions",
+                          str(rows), "--quiet")
+    assert code == 2 and "musique.jsonl, line 3: not a MuSiQue row" in err
+    code, _, err = hopkit(capsys, "--db", db, "calibrate", "migres", "--llm", reader, "--decompositions", str(rows))
+    assert code == 2 and "--decompositions is for searchain" in err

@@ -119,3 +119,15 @@ def test_a_run_over_a_stored_dataset_with_the_llm_reader(kit, tmp_path: Path) ->
         method.generate(kit.QUESTION)
     assert isinstance(method.reader, LLMAnswerJudge) and isinstance(method.similarity, EmbeddingSimilarity)
     assert method.reader.judge_id == "llm:scripted+examples"
+
+
+def test_a_theta_never_calibrated_for_the_reader_is_warned_of_before_the_run() -> None:
+    """Issue 30: θ = 1.5 is a logit of the authors' DPR reader, which hopkit does not have; a run with it
+    warns and names the command that measures θ for its reader."""
+    def warnings(**options: object) -> list[str]:
+        return SearChainGenerationPipeline(None, "x", ScriptedLLM([]), object(), **options).run_warnings()
+
+    [warning] = warnings()
+    assert "confidence_threshold (θ) is 1.5" in warning and "hopkit calibrate searchain --dataset DATASET" in warning
+    assert warnings(confidence_threshold=1.8) == []
+    assert warnings(verification=False, completion=False) == []  # the reader is never asked

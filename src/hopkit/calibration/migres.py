@@ -1,4 +1,4 @@
-"""Thresholds a judge needs, measured on your own questions: MIGRES's δ by the paper's rule.
+"""MIGRES's δ by the paper's rule, measured on your own questions.
 
 MIGRES's Knowledge Filter keeps a passage when its relevance judge scores it at least δ,
 in the judge's own scale: the paper's 3.0 is a BGE-reranker logit and means nothing for
@@ -6,25 +6,21 @@ an LLM judge. The paper's rule (Table 11's caption): retrieve with the original 
 of a sample not used for evaluation, score the passages, and take the largest δ at which
 80% of the questions keep at least one passage.
 
-Scores are kept per question in a JSON file as they are made, so a stopped calibration
-resumes; a file made with other settings (judge, hits, retrieval) is refused, not mixed.
+Scores are kept per question in a :class:`~hopkit.calibration.scores.ScoreFile` as they are
+made, so a stopped calibration resumes.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import fmean
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from tqdm import tqdm
 
-from hopkit.errors import ConfigError
+from hopkit.calibration.scores import ScoreFile
 from hopkit.judges.protocol import RelevanceJudge
 from hopkit.methods.migres.filter import coverage_threshold, shown
 from hopkit.records import Query
@@ -52,43 +48,6 @@ class DeltaCalibration:
     passages_per_question: float
     coverage_at: float
     seconds_per_passage: float
-
-
-class ScoreFile:
-    """Per-question scores in one JSON file, written as each question is done (atomically).
-
-    Raises:
-        ConfigError: the file holds scores made with other settings, or is not such a file.
-    """
-
-    def __init__(self, path: Path, settings: Mapping[str, Any]) -> None:
-        self.path = path
-        self.settings = dict(settings)
-        self.items: dict[str, Any] = {}
-        if path.exists():
-            try:
-                content = json.loads(path.read_text(encoding="utf-8"))
-                stored = content["settings"]
-                self.items = dict(content["items"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ConfigError(f"{path}: not a hopkit calibration file ({exc}); move it away to start again") from None
-            if stored != self.settings:
-                raise ConfigError(f"{path} holds scores made with other settings ({stored}, now {self.settings}); "
-                                  "move it away to start again")
-
-    def add(self, key: str, record: Mapping[str, Any]) -> None:
-        """Keep one question's scores and write the file."""
-        self.items[key] = dict(record)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps({"settings": self.settings, "items": self.items}, indent=1) + "\n",
-                           encoding="utf-8")
-        os.replace(partial, self.path)
-
-
-def score_file_name(*parts: str) -> str:
-    """A file name made of ``parts``, with anything but letters, digits, '.', '-' and '_' replaced."""
-    return "-".join(re.sub(r"[^0-9A-Za-z._-]+", "_", part) for part in parts) + ".json"
 
 
 def calibrate_delta(queries: Sequence[Query], retriever: Retriever, judge: RelevanceJudge, scores: ScoreFile, *,
