@@ -26,20 +26,16 @@ Tokens here are hopkit's count of prompt tokens evaluated per question (the refe
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
+from benchmarks.reader_context_check import load_rereads
 from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
-from reader_context_check import load_rereads  # noqa: E402
 
 CAPPED = "ircot-2-demos"
 REFERENCE_REASONING = "ircot-reasoning-reader"

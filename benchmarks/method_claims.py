@@ -19,26 +19,27 @@ Written to docs/benchmarks.md, section ``<method>-claims``::
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Callable
 
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.ircot_demonstrations_check import (
+    REFERENCE_REASONING,
+    comparison_cells,
+    comparison_header,
+    metric_cells,
+    stored,
+)
+from benchmarks.qa_bench import ingest, pipeline_for
+from benchmarks.qa_pipelines import SKIPPED
+from benchmarks.reader_context_check import load_rereads
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.judging_runs import accuracy_by_question, choose_judge
 from hopkit.records import Query
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from ircot_demonstrations_check import (REFERENCE_REASONING, comparison_cells, comparison_header,  # noqa: E402
-                                       metric_cells, stored)
-from qa_bench import ingest, pipeline_for  # noqa: E402
-from qa_pipelines import SKIPPED  # noqa: E402
-from reader_context_check import load_rereads  # noqa: E402
 
 #: What each method is compared with: the baselines, the other method, then its own ablations.
 OTHERS = {

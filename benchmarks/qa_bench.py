@@ -16,12 +16,26 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import DOCS_IMG, LLM_NAME, use_bench_home
+from benchmarks.method_tables import method_sections
+from benchmarks.qa_pipelines import (
+    MIGRES_VARIANTS,
+    SEARCHAIN_VARIANTS,
+    SKIPPED,
+    YES_NO,
+    YES_NO_READER,
+    check_calibrated,
+    migres_pipeline,
+    searchain_pipeline,
+)
+from benchmarks.saved_runs import restore, save
+from benchmarks.thresholds import THRESHOLDS_FILE
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
@@ -40,15 +54,6 @@ from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from saved_runs import restore, save  # noqa: E402
-from method_tables import method_sections  # noqa: E402
-from qa_pipelines import (MIGRES_VARIANTS, SEARCHAIN_VARIANTS, SKIPPED, YES_NO, YES_NO_READER,  # noqa: E402
-                          check_calibrated, migres_pipeline, searchain_pipeline)
-from thresholds import THRESHOLDS_FILE  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-2-demos", "ircot-zeroshot",
            *MIGRES_VARIANTS, *SEARCHAIN_VARIANTS)
 DESCRIPTIONS = {
@@ -254,7 +259,7 @@ def main() -> int:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
     parser.add_argument("--limit", type=int, default=100)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: sqlite file in $HOPKIT_HOME (.hopkit-bench)")
     parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
@@ -264,7 +269,7 @@ def main() -> int:
     uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
-    os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
@@ -293,8 +298,8 @@ def main() -> int:
     summaries = [replace(s, name=labels[s.run_id])
                  for s in score_runs(store, runs, compared, verdicts=store.verdicts, judge=judge)]
     stem = args.section
-    plot_comparison(summaries, ROOT / "docs" / "img" / f"{stem}_comparison.png")
-    plot_time_split(summaries, ROOT / "docs" / "img" / f"{stem}_time_split.png")
+    plot_comparison(summaries, DOCS_IMG / f"{stem}_comparison.png")
+    plot_time_split(summaries, DOCS_IMG / f"{stem}_time_split.png")
     command = command_line()
     write_section(stem, "\n\n".join([
         f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
@@ -311,7 +316,7 @@ def main() -> int:
         "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
         "retrieval with the question alone, given the same number of paragraphs per question, and given 15. "
         "In the plot, an IRCoT run above the curve recalls more than one retrieval given as many paragraphs:",
-        recall_section(session_factory, store, summaries, compared, ROOT / "docs" / "img" / f"{stem}_recall.png"),
+        recall_section(session_factory, store, summaries, compared, DOCS_IMG / f"{stem}_recall.png"),
         f"![recall at equal budgets](img/{stem}_recall.png)",
         "Seconds per question, split:",
         time_split_table(summaries),

@@ -16,14 +16,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks.thresholds import (
+    ALL_TASKS,
+    MIGRES_RELEVANCE,
+    SEARCHAIN_CONFIDENCE,
+    THRESHOLDS_FILE,
+    NotCalibrated,
+    calibrated,
+    calibration_entry,
+)
 from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.migres import MIGRESGenerationPipeline
 from hopkit.pipelines.generation.searchain import SearChainGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
-
-from thresholds import (ALL_TASKS, MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
-                        calibrated, calibration_entry)
 
 YES_NO = "strategyqa"
 #: The options that turn MIGRES (zero-shot, the paper's default) into each benchmark method.

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME, RESULTS, use_bench_home
+from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
+from benchmarks.token_floor import Counters, load_llm
 from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.context import with_main_passage
@@ -38,12 +39,6 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.records import Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
-from saved_runs import RESULTS  # noqa: E402
-from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
 
 REREADS = {"own": RESULTS / "reader_context_rereads.json", "chat": RESULTS / "reader_chat_rereads.json"}
 DESCRIPTIONS = {"own": "the own-context reader", "chat": "the zero-shot chat reader"}
@@ -127,12 +122,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm, None)  # also names the runs

@@ -22,19 +22,16 @@ import os
 import platform
 import resource
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from report_synthetic import fill_store, synthetic_corpus  # noqa: E402
-
-from hopkit.report.files import write_report  # noqa: E402
-from hopkit.report.html import collect_report  # noqa: E402
-from hopkit.scoring_runs import score_run  # noqa: E402
-from hopkit.store.store import Store  # noqa: E402
+from benchmarks._report import command_line, write_section
+from benchmarks.report_synthetic import fill_store, synthetic_corpus
+from hopkit.report.files import write_report
+from hopkit.report.html import collect_report
+from hopkit.scoring_runs import score_run
+from hopkit.store.store import Store
 
 
 def _mb(size: float) -> str:

@@ -15,18 +15,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.environment import LLM_NAME, RUNS
+from benchmarks.qa_bench import METHODS, pipeline_for
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qa_bench import METHODS, pipeline_for  # noqa: E402  (pysbd ships a package named "benchmarks")
-from saved_runs import RUNS  # noqa: E402
-
-LLM_NAME = "qwen2.5-coder-1.5b-4k"
 
 
 class QwenStandIn(ScriptedLLM):

@@ -29,7 +29,6 @@ import json
 import math
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,16 +36,15 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name
+from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
+from benchmarks.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold
 from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
 from hopkit.evaluation.metrics import cover_em
 from hopkit.judges.factory import answer_judge
 from hopkit.methods.searchain.method import SearChainConfig, passage_text
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
-from thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
 
 PAPER_THETA = 1.5
 _STEP_REFERENCE = re.compile(r"#(\d+)")
@@ -148,7 +146,7 @@ def render(chosen: Point, paper_grid: Point | None, at_paper: Point | None, item
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help="LLM config; the reader runs on it")
+    parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the reader runs on it")
     parser.add_argument("--limit", type=int, default=50, help="MuSiQue questions whose sub-questions are read")
     parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)

@@ -24,25 +24,22 @@ resumes::
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Mapping
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.calibration import ScoreFile
+from benchmarks.qa_bench import ingest, pipeline_for
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.methods.searchain.method import passage_text
 from hopkit.methods.searchain.tracing import Mark, alce_citation_scores, resolved_statements
 from hopkit.store.store import Store
 from hopkit.traces import Trace
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from calibration import ScoreFile  # noqa: E402
-from qa_bench import ingest, pipeline_for  # noqa: E402
 
 CITATIONS_DIR = Path(__file__).resolve().parent / "results" / "citations"
 
