@@ -24,29 +24,16 @@ from typing import Any, Sequence
 from benchmarks._report import command_line, write_section
 from benchmarks.environment import DOCS_IMG, LLM_NAME, use_bench_home
 from benchmarks.method_tables import method_sections
-from benchmarks.qa_pipelines import (
-    MIGRES_VARIANTS,
-    SEARCHAIN_VARIANTS,
-    SKIPPED,
-    YES_NO,
-    YES_NO_READER,
-    check_calibrated,
-    migres_pipeline,
-    searchain_pipeline,
-)
+from benchmarks.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from benchmarks.saved_runs import restore, save
 from benchmarks.thresholds import THRESHOLDS_FILE
+from benchmarks.variants import load_variant
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.evaluation.metrics import paragraph_recall
 from hopkit.judging_runs import choose_judge
-from hopkit.methods.reader import ReaderConfig
 from hopkit.pipelines.base import GenerationPipeline
-from hopkit.pipelines.generation.config import DemonstrationSpec
-from hopkit.pipelines.generation.ircot import IRCoTGenerationPipeline
-from hopkit.pipelines.generation.no_retrieval import NoRGenerationPipeline
-from hopkit.pipelines.generation.one_step import OneRGenerationPipeline
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
 from hopkit.report.table import comparison_table, to_markdown
@@ -54,103 +41,9 @@ from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
-METHODS = ("nor", "oner", "oner-k15", "ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-2-demos", "ircot-zeroshot",
-           *MIGRES_VARIANTS, *SEARCHAIN_VARIANTS)
-DESCRIPTIONS = {
-    "nor": "NoR: the question alone, few-shot direct reader (the authors' no-context demonstrations)",
-    "oner": "OneR: BM25 with the question, K=5, few-shot direct reader",
-    "oner-k15": "OneR-K15: the same with K=15, IRCoT's paragraph budget",
-    "ircot": "IRCoT few-shot: the authors' CoT demonstrations, K=4, at most 8 steps, budget 15, then the "
-             "few-shot direct reader (Appendix E's choice for small models)",
-    "ircot-cot": "IRCoT few-shot with the CoT reader (Appendix E's choice for GPT3), which reads from the "
-                 "reasoning prompt's cached prefix",
-    "ircot-reasoning-reader": "IRCoT few-shot whose direct reader reads in the reasoning prompt's context "
-                              "(its cached demonstrations and paragraphs, cued with \"So the answer is:\")",
-    "ircot-2-demos": "IRCoT few-shot with at most 2 demonstrations of each kind (reasoning, reader) instead of as "
-                     "many as fit in the context, otherwise as `ircot`",
-    "ircot-zeroshot": "IRCoT zero-shot: the documentation page's default templates, same K, steps and budget",
-    "migres": "MIGRES zero-shot (the paper's default and the base of its ablations): Table 11's multi-hop settings "
-              "(at most 5 iterations, 50 BM25 hits per query with k1=0.9, b=0.4, at most 5 passages per Leaf "
-              "call, at most 3 new queries), LLM judges (relevance and NLI) on the same model, δ calibrated "
-              "for that judge by Table 11's rule; StrategyQA: the yes/no Main Module and its own δ",
-    "migres-fewshot": "MIGRES* (Table 3's few-shot rows): the same with the authors' two demonstrations per "
-                      "module (multi-hop set; commonsense set on StrategyQA)",
-    "migres-no-sentence-filter": "MIGRES without sentence-level filtering (Table 5's \"w/o Sentence Filtering\")",
-    "migres-no-knowledge": "MIGRES without LLM knowledge prompting (Table 6's \"w/o GPT knowledge\"; the paper "
-                           "sets δ=1.0 for both rows of that table, this benchmark keeps the calibrated δ)",
-    "searchain": "SearChain: Figure 16's multi-hop prompt (Figure 15's on StrategyQA), at most 5 rounds, top-1 BM25 "
-                 "passage per node (the paper: ColBERTv2), the LLM reader with θ calibrated by Appendix A.4.1's "
-                 "sweep, duplicate queries by WordLlama cosine >= 0.9, cover-EM as the paper's metric",
-    "searchain-no-verification": "SearChain without Verification (Table 1's \"w/o Verification\")",
-    "searchain-no-completion": "SearChain without Completion (Table 1's \"w/o Completion\")",
-}
 STRATEGYQA_NOTE = ("On StrategyQA (gold answers \"yes\"/\"no\"): NoR and OneR read zero-shot with a yes/no "
                    "instruction, at most 8 tokens (the IRCoT authors have no StrategyQA demonstrations); IRCoT "
                    "is not run.")
-
-
-def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, llm_name: str | None = None,
-                 thresholds: Path = THRESHOLDS_FILE) -> GenerationPipeline:
-    """The benchmark's pipelines: the authors' demonstrations of the dataset (M=2), BM25.
-
-    MIGRES and SearChain read their calibrated thresholds for ``llm_name`` (the LLM config's
-    name) from ``thresholds``; StrategyQA's NoR and OneR read zero-shot (no demonstrations exist).
-    """
-    if method in MIGRES_VARIANTS or method in SEARCHAIN_VARIANTS:
-        if llm_name is None:
-            raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
-        build = migres_pipeline if method in MIGRES_VARIANTS else searchain_pipeline
-        return build(method, dataset, session_factory, llm, llm_name, thresholds)
-    if dataset == YES_NO:
-        return _yes_no_pipeline(method, session_factory, llm)
-    bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=dataset)
-    direct = ReaderConfig(mode="direct", max_tokens=32)
-    demos = DemonstrationSpec(dataset=dataset, distractors=2, family="codex")
-    if method == "nor":
-        return NoRGenerationPipeline(session_factory, f"nor-{dataset}", llm, reader=direct,
-                                     demonstrations=demos, dataset=dataset)
-    if method == "oner":
-        return OneRGenerationPipeline(session_factory, f"oner-{dataset}", llm, bm25, k=5, reader=direct,
-                                      demonstrations=demos, dataset=dataset)
-    if method == "oner-k15":  # IRCoT's paragraph budget
-        return OneRGenerationPipeline(session_factory, f"oner-k15-{dataset}", llm, bm25, k=15, reader=direct,
-                                      demonstrations=demos, dataset=dataset)
-    if method == "ircot":  # direct reader: App. E's choice for the smaller (Flan-T5) models
-        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
-                                       demonstrations=demos, dataset=dataset, reader="direct",
-                                       reader_max_tokens=32, generation_max_tokens=100)
-    if method == "ircot-cot":  # CoT reader: App. E's choice for GPT3
-        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
-                                       demonstrations=demos, dataset=dataset, reader="cot",
-                                       reader_max_tokens=120, generation_max_tokens=100)
-    if method == "ircot-reasoning-reader":  # the direct reader without re-reading the paragraphs
-        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
-                                       demonstrations=demos, dataset=dataset, reader="direct",
-                                       reader_context="reasoning", reader_max_tokens=32,
-                                       generation_max_tokens=100)
-    if method == "ircot-2-demos":  # a fixed, shallower cached prefix (issue 10's demonstrations lever)
-        return IRCoTGenerationPipeline(session_factory, f"ircot-{dataset}", llm, bm25, k_per_step=4,
-                                       demonstrations=demos, dataset=dataset, reader="direct",
-                                       reader_max_tokens=32, generation_max_tokens=100, max_demonstrations=2)
-    if method == "ircot-zeroshot":
-        return IRCoTGenerationPipeline(session_factory, f"ircot-zeroshot-{dataset}", llm, bm25, k_per_step=4,
-                                       dataset=dataset, reader="direct", reader_max_tokens=32,
-                                       generation_max_tokens=100)
-    raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-
-
-def _yes_no_pipeline(method: str, session_factory: Any, llm: Any) -> GenerationPipeline:
-    """NoR and OneR on StrategyQA: the zero-shot yes/no reader (:data:`qa_pipelines.YES_NO_READER`)."""
-    if (method, YES_NO) in SKIPPED:
-        raise SystemExit(f"{method} is not run on {YES_NO}: {SKIPPED[method, YES_NO]}")
-    if method == "nor":
-        return NoRGenerationPipeline(session_factory, f"nor-{YES_NO}", llm, reader=YES_NO_READER, dataset=YES_NO)
-    k = {"oner": 5, "oner-k15": 15}.get(method)
-    if k is None:
-        raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=YES_NO)
-    return OneRGenerationPipeline(session_factory, f"{method}-{YES_NO}", llm, bm25, k=k, reader=YES_NO_READER,
-                                  dataset=YES_NO)
 
 
 def ingest(store: Store, dataset: str) -> None:
@@ -310,7 +203,8 @@ def main() -> int:
            f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
            "resumed, not redone). ")
         + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
-        + "\n".join(f"- {DESCRIPTIONS[method]}" for method in args.methods)
+        + "\n".join(f"- {load_variant(method, args.datasets[0]).description}"
+                     for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
         to_markdown(comparison_table(summaries)),
         "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
