@@ -17,13 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
 
 from benchmarks._report import command_line, write_section
 from benchmarks.environment import DOCS_IMG, LLM_NAME, use_bench_home
-from benchmarks.method_tables import method_sections
+from benchmarks.qa_section import Cell, score_section, section_body
 from benchmarks.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from benchmarks.saved_runs import restore, save
 from benchmarks.thresholds import THRESHOLDS_FILE
@@ -31,13 +29,7 @@ from benchmarks.variants import load_variant
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
-from hopkit.evaluation.metrics import paragraph_recall
-from hopkit.judging_runs import choose_judge
 from hopkit.pipelines.base import GenerationPipeline
-from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
-from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
-from hopkit.report.table import comparison_table, to_markdown
-from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -65,89 +57,8 @@ def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int) -> str:
     return run_id
 
 
-def answered_all(store: Store, run: Any, compared: set[str]) -> bool:
-    """Whether ``run`` has a result for every compared question of its dataset (partial runs are left out)."""
-    wanted = {q.id for q in store.queries(run.dataset) if q.id in compared}
-    done = {r.query_id for r in store.results(run.run_id)}
-    if wanted <= done:
-        return True
-    print(f"left out: run {run.run_id} ({run.name}) answered {len(wanted & done)} of {len(wanted)} questions")
-    return False
-
-
-@dataclass(frozen=True)
-class OneStep:
-    """BM25 with the question alone, top 15, for a dataset's compared questions with gold paragraphs."""
-
-    rankings: dict[str, list[int]]
-    gold: dict[str, Sequence[int]]
-
-    @classmethod
-    def retrieve(cls, session_factory: Any, store: Store, dataset: str, compared: set[str]) -> OneStep:
-        retriever = BM25RetrievalPipeline(session_factory, "bm25", dataset=dataset).retriever()
-        queries = [q for q in store.queries(dataset) if q.id in compared and q.gold_paragraph_ids]
-        return cls({q.id: [p.id for p in retriever.retrieve(q.text, RETRIEVAL_BUDGET)] for q in queries},
-                   {q.id: q.gold_paragraph_ids for q in queries})
-
-    def recall(self, query_id: str, count: int = RETRIEVAL_BUDGET) -> float:
-        return paragraph_recall(self.rankings[query_id][:count], self.gold[query_id], RETRIEVAL_BUDGET)
-
-    def curve(self) -> list[float]:
-        """Mean recall at K = 1 .. 15."""
-        return [sum(self.recall(qid, k) for qid in self.rankings) / len(self.rankings)
-                for k in range(1, RETRIEVAL_BUDGET + 1)]
-
-
-def recall_rows(store: Store, summary: Any, one_step: OneStep) -> list[tuple[int, float, float, float]]:
-    """Per question of a retrieving run: paragraphs collected, the run's recall, one-step recall at
-    the same count, one-step recall at 15."""
-    rows = []
-    for result in store.results(summary.run_id):
-        if result.query_id not in one_step.rankings or result.error is not None:
-            continue
-        count = min(len(result.chunk_ids), RETRIEVAL_BUDGET)
-        rows.append((count, paragraph_recall(result.chunk_ids, one_step.gold[result.query_id], RETRIEVAL_BUDGET),
-                     one_step.recall(result.query_id, count), one_step.recall(result.query_id)))
-    return rows
-
-
-def recall_section(session_factory: Any, store: Store, summaries: list[Any], compared: set[str],
-                   plot_path: Path) -> str:
-    """Each retrieving run's gold-paragraph recall beside one-step BM25 with the question alone
-    (same count, and K=15) as a table, and the one-step recall curve with the IRCoT runs as a plot."""
-    lines = ["| run | dataset | paragraphs collected | run's recall | one-step BM25, same count | "
-             "one-step BM25, K=15 |", "|---|---|---:|---:|---:|---:|"]
-    one_step: dict[str, OneStep] = {}
-    points: dict[str, list[tuple[str, float, float]]] = {}
-    for summary in summaries:
-        if "paragraph_recall" not in summary.metrics:
-            continue
-        if summary.dataset not in one_step:
-            one_step[summary.dataset] = OneStep.retrieve(session_factory, store, summary.dataset, compared)
-        rows = recall_rows(store, summary, one_step[summary.dataset])
-        means = [sum(column) / len(rows) for column in zip(*rows)]
-        lines.append(f"| {summary.name} | {summary.dataset} | {means[0]:.1f} | "
-                     + " | ".join(f"{100 * m:.1f}" for m in means[1:]) + " |")
-        if summary.name.startswith("ircot"):
-            points.setdefault(summary.dataset, []).append((summary.name, means[0], means[1]))
-    if one_step:
-        plot_recall_curves([RecallCurve(dataset, retrieved.curve(), points.get(dataset, []))
-                            for dataset, retrieved in one_step.items()], plot_path)
-    return "\n".join(lines)
-
-
-def time_split_table(summaries: list[Any]) -> str:
-    lines = ["| run | dataset | s/question | LLM s | retrieval s | other s | other % | cached prompt share |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for s in summaries:
-        share = 100 * s.other_seconds_per_q / s.seconds_per_q if s.seconds_per_q else 0.0
-        lines.append(f"| {s.name} | {s.dataset} | {s.seconds_per_q:.2f} | {s.llm_seconds_per_q:.2f} | "
-                     f"{s.retrieval_seconds_per_q:.4f} | {s.other_seconds_per_q:.4f} | {share:.2f} | "
-                     f"{100 * s.cached_prompt_share:.0f}% |")
-    return "\n".join(lines)
-
-
-def main() -> int:
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (benchmarks/qa_sections.py reads each section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
@@ -158,7 +69,11 @@ def main() -> int:
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
                         help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
@@ -166,8 +81,7 @@ def main() -> int:
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
-    run_ids: list[str] = []
-    labels: dict[str, str] = {}  # run id -> benchmark method name (two IRCoT readers share method "ircot")
+    cells: list[Cell] = []
     started = time.time()
     for dataset in args.datasets:
         ingest(store, dataset)
@@ -177,24 +91,11 @@ def main() -> int:
                 continue
             pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
                                     thresholds=args.thresholds)
-            if args.report_only:
-                run_ids.append(pipeline.run_spec().run_id)
-            else:
-                run_ids.append(run_and_save(store, pipeline, args.limit))
-            labels[run_ids[-1]] = method
-    known = {run.run_id for run in store.runs()}
-    runs = [run for run_id in run_ids if run_id in known for run in store.find_runs(run_id)]
-    compared = {q.id for dataset in args.datasets for q in store.queries(dataset, limit=args.limit)}
-    runs = [run for run in runs if answered_all(store, run, compared)]
-    # one colour per method across datasets (the dataset is the plot's x axis)
-    judge = choose_judge(store.verdicts, [run.run_id for run in runs])  # Acc†, once `hopkit judge` judged the runs
-    summaries = [replace(s, name=labels[s.run_id])
-                 for s in score_runs(store, runs, compared, verdicts=store.verdicts, judge=judge)]
-    stem = args.section
-    plot_comparison(summaries, DOCS_IMG / f"{stem}_comparison.png")
-    plot_time_split(summaries, DOCS_IMG / f"{stem}_time_split.png")
+            run_id = pipeline.run_spec().run_id if args.report_only else run_and_save(store, pipeline, args.limit)
+            cells.append(Cell(method, dataset, run_id))
+    scored = score_section(store, cells, args.datasets, args.limit)
     command = command_line()
-    write_section(stem, "\n\n".join([
+    write_section(args.section, "\n\n".join([
         f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
         f"first {args.limit} questions of each sample)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
@@ -206,16 +107,7 @@ def main() -> int:
         + "\n".join(f"- {load_variant(method, args.datasets[0]).description}"
                      for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
-        to_markdown(comparison_table(summaries)),
-        "Gold-paragraph recall at equal budgets: each run's paragraphs (at most 15) beside one-step BM25 "
-        "retrieval with the question alone, given the same number of paragraphs per question, and given 15. "
-        "In the plot, an IRCoT run above the curve recalls more than one retrieval given as many paragraphs:",
-        recall_section(session_factory, store, summaries, compared, DOCS_IMG / f"{stem}_recall.png"),
-        f"![recall at equal budgets](img/{stem}_recall.png)",
-        "Seconds per question, split:",
-        time_split_table(summaries),
-        f"![comparison](img/{stem}_comparison.png)\n![time split](img/{stem}_time_split.png)",
-        *method_sections(store, runs, labels, compared),
+        *section_body(session_factory, store, scored, args.section, DOCS_IMG),
     ]))
     return 0
 
