@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -34,3 +34,13 @@ def load_script(name: str) -> ModuleType:
 def load_benchmark() -> Callable[[str], ModuleType]:
     """Imports ``benchmarks.<name>`` by name."""
     return load_script
+
+
+@pytest.fixture(scope="session")
+def restored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A scratch store with the samples' pooled corpora and every saved run (needs ``$HOPKIT_DATA_DIR``);
+    its session factory. Its BM25 indexes go to the same folder."""
+    folder = tmp_path_factory.mktemp("restored")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOPKIT_HOME", str(folder))
+        yield load_script("qa_sections").restored_store(folder / "hopkit.db")

@@ -1,8 +1,9 @@
 """Every QA section of docs/benchmarks.md is what its saved runs give, to the character.
 
-The saved runs (``benchmarks/results/runs``) are restored into a scratch store with the samples'
-pooled corpora; each section qa_bench wrote is built again from its command (variants, samples,
-questions) with :mod:`benchmarks.qa_sections` and compared with the page. No model is loaded.
+The saved runs (``benchmarks/results/runs``) are restored into a scratch store with the
+samples' pooled corpora (the ``restored`` fixture of conftest.py); each section qa_bench
+wrote is built again from its command (variants, samples, questions) with
+:mod:`benchmarks.qa_sections` and compared with the page. No model is loaded.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 
@@ -27,15 +28,6 @@ SECTIONS = ("qa-kit-rerun", "qa-searchain", "qa-searchain-ablations", "qa-search
 @pytest.fixture(scope="module")
 def sections(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
     return load_benchmark("qa_sections")
-
-
-@pytest.fixture(scope="module")
-def restored(sections: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The scratch store's session factory; its BM25 indexes go to the same folder."""
-    folder = tmp_path_factory.mktemp("qa-sections")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HOPKIT_HOME", str(folder))
-        yield sections.restored_store(folder / "hopkit.db")
 
 
 def page_sections(sections: ModuleType) -> dict[str, Any]:
