@@ -164,7 +164,7 @@ def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, met
 
 
 def command_parser() -> argparse.ArgumentParser:
-    """The command line (tests/benchmarks/test_claims_sections.py reads each section's command with it)."""
+    """The command line (tests/benchmarks/test_paired_sections.py reads each section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
     parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
