@@ -1,7 +1,8 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims`` and ``migres-claims`` (benchmarks.method_claims),
-``reader-context`` (benchmarks.reader_context_check) and ``ircot-demonstrations``
-(benchmarks.ircot_demonstrations_check).
+``reader-context`` (benchmarks.reader_context_check), ``ircot-demonstrations``
+(benchmarks.ircot_demonstrations_check) and ``searchain-citations`` (benchmarks.searchain_citations,
+from its saved scores).
 
 Each section's tables are built again by its script from its command, on the scratch store the
 ``restored`` fixture fills with the saved runs. No model is loaded: the run ids are those of the
@@ -32,7 +33,17 @@ SECTIONS = {
     "migres-claims": ("method_claims", "| against |"),
     "reader-context": ("reader_context_check", "| dataset |"),
     "ircot-demonstrations": ("ircot_demonstrations_check", "| dataset |"),
+    "searchain-citations": ("searchain_citations", "| method |"),
 }
+
+
+class SavedScoresOnly:
+    """The entailment judge the saved citation scores name, which refuses to judge anything new."""
+
+    judge_id = "llm:qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"an answer without a saved citation score would be judged ({name})")
 
 
 def section_text(name: str) -> str:
@@ -56,6 +67,9 @@ def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
                                               args.limit))
     if script.__name__ == "benchmarks.reader_context_check":
         return script.reader_table(store, restored, llm, args.datasets, args.limit)
+    if script.__name__ == "benchmarks.searchain_citations":
+        return script.citations_table(script.citation_rows(store, restored, llm, args.llm, args.methods,
+                                                           args.datasets, args.limit, SavedScoresOnly()))
     return script.demonstrations_table(store, restored, llm, args.datasets, args.limit)
 
 
