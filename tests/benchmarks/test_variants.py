@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from hopkit.llm.fake import ScriptedLLM
+from benchmarks.saved_run_ids import QwenStandIn  # the model as a run id records it
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -29,12 +29,6 @@ DATASETS = ("hotpotqa", "2wikimultihopqa", "musique", "strategyqa")
 OLD_SEARCHAIN_RUNS = {"232919713e8fbcaf", "56d6c35ac6183c5f", "66fc3cb140d4ef0d", "d92ce36c00474329"}
 needs_samples = pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
                                    reason="HOPKIT_DATA_DIR is not set: the run ids depend on the samples' corpora")
-
-
-class QwenStandIn(ScriptedLLM):
-    """What a run id records of the benchmark's model: its id and context length."""
-
-    model_id = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
 @pytest.fixture(scope="module")
