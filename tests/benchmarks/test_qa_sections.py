@@ -15,9 +15,8 @@ from typing import Any, Callable
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow,
-              pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
-                                 reason="HOPKIT_DATA_DIR is not set: the sections are scored on the samples")]
+needs_samples = pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
+                                   reason="HOPKIT_DATA_DIR is not set: the sections are scored on the samples")
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
 #: The QA sections the page has; a section added or removed must be added or removed here too.
@@ -34,16 +33,21 @@ def page_sections(sections: ModuleType) -> dict[str, Any]:
     return {section.name: section for section in sections.qa_sections(PAGE.read_text(encoding="utf-8"))}
 
 
+@pytest.mark.unit
 def test_the_page_has_the_qa_sections(sections: ModuleType) -> None:
     assert tuple(page_sections(sections)) == SECTIONS
 
 
+@pytest.mark.integration
+@pytest.mark.slow
+@needs_samples
 @pytest.mark.parametrize("name", SECTIONS)
 def test_the_saved_runs_give_the_section(sections: ModuleType, restored: Any, name: str) -> None:
     section = page_sections(sections)[name]
     assert sections.rebuilt_body(restored, section) == section.body
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", SECTIONS)
 def test_the_heading_names_the_commands_variants_and_each_shows_a_run(sections: ModuleType, name: str) -> None:
     section = page_sections(sections)[name]
@@ -53,6 +57,9 @@ def test_the_heading_names_the_commands_variants_and_each_shows_a_run(sections: 
     assert set(section.args.methods) <= set(rows)
 
 
+@pytest.mark.integration
+@pytest.mark.slow
+@needs_samples
 def test_a_changed_number_is_a_difference(sections: ModuleType, restored: Any) -> None:
     section = page_sections(sections)["qa-migres-ablations"]
     doctored = section.body.replace("| migres | migres | 2wikimultihopqa | 30 | 0 | 20.0",
