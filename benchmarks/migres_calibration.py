@@ -133,7 +133,8 @@ def cut_paragraph(result: dict[str, Any]) -> str:
             "that is what the cut loses.")
 
 
-def main() -> int:
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_calibration_sections.py reads the sections' commands with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the judge runs on it")
     parser.add_argument("--task", choices=sorted(TASKS), default="multihop")
@@ -146,7 +147,11 @@ def main() -> int:
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     command = command_line()
     llm = load_llm(args.llm)
     judge = relevance_judge("llm", llm=llm, option="reranker")
