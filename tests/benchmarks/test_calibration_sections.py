@@ -1,5 +1,6 @@
 """The calibration sections of docs/benchmarks.md and benchmarks/thresholds.json are what the saved
-score files (``benchmarks/results/calibration/``) give.
+score files (``benchmarks/results/calibration/``) give; the ``token-floor`` table is what its saved
+records (``benchmarks/results/token_floor.json``) give.
 
 ``searchain-calibration``, ``migres-calibration-multihop`` and ``migres-calibration-strategyqa`` are
 rendered again from the scores their command's settings name, and compared with the page from their
@@ -78,3 +79,13 @@ def test_the_scores_give_the_searchain_section_and_theta(load_benchmark: Callabl
     rendered = searchain.render(chosen, paper_grid, at_paper, scores["items"], args, command, reader.group(1))
     assert after_machine_line(rendered) == after_machine_line(text)
     assert thresholds.calibrated(thresholds.SEARCHAIN_CONFIDENCE, args.llm, thresholds.ALL_TASKS) == chosen.theta
+
+
+def test_the_saved_records_give_the_token_floor_table(load_benchmark: Callable[[str], ModuleType]) -> None:
+    """``token-floor`` is written from benchmarks/results/token_floor.json: its commands and its table."""
+    floor = load_benchmark("token_floor")
+    text = section_text("token-floor")
+    records = floor.load_records()
+    assert records and floor.table(records) == text[text.index("| variant |"):]
+    for label, command in floor.commands(records):
+        assert f"- {label}: `{command}`" in text
