@@ -5,7 +5,8 @@ on the dataset, fills in the thresholds it names from ``benchmarks/thresholds.js
 by ``benchmarks/migres_calibration.py`` and ``benchmarks/searchain_calibration.py``) and
 builds it with hopkit's config loader, as ``hopkit run`` would. :func:`check_calibrated`
 refuses, before anything runs, a variant whose threshold has not been measured for the model,
-and names the command that measures it.
+and names the command that measures it. ``python -m benchmarks.qa_pipelines VARIANT DATASET``
+prints a variant as the plain config ``hopkit run`` takes.
 
 StrategyQA: MIGRES with its yes/no Main Module and the authors' commonsense demonstrations,
 SearChain with its StrategyQA prompt (Figure 15). The IRCoT authors have no StrategyQA
@@ -15,8 +16,11 @@ run there (see :data:`SKIPPED`); each variant's file says so in its ``per_datase
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any, Sequence
+
+import yaml
 
 from benchmarks.environment import LLM_NAME
 from benchmarks.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
@@ -81,12 +85,41 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, l
         NotCalibrated: its threshold was not measured for ``llm_name``.
     """
     variant = load_variant(method, dataset)
-    if variant.skipped is not None:
-        raise SystemExit(f"{method} is not run on {dataset}: {variant.skipped}")
     if variant.calibrated is not None and llm_name is None:
         raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
-    spec = {**variant.config, "llm": llm_name or LLM_NAME,
-            **calibrated_options(variant, llm_name or LLM_NAME, thresholds)}
+    spec = hopkit_config(method, dataset, llm_name or LLM_NAME, thresholds)
     pipeline = instantiate(spec, variant.source, kind="pipelines").build(session_factory)
     pipeline.llm = llm  # the constructor only kept the config's name; nothing was loaded from it
     return pipeline
+
+
+def hopkit_config(method: str, dataset: str, llm_name: str = LLM_NAME,
+                  thresholds: Path = THRESHOLDS_FILE) -> dict[str, Any]:
+    """Variant ``method`` on ``dataset`` as a plain hopkit pipeline config (``hopkit run`` reads it),
+    for the LLM config ``llm_name``, its calibrated thresholds filled in.
+
+    Raises:
+        SystemExit: no such variant, or it is not run on ``dataset``.
+        NotCalibrated: its threshold was not measured for ``llm_name``.
+    """
+    variant = load_variant(method, dataset)
+    if variant.skipped is not None:
+        raise SystemExit(f"{method} is not run on {dataset}: {variant.skipped}")
+    return {**variant.config, "llm": llm_name, **calibrated_options(variant, llm_name, thresholds)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Print a QA benchmark variant as a hopkit pipeline config "
+                                                 "(hopkit run CONFIG.yaml runs it)")
+    parser.add_argument("variant", choices=METHODS)
+    parser.add_argument("dataset")
+    parser.add_argument("--llm", default=LLM_NAME, help="the LLM config (its calibrated thresholds are filled in)")
+    args = parser.parse_args()
+    print(f"# {load_variant(args.variant, args.dataset).description}")
+    print(yaml.safe_dump(hopkit_config(args.variant, args.dataset, args.llm), sort_keys=False, allow_unicode=True),
+          end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -99,3 +99,27 @@ def test_a_derived_variant_starts_from_its_base_and_takes_the_datasets_overrides
     migres = pipelines.load_variant("migres-fewshot", "strategyqa")
     assert (migres.calibrated.task, migres.config["answer_format"], migres.config["few_shot"]) == \
            ("strategyqa", "yes_no", True)
+
+
+@needs_samples
+@pytest.mark.parametrize("cell", sorted(RECORDED))
+def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleType, sample_store: Any, cell: str,
+                                                             tmp_path: Path) -> None:
+    """``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints a file ``hopkit run`` builds into the same
+    method, options and retrieval (the run id differs only by how the model is named: a config, not a file)."""
+    import yaml
+
+    from hopkit.cli_run import pipeline_config
+    from hopkit.config import instantiate
+
+    variant, dataset = cell.split("/")
+    path = tmp_path / "variant.yaml"
+    path.write_text(yaml.safe_dump(pipelines.hopkit_config(variant, dataset)), encoding="utf-8")
+    spec, source = pipeline_config(str(path))
+    printed = instantiate(spec, source, kind="pipelines").build(sample_store).run_spec()
+    benchmark = pipelines.pipeline_for(variant, dataset, sample_store, QwenStandIn([], context_length=4096),
+                                       llm_name="qwen2.5-coder-1.5b-4k").run_spec()
+    assert (printed.name, printed.method, printed.dataset) == (benchmark.name, benchmark.method, benchmark.dataset)
+    assert {k: v for k, v in printed.config.items() if k != "llm"} == \
+           {k: v for k, v in benchmark.config.items() if k != "llm"}
+    assert printed.config["llm"]["config"] == "qwen2.5-coder-1.5b-4k"
