@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import subprocess
 import sys
 import time
@@ -40,7 +39,7 @@ from typing import Any
 
 import hopkit
 from benchmarks._report import command_line
-from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUNS
+from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUNS, use_home
 from benchmarks.qa_bench import ingest, pipeline_for
 from benchmarks.qa_pipelines import SKIPPED
 from benchmarks.saved_runs import is_bench_store
@@ -205,7 +204,7 @@ def main() -> int:
     parser.add_argument("--against", type=Path, help="compare with this earlier output instead of the saved runs")
     args = parser.parse_args()
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("HOPKIT_HOME", str(args.store.resolve().parent))
+    use_home(args.store.resolve().parent)
     session_factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()
     store = Store(session_factory)
     if is_bench_store(store):

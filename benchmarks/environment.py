@@ -9,12 +9,16 @@ Every script takes its folders, its store and its default model from here:
 - ``LLM_NAME``: the model config every benchmark runs by default.
 - ``$HOPKIT_DATA_DIR`` (the samples and the IRCoT authors' prompt files): :func:`data_dir`.
 - ``$HOPKIT_MODEL_DIR`` (GGUF files already on the machine): :func:`use_local_models`.
-- ``$HOPKIT_HOME`` (hopkit's working folder): :func:`use_bench_home`.
+- ``$HOPKIT_HOME`` (hopkit's working folder): :func:`use_bench_home`, :func:`use_home`.
+- ``$HOPKIT_CHROMIUM`` (the browser the report benchmark drives): :func:`chromium`.
+
+No other benchmark script reads or sets the environment (tests/benchmarks/test_package.py).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from hopkit import environment
@@ -35,7 +39,17 @@ LOCAL_MODELS = Path("~/.cache/local-models").expanduser()
 def use_bench_home() -> None:
     """Make ``.hopkit-bench/`` hopkit's working folder (store, indexes, LLM cache) unless
     ``$HOPKIT_HOME`` already names one."""
-    os.environ.setdefault(environment.HOPKIT_HOME, str(BENCH_HOME))
+    use_home(BENCH_HOME)
+
+
+def use_home(folder: Path) -> None:
+    """Make ``folder`` hopkit's working folder unless ``$HOPKIT_HOME`` already names one."""
+    os.environ.setdefault(environment.HOPKIT_HOME, str(folder))
+
+
+def chromium() -> str | None:
+    """The Chromium to drive: ``$HOPKIT_CHROMIUM``, else ``chromium`` on the PATH (None: neither)."""
+    return os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium")
 
 
 def use_local_models() -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import re
 import shlex
 import tempfile
@@ -25,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import write_section
-from benchmarks.environment import BENCHMARKS_MD, LLM_NAME, RUNS
+from benchmarks.environment import BENCHMARKS_MD, LLM_NAME, RUNS, use_home
 from benchmarks.qa_bench import command_parser
 from benchmarks.qa_pipelines import SKIPPED, pipeline_for
 from benchmarks.qa_section import Cell, score_section, section_body
 from benchmarks.saved_run_ids import QwenStandIn
-from hopkit import environment
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.store.connection import DBConnection
@@ -122,7 +120,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         store_path = args.store or Path(scratch) / "hopkit.db"
-        os.environ.setdefault(environment.HOPKIT_HOME, str(store_path.parent))  # the BM25 indexes
+        use_home(store_path.parent)  # the BM25 indexes
         session_factory = restored_store(store_path)
         differing = 0
         for section in qa_sections(BENCHMARKS_MD.read_text(encoding="utf-8")):

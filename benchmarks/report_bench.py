@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from benchmarks._report import command_line, write_section
+from benchmarks.environment import chromium
 from benchmarks.report_synthetic import fill_store, synthetic_corpus
 from hopkit.report.files import write_report
 from hopkit.report.html import collect_report
@@ -53,15 +54,15 @@ def _folder_size(folder: Path) -> int:
 def _browser_times(out: Path) -> tuple[float, float, int] | None:
     """Seconds until the explorer lists its questions, and to open a question on its last page (None
     without Chromium or Playwright), and how many chunk scripts the page then holds."""
-    chromium = os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium")
+    browser_path = chromium()
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return None
-    if chromium is None:
+    if browser_path is None:
         return None
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         start = time.perf_counter()
         page.goto((out / "explorer.html").as_uri())
