@@ -12,7 +12,7 @@ side by side in the same process.
 
 Run from the project root:
 
-    HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python benchmarks/bm25_bench.py
+    HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python -m benchmarks.bm25_bench
 
 It writes the ``bm25`` section of docs/benchmarks.md.
 """

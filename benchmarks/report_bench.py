@@ -7,7 +7,7 @@ memory and the sizes (whole folder, the explorer's index, the question chunks), 
 Playwright are installed, how long the explorer takes in headless Chromium to list the questions and
 to open one of the last page. Run from the project root (the machine may be busy: nice it):
 
-    nice -n 19 .venv/bin/python benchmarks/report_bench.py
+    nice -n 19 .venv/bin/python -m benchmarks.report_bench
 
 It writes the ``report`` section of docs/benchmarks.md.
 """
