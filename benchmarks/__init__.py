@@ -2,9 +2,13 @@
 
 The benchmark machines keep their GGUF models in ``~/.cache/local-models`` (where
 ``../shared/tools/install-local-models.sh`` puts them); hopkit reads a model from
-``$HOPKIT_MODEL_DIR`` instead of downloading it, so that folder is the default here.
+``$HOPKIT_MODEL_DIR`` instead of downloading it, so that folder is the default here
+(:func:`benchmarks.environment.use_local_models`). Where everything else is: :mod:`benchmarks.environment`.
+
+The QA benchmark's variants are YAML files in ``benchmarks/configs/`` (:mod:`benchmarks.variants`);
+``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints one as the config ``hopkit run`` takes.
 """
 
-import os
+from benchmarks.environment import use_local_models
 
-os.environ.setdefault("HOPKIT_MODEL_DIR", os.path.expanduser("~/.cache/local-models"))
+use_local_models()

@@ -9,10 +9,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from benchmarks.environment import BENCHMARKS_MD, ROOT
 from hopkit.environment import data_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
 HEADER = "# Benchmarks\n\nEvery section is written by the script it names; rerun that command to refresh it.\n"
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import subprocess
 import sys
 import time
@@ -39,20 +38,17 @@ from pathlib import Path
 from typing import Any
 
 import hopkit
+from benchmarks._report import command_line
+from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUNS, use_home
+from benchmarks.qa_bench import ingest, pipeline_for
+from benchmarks.qa_pipelines import SKIPPED
+from benchmarks.saved_runs import is_bench_store
 from hopkit.config import load_llm
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for  # noqa: E402
-from qa_pipelines import SKIPPED  # noqa: E402
-from saved_runs import RUNS, is_bench_store  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 METHODS = ("nor", "oner", "ircot", "searchain", "migres")  # cheapest first
 DATASETS = ("hotpotqa", "2wikimultihopqa", "musique", "strategyqa")
-LLM_NAME = "qwen2.5-coder-1.5b-4k"  # qa_bench's default --llm
 
 
 @dataclass(frozen=True)
@@ -203,12 +199,12 @@ def main() -> int:
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--limit", type=int, default=5)
-    parser.add_argument("--store", type=Path, default=ROOT / ".hopkit-bench" / "unchanged.db")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "answers_unchanged.json")
+    parser.add_argument("--store", type=Path, default=BENCH_HOME / "unchanged.db")
+    parser.add_argument("--out", type=Path, default=RESULTS / "answers_unchanged.json")
     parser.add_argument("--against", type=Path, help="compare with this earlier output instead of the saved runs")
     args = parser.parse_args()
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("HOPKIT_HOME", str(args.store.resolve().parent))
+    use_home(args.store.resolve().parent)
     session_factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()
     store = Store(session_factory)
     if is_bench_store(store):

@@ -12,7 +12,7 @@ side by side in the same process.
 
 Run from the project root:
 
-    HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python benchmarks/bm25_bench.py
+    HOPKIT_DATA_DIR=../shared/data PYTHONPATH=src .venv/bin/python -m benchmarks.bm25_bench
 
 It writes the ``bm25`` section of docs/benchmarks.md.
 """
@@ -34,6 +34,7 @@ from typing import Callable, Sequence, TypeVar
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from benchmarks._report import command_line, write_section
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Paragraph
@@ -42,9 +43,6 @@ from hopkit.retrieval.corpus_view import passage_text
 from hopkit.retrieval.dense import DenseRetriever, WordLlamaEmbedder
 from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.tokenize import STOPWORDS_EN, split_words, tokenize, tokenize_corpus
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 log = logging.getLogger("bm25_bench")
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from benchmarks.environment import RESULTS
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 
-ROOT = Path(__file__).resolve().parent.parent
-SCORES_DIR = ROOT / "benchmarks" / "results" / "calibration"
+SCORES_DIR = RESULTS / "calibration"
 #: The benchmark's questions are the first 30 of each sample; calibration starts past the 50th.
 FIRST_CALIBRATION_QUESTION = 50
 

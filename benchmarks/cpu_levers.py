@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from token_floor import RATE_PROMPT_FILE, load_llm  # noqa: E402
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME, data_dir
+from benchmarks.token_floor import RATE_PROMPT_FILE, load_llm
 
 MEASURES = ("prefill 0-2,000", "prefill 2,000-3,000", "decode after 100", "decode after 3,000",
             "2 per evaluation after 100", "2 per evaluation after 3,000")
@@ -52,7 +50,7 @@ def measure(model: Any, tokens: list[int]) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     command = command_line()
@@ -62,7 +60,7 @@ def main() -> int:
     path, threads = plain._model.model_path, plain._model.n_threads
     flash = llama_cpp.Llama(path, n_ctx=plain.context_length, n_threads=threads, n_threads_batch=threads,
                             n_batch=512, flash_attn=True, verbose=False)
-    text = (Path(os.environ["HOPKIT_DATA_DIR"]) / RATE_PROMPT_FILE).read_text(encoding="utf-8")
+    text = (data_dir() / RATE_PROMPT_FILE).read_text(encoding="utf-8")
     tokens = plain._model.tokenize(text.encode("utf-8"), add_bos=True)[:3100]
     best: dict[str, dict[str, float]] = {"default": {}, "flash_attn": {}}
     for round_number in range(args.rounds):

@@ -15,13 +15,13 @@ For each dataset and IRCoT variant, on the questions both IRCoT and OneR answere
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1, paragraph_recall
 from hopkit.parsing import extract_answer
@@ -31,11 +31,6 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.records import QueryResult
 from hopkit.store.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import pipeline_for  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 15
 VARIANTS = ("ircot", "ircot-cot", "ircot-zeroshot")
 
@@ -135,10 +130,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=20)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     args = parser.parse_args()
-    os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)  # the run ids depend on the model

@@ -26,20 +26,16 @@ Tokens here are hopkit's count of prompt tokens evaluated per question (the refe
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
+from benchmarks.reader_context_check import load_rereads
 from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
-from reader_context_check import load_rereads  # noqa: E402
 
 CAPPED = "ircot-2-demos"
 REFERENCE_REASONING = "ircot-reasoning-reader"
@@ -82,25 +78,16 @@ def metric_cells(m: MetricComparison) -> list[str]:
             f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
-    add_store_options(parser)
-    args = parser.parse_args()
-    command = command_line()
-    session_factory, store, llm = open_store(args)
+def demonstrations_table(store: Store, session_factory: Any, llm: Any, datasets: Sequence[str], limit: int) -> str:
+    """The section's table from the stored runs and IRCoT's saved re-reads (``llm`` names the runs)."""
     rereads = load_rereads("own")
     rows, pooled_capped, pooled_reference = [], [], []
-    for dataset in args.datasets:
+    for dataset in datasets:
         ingest(store, dataset)
         capped_pipeline = pipeline_for(CAPPED, dataset, session_factory, llm)
-        if not args.report_only:
-            run_and_save(store, capped_pipeline, args.limit)
-        capped = stored(store, capped_pipeline, dataset, args.limit)
-        reference = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, args.limit)
-        shared = [q for q in store.queries(dataset, limit=args.limit)
+        capped = stored(store, capped_pipeline, dataset, limit)
+        reference = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
+        shared = [q for q in store.queries(dataset, limit=limit)
                   if q.id in capped and q.id in reference and f"{dataset}/{q.id}" in rereads]
         if not shared:
             continue
@@ -122,6 +109,27 @@ def main() -> int:
     header = ["dataset", "n", "demonstrations per prompt, capped / paper's rule"]
     header += comparison_header("capped", "paper's rule", "capped − rule")
     header.append("prompt tokens evaluated/q, capped / rule (hopkit's count)")
+    return markdown_table(header, rows)
+
+
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
+    add_store_options(parser)
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
+    command = command_line()
+    session_factory, store, llm = open_store(args)
+    if not args.report_only:
+        for dataset in args.datasets:
+            ingest(store, dataset)
+            run_and_save(store, pipeline_for(CAPPED, dataset, session_factory, llm), args.limit)
     write_section("ircot-demonstrations", "\n\n".join([
         "## IRCoT's demonstrations: at most 2 against as many as fit (paired, first questions of each sample)",
         f"Command: `{command}`",
@@ -132,7 +140,7 @@ def main() -> int:
         "with a 95% paired bootstrap interval; *won/lost*: questions where the capped run scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1). *Demonstrations*: the most a question's "
         "reasoning prompts held, averaged.",
-        markdown_table(header, rows),
+        demonstrations_table(store, session_factory, llm, args.datasets, args.limit),
     ]))
     return 0
 

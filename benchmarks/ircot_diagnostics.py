@@ -30,14 +30,16 @@ Runs stored before IRCoT recorded a typed trace have none: rerun ``qa_bench`` fo
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.ircot_analysis import stored_results
+from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, paragraph_recall
 from hopkit.methods.ircot.method import IRCoTConfig
@@ -52,12 +54,6 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.traces import Step, Trace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from ircot_analysis import stored_results  # noqa: E402
-from qa_bench import pipeline_for  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 15
 QueryMaker = Callable[[str, Sequence[str]], str]
 
@@ -287,10 +283,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=50)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     args = parser.parse_args()
-    os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)  # run ids depend on the model; its tokenizer counts the demonstrations

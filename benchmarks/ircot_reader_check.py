@@ -9,12 +9,11 @@ an IRCoT run with another reader isolates the reader's share of the QA score.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.reader import Reader, ReaderConfig
@@ -22,20 +21,15 @@ from hopkit.pipelines.generation.config import DemonstrationSpec, load_demonstra
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qa_bench import pipeline_for  # noqa: E402  (pysbd ships a package named "benchmarks")
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="hotpotqa")
     parser.add_argument("--limit", type=int, default=20)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     args = parser.parse_args()
-    os.environ.setdefault("HOPKIT_HOME", str(ROOT / ".hopkit-bench"))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm)

@@ -12,18 +12,14 @@ is given (a stopped judging resumes) and the judged runs are saved with their ve
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.qa_bench import METHODS, ingest, pipeline_for
+from benchmarks.qa_pipelines import SKIPPED
+from benchmarks.saved_runs import save
 from hopkit.errors import StoreError
 from hopkit.evaluation.llm_judge import AccuracyJudge
 from hopkit.judging_runs import judge_run
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_store import add_store_options, open_store  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import METHODS, ingest, pipeline_for  # noqa: E402
-from qa_pipelines import SKIPPED  # noqa: E402
-from saved_runs import save  # noqa: E402
 
 
 def main() -> int:

@@ -35,11 +35,10 @@ from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
+from benchmarks._report import write_section
+from hopkit import environment
 from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 logger = logging.getLogger("llm_bench")
 SPLITTER = SyntokSplitter()
@@ -247,18 +246,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
-    data_dir = os.environ.get("HOPKIT_DATA_DIR")
-    if not data_dir or not (Path(data_dir) / PROMPT_FILE).is_file():
+    data_dir = environment.data_dir()  # the samples' folder; the package's __init__ set the model folder
+    if data_dir is None or not (data_dir / PROMPT_FILE).is_file():
         logger.error("set HOPKIT_DATA_DIR to the folder holding %s (e.g. ../shared/data)", PROMPT_FILE)
         return 2
-    model_dir = Path(os.environ.get("HOPKIT_MODEL_DIR", "~/.cache/local-models")).expanduser()
+    model_dir = environment.model_dir()
     models = sorted(model_dir.glob("*.gguf"), key=lambda p: p.stat().st_size)
     if not models:
         logger.error("no .gguf files in %s; set HOPKIT_MODEL_DIR", model_dir)
         return 2
     load_at_start = os.getloadavg()[0]
-    rows = [measure(path, Path(data_dir), args.budget, args.n_ctx, args.threads) for path in models]
-    alternations = [measure_alternation(path, Path(data_dir), args.budget, args.n_ctx, args.threads, kv)
+    rows = [measure(path, data_dir, args.budget, args.n_ctx, args.threads) for path in models]
+    alternations = [measure_alternation(path, data_dir, args.budget, args.n_ctx, args.threads, kv)
                     for path in models for kv in (0, 4)]
     section = render(rows, budget=args.budget, n_ctx=args.n_ctx, threads=args.threads,
                      load_average=(load_at_start, os.getloadavg()[0]))

@@ -19,26 +19,27 @@ Written to docs/benchmarks.md, section ``<method>-claims``::
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.ircot_demonstrations_check import (
+    REFERENCE_REASONING,
+    comparison_cells,
+    comparison_header,
+    metric_cells,
+    stored,
+)
+from benchmarks.qa_bench import ingest, pipeline_for
+from benchmarks.qa_pipelines import SKIPPED
+from benchmarks.reader_context_check import load_rereads
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.judging_runs import accuracy_by_question, choose_judge
 from hopkit.records import Query
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, markdown_table, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from ircot_demonstrations_check import (REFERENCE_REASONING, comparison_cells, comparison_header,  # noqa: E402
-                                       metric_cells, stored)
-from qa_bench import ingest, pipeline_for  # noqa: E402
-from qa_pipelines import SKIPPED  # noqa: E402
-from reader_context_check import load_rereads  # noqa: E402
 
 #: What each method is compared with: the baselines, the other method, then its own ablations.
 OTHERS = {
@@ -113,18 +114,15 @@ def accuracy_cells(a: list[QuestionScores], b: list[QuestionScores]) -> list[str
     return metric_cells(accuracy)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
-    parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
-    args = parser.parse_args()
-    command = command_line()
-    session_factory, store, llm = open_store(args)
-    answers: Callable[[str, str], Answers] = lambda method, dataset: run_answers(  # noqa: E731
-        store, method, dataset, session_factory, llm, args.llm, args.limit)
-    others = OTHERS[args.method]
+def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, method: str,
+                datasets: Sequence[str], limit: int) -> list[str]:
+    """The section's tables: ``method`` against each other run, per sample and pooled, then Acc†.
+
+    ``llm`` names the runs (their ids record the model); nothing is generated.
+    """
+    answers: Callable[[str, str], Answers] = lambda variant, dataset: run_answers(  # noqa: E731
+        store, variant, dataset, session_factory, llm, llm_name, limit)
+    others = OTHERS[method]
     rows: list[str] = []
     accuracy_rows: list[str] = []
 
@@ -136,12 +134,12 @@ def main() -> int:
             accuracy_rows.append(f"| {other} | {where} | {len(a)} | {' | '.join(cells)} |")
 
     pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in others}
-    for dataset in args.datasets:
+    for dataset in datasets:
         ingest(store, dataset)
-        mine = answers(args.method, dataset)
+        mine = answers(method, dataset)
         for other in others:
             theirs = answers(other, dataset)
-            shared = [q for q in store.queries(dataset, limit=args.limit)
+            shared = [q for q in store.queries(dataset, limit=limit)
                       if q.id in mine.predictions and q.id in theirs.predictions]
             if not shared:
                 continue
@@ -151,11 +149,35 @@ def main() -> int:
                 pooled[other][1].extend(b)
             add_pair(other, dataset, a, b)
     for other, (a, b) in pooled.items():
-        datasets = [d for d in MULTI_HOP if any(s.query_id.startswith(f"{d}/") for s in a)]
-        if len(datasets) > 1:
-            add_pair(other, f"**pooled: {', '.join(datasets)}**", a, b)
-    name = NAMES[args.method]
+        found = [d for d in MULTI_HOP if any(s.query_id.startswith(f"{d}/") for s in a)]
+        if len(found) > 1:
+            add_pair(other, f"**pooled: {', '.join(found)}**", a, b)
+    name = NAMES[method]
     header = ["against", "dataset", "n", *comparison_header(name, "other", f"{name} − other")]
+    return [
+        markdown_table(header, rows),
+        "Acc† (the LLM judge with the MIGRES paper's Table 15 prompt, `hopkit judge`), on the pairs whose "
+        "answers it judged in both runs (IRCoT's re-reads are not runs and are not judged):",
+        markdown_table(["against", "dataset", "n", f"Acc† {name}", "Acc† other", f"Acc† {name} − other [95%]",
+                        "won/lost", "p"], accuracy_rows) if accuracy_rows else "No pair is judged yet.",
+    ]
+
+
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_paired_sections.py reads each section's command with it)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
+    parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
+    parser.add_argument("--limit", type=int, default=30)
+    add_store_options(parser)
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
+    command = command_line()
+    session_factory, store, llm = open_store(args)
+    name = NAMES[args.method]
     write_section(f"{args.method}-claims", "\n\n".join([
         f"## {name} against NoR, OneR, IRCoT, {NAMES[other_method(args.method)]} and {ABLATIONS[args.method]} "
         "(paired, first questions of each sample)",
@@ -164,14 +186,9 @@ def main() -> int:
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
         f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
-        markdown_table(header, rows),
-        "Acc† (the LLM judge with the MIGRES paper's Table 15 prompt, `hopkit judge`), on the pairs whose "
-        "answers it judged in both runs (IRCoT's re-reads are not runs and are not judged):",
-        markdown_table(["against", "dataset", "n", f"Acc† {name}", "Acc† other", f"Acc† {name} − other [95%]",
-                        "won/lost", "p"], accuracy_rows) if accuracy_rows else "No pair is judged yet.",
+        *claims_body(store, session_factory, llm, args.llm, args.method, args.datasets, args.limit),
     ]))
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import time
 from pathlib import Path
 from statistics import fmean
@@ -36,14 +35,13 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name
+from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
+from benchmarks.thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold
 from hopkit.config import load_llm
 from hopkit.judges.factory import relevance_judge
 from hopkit.methods.migres.filter import coverage_threshold, shown
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
-from thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
 
 TASKS = {"multihop": ("hotpotqa", "2wikimultihopqa", "musique"), "strategyqa": ("strategyqa",)}
 COVERAGE = 0.8
@@ -135,9 +133,10 @@ def cut_paragraph(result: dict[str, Any]) -> str:
             "that is what the cut loses.")
 
 
-def main() -> int:
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_calibration_sections.py reads the sections' commands with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help="LLM config; the judge runs on it")
+    parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the judge runs on it")
     parser.add_argument("--task", choices=sorted(TASKS), default="multihop")
     parser.add_argument("--limit", type=int, default=20, help="questions per dataset")
     parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION,
@@ -148,7 +147,11 @@ def main() -> int:
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     command = command_line()
     llm = load_llm(args.llm)
     judge = relevance_judge("llm", llm=llm, option="reranker")

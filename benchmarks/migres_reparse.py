@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import sys
-from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from benchmarks.saved_runs import open_bench_store, save
 from hopkit.errors import ParseError
 from hopkit.methods.migres.memory import Memory
 from hopkit.methods.migres.responses import parse_queries
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from saved_runs import open_bench_store, save  # noqa: E402  (pysbd ships a package named "benchmarks")
 
 
 def query_steps(trace: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 from typing import Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from server_replay import RECORDED, RESULTS  # noqa: E402
-from token_floor import load_llm  # noqa: E402
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME
+from benchmarks.server_replay import RECORDED, RESULTS
+from benchmarks.token_floor import load_llm
 
 
 def draft(context: Sequence[int], limit: int, longest_ngram: int = 3) -> list[int]:
@@ -78,7 +76,7 @@ def batch_costs(llm: object, depth: int, largest: int, repeats: int = 5) -> dict
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draft", type=int, default=4, help="most tokens drafted per evaluation")
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     args = parser.parse_args()
     command = command_line()
     calls = json.loads(RECORDED.read_text(encoding="utf-8"))

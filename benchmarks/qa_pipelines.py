@@ -1,70 +1,39 @@
-"""The QA benchmark's MIGRES and SearChain pipelines, and its StrategyQA setups.
+"""The QA benchmark's pipelines: a variant's YAML file (:mod:`benchmarks.variants`) built by hopkit.
 
-MIGRES and SearChain take their thresholds from ``benchmarks/thresholds.json``
-(written by ``benchmarks/migres_calibration.py`` and ``benchmarks/searchain_calibration.py``);
-:func:`check_calibrated` refuses, before anything runs, a method whose threshold has not
-been measured for the model, and names the command that measures it.
+``pipeline_for(variant, dataset, ...)`` reads ``benchmarks/configs/<variant>.yaml`` as it runs
+on the dataset, fills in the thresholds it names from ``benchmarks/thresholds.json`` (written
+by ``benchmarks/migres_calibration.py`` and ``benchmarks/searchain_calibration.py``) and
+builds it with hopkit's config loader, as ``hopkit run`` would. :func:`check_calibrated`
+refuses, before anything runs, a variant whose threshold has not been measured for the model,
+and names the command that measures it. ``python -m benchmarks.qa_pipelines VARIANT DATASET``
+prints a variant as the plain config ``hopkit run`` takes.
 
-StrategyQA: MIGRES with its yes/no Main Module and the authors' commonsense
-demonstrations, SearChain with its StrategyQA prompt (Figure 15). The IRCoT authors
-have no StrategyQA demonstrations, so NoR and OneR read zero-shot with a yes/no
-instruction, and IRCoT is not run there (see :data:`SKIPPED`).
+StrategyQA: MIGRES with its yes/no Main Module and the authors' commonsense demonstrations,
+SearChain with its StrategyQA prompt (Figure 15). The IRCoT authors have no StrategyQA
+demonstrations, so NoR and OneR read zero-shot with a yes/no instruction, and IRCoT is not
+run there (see :data:`SKIPPED`); each variant's file says so in its ``per_dataset`` block.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any, Sequence
 
-from hopkit.methods.reader import ReaderConfig
-from hopkit.pipelines.base import GenerationPipeline
-from hopkit.pipelines.generation.migres import MIGRESGenerationPipeline
-from hopkit.pipelines.generation.searchain import SearChainGenerationPipeline
-from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+import yaml
 
-from thresholds import (ALL_TASKS, MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
-                        calibrated, calibration_entry)
+from benchmarks.environment import LLM_NAME
+from benchmarks.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
+                                   calibrated, calibration_entry)
+from benchmarks.variants import Variant, load_variant, skipped, variant_names
+from hopkit.config import instantiate
+from hopkit.pipelines.base import GenerationPipeline
 
 YES_NO = "strategyqa"
-#: The options that turn MIGRES (zero-shot, the paper's default) into each benchmark method.
-MIGRES_VARIANTS: dict[str, dict[str, Any]] = {
-    "migres": {},
-    "migres-fewshot": {"few_shot": True},                 # MIGRES*, Table 3's few-shot rows
-    "migres-no-sentence-filter": {"sentence_filter": False},  # Table 5, "w/o Sentence Filtering"
-    "migres-no-knowledge": {"knowledge_prompting": False},    # Table 6, "w/o GPT knowledge"
-}
-#: The options that turn SearChain into each benchmark method (Table 1's ablations).
-SEARCHAIN_VARIANTS: dict[str, dict[str, Any]] = {
-    "searchain": {},
-    "searchain-no-verification": {"verification": False},
-    "searchain-no-completion": {"completion": False},
-}
-#: (method, dataset) pairs the benchmark does not run, and why.
-SKIPPED: dict[tuple[str, str], str] = {
-    (method, YES_NO): "the IRCoT authors have no StrategyQA demonstrations, and IRCoT's zero-shot templates have "
-                      "no yes/no instruction (on the multi-hop samples its reader answered in sentences: EM 0-3% "
-                      "for cover-EM 47-50%, section qa-ircot), so a run would measure the missing demonstrations, "
-                      "not IRCoT"
-    for method in ("ircot", "ircot-cot", "ircot-reasoning-reader", "ircot-2-demos", "ircot-zeroshot")
-}
-#: The zero-shot reader of NoR and OneR on StrategyQA (no demonstrations exist for it).
-YES_NO_READER = ReaderConfig(
-    mode="direct", max_tokens=8,
-    instruction="Answer the question with yes or no, using the Wikipedia paragraphs if they help.")
-
-
-def migres_task(dataset: str) -> str:
-    """The task group whose δ MIGRES uses on ``dataset`` (Table 11 sets δ per group)."""
-    return YES_NO if dataset == YES_NO else "multihop"
-
-
-def needed_thresholds(method: str, dataset: str) -> tuple[str, str] | None:
-    """The (threshold kind, task group) ``method`` needs on ``dataset``, if any."""
-    if method in MIGRES_VARIANTS:
-        return MIGRES_RELEVANCE, migres_task(dataset)
-    if method in SEARCHAIN_VARIANTS:
-        return SEARCHAIN_CONFIDENCE, ALL_TASKS
-    return None
+#: Every variant, by the name of its file in ``benchmarks/configs/``.
+METHODS = tuple(variant_names())
+#: (variant, dataset) pairs the benchmark does not run, and why.
+SKIPPED: dict[tuple[str, str], str] = skipped()
 
 
 def check_calibrated(methods: Sequence[str], datasets: Sequence[str], llm_name: str,
@@ -73,51 +42,84 @@ def check_calibrated(methods: Sequence[str], datasets: Sequence[str], llm_name: 
     problems: dict[str, None] = {}
     for method in methods:
         for dataset in datasets:
-            needed = needed_thresholds(method, dataset)
+            needed = load_variant(method, dataset).calibrated
             if needed is None or (method, dataset) in SKIPPED:
                 continue
             try:
-                calibrated(needed[0], llm_name, needed[1], path)
+                calibrated(needed.threshold, llm_name, needed.task, path)
             except NotCalibrated as exc:
                 problems[str(exc)] = None
     return list(problems)
 
 
-def migres_pipeline(method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
-                    path: Path = THRESHOLDS_FILE) -> GenerationPipeline:
-    """MIGRES with the paper's settings for the dataset's task (Table 11) and the calibrated δ.
-
-    δ is used with the ``rerank_top`` it was calibrated on (none: every hit is scored).
+def calibrated_options(variant: Variant, llm_name: str, path: Path = THRESHOLDS_FILE) -> dict[str, Any]:
+    """The options ``variant``'s calibrated threshold sets: MIGRES's δ with the ``rerank_top`` it was
+    calibrated on (none: every hit is scored), or SearChain's θ.
 
     Raises:
-        NotCalibrated: δ was not measured for ``llm_name`` and the dataset's task group.
+        NotCalibrated: the threshold was not measured for ``llm_name`` and the task group.
     """
-    task = migres_task(dataset)
-    delta = calibration_entry(MIGRES_RELEVANCE, llm_name, task, path)
-    bm25 = BM25RetrievalPipeline(session_factory, name="bm25-migres", dataset=dataset, k1=0.9, b=0.4)
-    options: dict[str, Any] = {
-        "max_iterations": 5,                          # Table 11: multi-hop and StrategyQA
-        "relevance_threshold": float(delta["value"]),
-        "rerank_top": delta.get("rerank_top"),
-        "answer_format": "yes_no" if task == YES_NO else "span",
-        "demonstration_set": "commonsense" if task == YES_NO else "multihop",
-        **MIGRES_VARIANTS[method],
-    }
-    return MIGRESGenerationPipeline(session_factory, f"{method}-{dataset}", llm, bm25, dataset=dataset, **options)
+    needed = variant.calibrated
+    if needed is None:
+        return {}
+    if needed.threshold == MIGRES_RELEVANCE:
+        delta = calibration_entry(MIGRES_RELEVANCE, llm_name, needed.task, path)
+        return {"relevance_threshold": float(delta["value"]), "rerank_top": delta.get("rerank_top")}
+    if needed.threshold == SEARCHAIN_CONFIDENCE:
+        return {"confidence_threshold": calibrated(SEARCHAIN_CONFIDENCE, llm_name, needed.task, path)}
+    raise SystemExit(f"{variant.source}: field 'calibrated': no calibrated threshold {needed.threshold!r}; "
+                     f"the thresholds are {MIGRES_RELEVANCE} and {SEARCHAIN_CONFIDENCE}")
 
 
-def searchain_pipeline(method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
-                       path: Path = THRESHOLDS_FILE) -> GenerationPipeline:
-    """SearChain with the dataset's task prompt, top-1 BM25 (as IRCoT's runs) and the calibrated θ.
+def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, llm_name: str | None = None,
+                 thresholds: Path = THRESHOLDS_FILE) -> GenerationPipeline:
+    """Variant ``method`` on ``dataset``, built from its YAML file, answering with ``llm``.
+
+    A variant with a calibrated threshold reads it for ``llm_name`` (the LLM config's name)
+    from ``thresholds``. The pipeline is given the loaded ``llm`` itself, so its run id records
+    the model's id and context length, as the saved runs' ids do (a config name would be
+    recorded as the config instead).
 
     Raises:
-        NotCalibrated: θ was not measured for ``llm_name``.
+        SystemExit: no such variant, it is not run on ``dataset``, or it needs ``llm_name``.
+        NotCalibrated: its threshold was not measured for ``llm_name``.
     """
-    bm25 = BM25RetrievalPipeline(session_factory, name="bm25", dataset=dataset)
-    options: dict[str, Any] = {
-        "task": "strategyqa" if dataset == YES_NO else "multihop",
-        "confidence_threshold": calibrated(SEARCHAIN_CONFIDENCE, llm_name, ALL_TASKS, path),
-        **SEARCHAIN_VARIANTS[method],
-    }
-    return SearChainGenerationPipeline(session_factory, f"{method}-{dataset}", llm, bm25, dataset=dataset,
-                                       **options)
+    variant = load_variant(method, dataset)
+    if variant.calibrated is not None and llm_name is None:
+        raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
+    spec = hopkit_config(method, dataset, llm_name or LLM_NAME, thresholds)
+    pipeline = instantiate(spec, variant.source, kind="pipelines").build(session_factory)
+    pipeline.llm = llm  # the constructor only kept the config's name; nothing was loaded from it
+    return pipeline
+
+
+def hopkit_config(method: str, dataset: str, llm_name: str = LLM_NAME,
+                  thresholds: Path = THRESHOLDS_FILE) -> dict[str, Any]:
+    """Variant ``method`` on ``dataset`` as a plain hopkit pipeline config (``hopkit run`` reads it),
+    for the LLM config ``llm_name``, its calibrated thresholds filled in.
+
+    Raises:
+        SystemExit: no such variant, or it is not run on ``dataset``.
+        NotCalibrated: its threshold was not measured for ``llm_name``.
+    """
+    variant = load_variant(method, dataset)
+    if variant.skipped is not None:
+        raise SystemExit(f"{method} is not run on {dataset}: {variant.skipped}")
+    return {**variant.config, "llm": llm_name, **calibrated_options(variant, llm_name, thresholds)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Print a QA benchmark variant as a hopkit pipeline config "
+                                                 "(hopkit run CONFIG.yaml runs it)")
+    parser.add_argument("variant", choices=METHODS)
+    parser.add_argument("dataset")
+    parser.add_argument("--llm", default=LLM_NAME, help="the LLM config (its calibrated thresholds are filled in)")
+    args = parser.parse_args()
+    print(f"# {load_variant(args.variant, args.dataset).description}")
+    print(yaml.safe_dump(hopkit_config(args.variant, args.dataset, args.llm), sort_keys=False, allow_unicode=True),
+          end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import LLM_NAME, RESULTS, use_bench_home
+from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
+from benchmarks.token_floor import Counters, load_llm
 from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.context import with_main_passage
@@ -38,12 +39,6 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.records import Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for, run_and_save  # noqa: E402
-from saved_runs import RESULTS  # noqa: E402
-from token_floor import BENCH_HOME, Counters, load_llm  # noqa: E402
 
 REREADS = {"own": RESULTS / "reader_context_rereads.json", "chat": RESULTS / "reader_chat_rereads.json"}
 DESCRIPTIONS = {"own": "the own-context reader", "chat": "the zero-shot chat reader"}
@@ -123,33 +118,53 @@ def compare(store: Store, dataset: str, results: list[Any], rereads: dict[str, R
             f"{evaluated['chat']:,.0f} | {ircot_evaluated:,.0f} |")
 
 
-def main() -> int:
+def reader_table(store: Store, session_factory: Any, llm: Any, datasets: Sequence[str], limit: int) -> str:
+    """The section's table from the stored ``ircot-reasoning-reader`` runs and the saved re-reads
+    (``llm`` names the runs); a question is compared once every reader has read it."""
+    rereads = {variant: load_rereads(variant) for variant in REREADS}
+    rows = []
+    for dataset in datasets:
+        ingest(store, dataset)
+        run_id = pipeline_for("ircot-reasoning-reader", dataset, session_factory, llm).run_spec().run_id
+        limited = {q.id for q in store.queries(dataset, limit=limit)}
+        results = [r for r in store.results(run_id) if r.query_id in limited and r.error is None
+                   and all(f"{dataset}/{r.query_id}" in done for done in rereads.values())]
+        if results:
+            rows.append(compare(store, dataset, results, rereads))
+    return ("| dataset | n | EM own | EM reasoning | EM chat | EM reasoning − own | EM chat − own | F1 own | "
+            "F1 reasoning | F1 chat | F1 reasoning − own | F1 chat − own | own re-read tok/q | chat re-read tok/q | "
+            "IRCoT evaluated tok/q |\n|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---:|---:|---:|\n"
+            + "\n".join(rows))
+
+
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     llm = load_llm(args.llm, None)  # also names the runs
-    rereads = {variant: load_rereads(variant) for variant in REREADS}
-    rows = []
-    for dataset in args.datasets:
-        ingest(store, dataset)
-        pipeline = pipeline_for("ircot-reasoning-reader", dataset, session_factory, llm)
-        run_id = pipeline.run_spec().run_id if args.report_only else run_and_save(store, pipeline, args.limit)
-        limited = {q.id for q in store.queries(dataset, limit=args.limit)}
-        results = [r for r in store.results(run_id) if r.query_id in limited and r.error is None]
-        if not args.report_only:
+    if not args.report_only:
+        rereads = {variant: load_rereads(variant) for variant in REREADS}
+        for dataset in args.datasets:
+            ingest(store, dataset)
+            run_id = run_and_save(store, pipeline_for("ircot-reasoning-reader", dataset, session_factory, llm),
+                                  args.limit)
+            limited = {q.id for q in store.queries(dataset, limit=args.limit)}
+            results = [r for r in store.results(run_id) if r.query_id in limited and r.error is None]
             for variant in REREADS:
                 reread(variant, store, session_factory, dataset, llm, results, rereads[variant])
-        results = [r for r in results if all(f"{dataset}/{r.query_id}" in done for done in rereads.values())]
-        if results:
-            rows.append(compare(store, dataset, results, rereads))
     write_section("reader-context", "\n\n".join([
         "## IRCoT's reader: its own context, the reasoning prompt's, or the chat format (paired, same paragraphs)",
         f"Command: `{command}`",
@@ -163,13 +178,9 @@ def main() -> int:
         "bootstrap interval. *Evaluated*: tokens llama.cpp evaluated per question for each re-read (the "
         "reasoning-context reader needs none), and prompt tokens the whole IRCoT run evaluated per question "
         "(hopkit's count). Token counts, not seconds: these runs shared the machine with other work.",
-        "| dataset | n | EM own | EM reasoning | EM chat | EM reasoning − own | EM chat − own | F1 own | "
-        "F1 reasoning | F1 chat | F1 reasoning − own | F1 chat − own | own re-read tok/q | chat re-read tok/q | "
-        "IRCoT evaluated tok/q |\n|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---:|---:|---:|\n"
-        + "\n".join(rows),
+        reader_table(store, session_factory, llm, args.datasets, args.limit),
     ]))
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

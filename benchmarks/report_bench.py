@@ -7,7 +7,7 @@ memory and the sizes (whole folder, the explorer's index, the question chunks), 
 Playwright are installed, how long the explorer takes in headless Chromium to list the questions and
 to open one of the last page. Run from the project root (the machine may be busy: nice it):
 
-    nice -n 19 .venv/bin/python benchmarks/report_bench.py
+    nice -n 19 .venv/bin/python -m benchmarks.report_bench
 
 It writes the ``report`` section of docs/benchmarks.md.
 """
@@ -22,19 +22,17 @@ import os
 import platform
 import resource
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from report_synthetic import fill_store, synthetic_corpus  # noqa: E402
-
-from hopkit.report.files import write_report  # noqa: E402
-from hopkit.report.html import collect_report  # noqa: E402
-from hopkit.scoring_runs import score_run  # noqa: E402
-from hopkit.store.store import Store  # noqa: E402
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import chromium
+from benchmarks.report_synthetic import fill_store, synthetic_corpus
+from hopkit.report.files import write_report
+from hopkit.report.html import collect_report
+from hopkit.scoring_runs import score_run
+from hopkit.store.store import Store
 
 
 def _mb(size: float) -> str:
@@ -56,15 +54,15 @@ def _folder_size(folder: Path) -> int:
 def _browser_times(out: Path) -> tuple[float, float, int] | None:
     """Seconds until the explorer lists its questions, and to open a question on its last page (None
     without Chromium or Playwright), and how many chunk scripts the page then holds."""
-    chromium = os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium")
+    browser_path = chromium()
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return None
-    if chromium is None:
+    if browser_path is None:
         return None
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         start = time.perf_counter()
         page.goto((out / "explorer.html").as_uri())

@@ -1,13 +1,12 @@
 """Whether the code still gives each saved run its run id: a refactor's check that needs no model.
 
-For every export file in ``benchmarks/results/runs/``, the benchmark's pipeline of that run
-(qa_bench's ``pipeline_for``, the variant named on the command line or the one its name says)
-is rebuilt on a stand-in for the Qwen model (its model id and context only; nothing is
-generated) and its run id compared with the saved one. The store must hold the samples as
+For every export file in ``benchmarks/results/runs/``, the benchmark variants whose runs carry
+that run's name (``benchmarks/configs/<variant>.yaml``, built by qa_pipelines' ``pipeline_for``)
+are rebuilt on a stand-in for the Qwen model (its model id and context only; nothing is
+generated) and their run ids compared with the saved one. The store must hold the samples as
 qa_bench ingests them (the bench store, or answers_unchanged's scratch store).
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.saved_run_ids \\
-        --store .hopkit-bench/hopkit.db [--variants ircot=ircot-2-demos ...]
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.saved_run_ids --store .hopkit-bench/hopkit.db
 """
 
 from __future__ import annotations
@@ -15,18 +14,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.environment import LLM_NAME, RUNS
+from benchmarks.qa_bench import METHODS, pipeline_for
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qa_bench import METHODS, pipeline_for  # noqa: E402  (pysbd ships a package named "benchmarks")
-from saved_runs import RUNS  # noqa: E402
-
-LLM_NAME = "qwen2.5-coder-1.5b-4k"
 
 
 class QwenStandIn(ScriptedLLM):

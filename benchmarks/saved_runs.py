@@ -18,27 +18,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchmarks.environment import BENCH_STORE, RUNS
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.store.transfer import export_runs, import_runs
-
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
-RUNS = RESULTS / "runs"
-BENCH_HOME = ROOT / ".hopkit-bench"
 
 
 def is_bench_store(store: Store) -> bool:
     """Whether ``store`` is the benchmarks' own SQLite file, whose runs the repository keeps."""
     prefix = "sqlite:///"
     location = store.location
-    bench_file = (BENCH_HOME / "hopkit.db").resolve()
+    bench_file = BENCH_STORE.resolve()
     return location.startswith(prefix) and Path(location[len(prefix):]).resolve() == bench_file
 
 
 def open_bench_store() -> Store:
     """The benchmarks' own store, ``.hopkit-bench/hopkit.db``."""
-    return Store(DBConnection(f"sqlite:///{BENCH_HOME / 'hopkit.db'}").get_session_factory())
+    return Store(DBConnection(f"sqlite:///{BENCH_STORE}").get_session_factory())
 
 
 def restore(store: Store, dataset: str) -> int:

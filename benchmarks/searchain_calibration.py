@@ -29,7 +29,6 @@ import json
 import math
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,16 +36,15 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name
+from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
+from benchmarks.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold
 from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
 from hopkit.evaluation.metrics import cover_em
 from hopkit.judges.factory import answer_judge
 from hopkit.methods.searchain.method import SearChainConfig, passage_text
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import BENCHMARKS_MD, command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name  # noqa: E402
-from thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold  # noqa: E402
 
 PAPER_THETA = 1.5
 _STEP_REFERENCE = re.compile(r"#(\d+)")
@@ -121,6 +119,19 @@ def best(points: Sequence[Point], at_least: float = -math.inf) -> Point | None:
     return max(eligible, key=lambda p: (p.f1, -p.theta)) if eligible else None
 
 
+def calibrated_points(items: dict[str, Any]) -> tuple[Point, Point | None, Point | None]:
+    """θ with the best F1 over the scored pairs, the best from 1.0 up (the paper's grid), and the paper's θ.
+
+    Raises:
+        SystemExit: the reader read no answer in any pair.
+    """
+    points = sweep([item["confidence"] for item in items.values()], [item["label"] for item in items.values()])
+    chosen = best(points)
+    if chosen is None:
+        raise SystemExit("the reader read no answer in any pair; nothing to calibrate")
+    return chosen, best(points, 1.0), next((p for p in points if abs(p.theta - PAPER_THETA) < 1e-9), None)
+
+
 def render(chosen: Point, paper_grid: Point | None, at_paper: Point | None, items: dict[str, Any],
            args: argparse.Namespace, command: str, reader_id: str) -> str:
     positives = sum(1 for item in items.values() if item["label"])
@@ -146,15 +157,20 @@ def render(chosen: Point, paper_grid: Point | None, at_paper: Point | None, item
     ])
 
 
-def main() -> int:
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_calibration_sections.py reads the section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help="LLM config; the reader runs on it")
+    parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the reader runs on it")
     parser.add_argument("--limit", type=int, default=50, help="MuSiQue questions whose sub-questions are read")
     parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     command = command_line()
     sample = Sample.load("musique")
     if args.start < FIRST_CALIBRATION_QUESTION:
@@ -179,12 +195,7 @@ def main() -> int:
                              "answer": reading.text if reading is not None else None, "confidence": confidence,
                              "seconds": time.perf_counter() - started})
     items = scores.items
-    points = sweep([item["confidence"] for item in items.values()], [item["label"] for item in items.values()])
-    chosen = best(points)
-    if chosen is None:
-        raise SystemExit("the reader read no answer in any pair; nothing to calibrate")
-    paper_grid = best(points, 1.0)
-    at_paper = next((p for p in points if abs(p.theta - PAPER_THETA) < 1e-9), None)
+    chosen, paper_grid, at_paper = calibrated_points(items)
     print(f"θ = {chosen.theta:.1f} (F1 {chosen.f1:.3f}, {len(items)} pairs)")
     store_threshold(SEARCHAIN_CONFIDENCE, args.llm, ALL_TASKS, {
         "value": chosen.theta, "f1": round(chosen.f1, 4), "precision": round(chosen.precision, 4),

@@ -24,13 +24,16 @@ resumes::
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from statistics import fmean
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from tqdm import tqdm
 
+from benchmarks._report import command_line, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.calibration import ScoreFile
+from benchmarks.environment import RESULTS
+from benchmarks.qa_bench import ingest, pipeline_for
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.methods.searchain.method import passage_text
@@ -38,13 +41,7 @@ from hopkit.methods.searchain.tracing import Mark, alce_citation_scores, resolve
 from hopkit.store.store import Store
 from hopkit.traces import Trace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from bench_store import add_store_options, open_store  # noqa: E402
-from calibration import ScoreFile  # noqa: E402
-from qa_bench import ingest, pipeline_for  # noqa: E402
-
-CITATIONS_DIR = Path(__file__).resolve().parent / "results" / "citations"
+CITATIONS_DIR = RESULTS / "citations"
 
 
 def tracing_step(trace: Mapping[str, Any]) -> Any | None:
@@ -66,23 +63,19 @@ def score_question(store: Store, dataset: str, step: Any, judge: LLMEntailmentJu
             "recall": recall, "precision": precision}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--methods", nargs="+", default=["searchain"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
-    args = parser.parse_args()
-    command = command_line()
-    session_factory, store, llm = open_store(args)
-    judge = LLMEntailmentJudge(llm)
+def citation_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, methods: Sequence[str],
+                  datasets: Sequence[str], limit: int, judge: Any = None) -> list[str]:
+    """One row per run: its citations scored on its first ``limit`` answers. Scores already in
+    ``benchmarks/results/citations/`` are read; the others are made by ``judge`` (default: ``llm``
+    as the entailment judge), whose ``judge_id`` names the scores."""
+    judge = LLMEntailmentJudge(llm) if judge is None else judge
     splitter = SyntokSplitter()
     rows = []
-    for dataset in args.datasets:
+    for dataset in datasets:
         ingest(store, dataset)
-        for method in args.methods:
-            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm).run_spec().run_id
-            first = {q.id for q in store.queries(dataset, limit=args.limit)}
+        for method in methods:
+            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+            first = {q.id for q in store.queries(dataset, limit=limit)}
             results = [r for r in store.results(run_id) if r.query_id in first and r.error is None]
             if not results:
                 print(f"{method} on {dataset}: no stored results (run {run_id}); run qa_bench first")
@@ -94,6 +87,24 @@ def main() -> int:
                 scores.add(query_id, score_question(store, dataset, step, judge, splitter))
             items = [scores.items[query_id] for query_id, _ in traced]
             rows.append(citation_row(method, dataset, run_id, len(results), items))
+    return rows
+
+
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser.add_argument("--methods", nargs="+", default=["searchain"])
+    parser.add_argument("--limit", type=int, default=30)
+    add_store_options(parser)
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
+    command = command_line()
+    session_factory, store, llm = open_store(args)
+    rows = citation_rows(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit)
     write_section("searchain-citations", "\n\n".join([
         "## SearChain's citations, scored: ALCE recall and precision of the stored final contents",
         f"Command: `{command}`",
@@ -104,11 +115,15 @@ def main() -> int:
         "sentence is entailed by its cited passages, joined; unmarked sentences count as unsupported) and "
         "precision (citations not irrelevant), each averaged over answers. Entailment: the LLM judge "
         "(log P(yes) − log P(no) ≥ 0 on the model's own yes/no question).",
-        "| method | dataset | run | answered | traced % | sentences/answer | marked sentences % | citation recall | "
-        "citation precision |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows),
+        citations_table(rows),
     ]))
     return 0
 
+
+def citations_table(rows: Sequence[str]) -> str:
+    """The section's table of :func:`citation_rows`."""
+    return ("| method | dataset | run | answered | traced % | sentences/answer | marked sentences % | "
+            "citation recall | citation precision |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(rows))
 
 def citation_row(method: str, dataset: str, run_id: str, answered: int, items: list[Mapping[str, Any]]) -> str:
     if not items:

@@ -32,15 +32,13 @@ import sys
 import time
 import urllib.request
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import BENCH_HOME, LLM_NAME, use_bench_home
+from benchmarks.qa_bench import pipeline_for
+from benchmarks.token_floor import Counters, fresh_store, load_llm, record_calls
 from hopkit.llm.llama_cpp import LlamaCppLLM
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import pipeline_for  # noqa: E402
-from token_floor import BENCH_HOME, Counters, fresh_store, load_llm, record_calls  # noqa: E402
 
 RECORDED = BENCH_HOME / "server_replay_calls.json"
 RESULTS = BENCH_HOME / "server_replay.json"
@@ -184,13 +182,13 @@ def main() -> int:
     parser.add_argument("--dataset", default="musique")
     parser.add_argument("--method", default="ircot")
     parser.add_argument("--limit", type=int, default=3)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--replay-only", action="store_true", help="replay the calls recorded last time")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    use_bench_home()
     if not args.report_only:
         if args.replay_only:
             calls = [Call(**c) for c in json.loads(RECORDED.read_text(encoding="utf-8"))]

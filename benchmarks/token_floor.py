@@ -31,13 +31,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hopkit.config import instantiate, named_config_path, load_yaml
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, data_dir, use_bench_home
+from benchmarks.qa_bench import ingest, pipeline_for
+from hopkit.config import instantiate, load_yaml, named_config_path
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.protocol import Completion
 from hopkit.prompts.layout import render_paragraphs
@@ -46,13 +48,7 @@ from hopkit.scoring_runs import score_run
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import command_line, write_section  # noqa: E402  (pysbd ships a package named "benchmarks")
-from qa_bench import ingest, pipeline_for  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-BENCH_HOME = ROOT / ".hopkit-bench"
-RECORDS = ROOT / "benchmarks" / "results" / "token_floor.json"
+RECORDS = RESULTS / "token_floor.json"
 RATE_PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
 
 
@@ -328,18 +324,17 @@ def main() -> int:
     parser.add_argument("--dataset", default="musique")
     parser.add_argument("--methods", nargs="+", default=["nor", "oner", "ircot"])
     parser.add_argument("--limit", type=int, default=20)
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b-4k")
+    parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--threads", type=int, default=None, help="override the config's n_threads")
     parser.add_argument("--label", required=True, help="name of this variant in the table")
     parser.add_argument("--report-only", action="store_true", help="rewrite the section from the records")
     args = parser.parse_args()
     command = command_line()
-    os.environ.setdefault("HOPKIT_HOME", str(BENCH_HOME))
+    use_bench_home()
     records = load_records()
     if not args.report_only:
-        data_dir = Path(os.environ["HOPKIT_DATA_DIR"])
         llm = load_llm(args.llm, args.threads)
-        rates = measure_rates(llm, data_dir)
+        rates = measure_rates(llm, data_dir())
         print(f"raw rates: prefill {rates.prefill_tokens_per_s:.0f} tok/s, decode {rates.decode_tokens_per_s:.1f} tok/s")
         for method in args.methods:
             started = time.time()

@@ -1,12 +1,16 @@
-"""The benchmark scripts under test, each loaded from its file (a package named "benchmarks" ships with pysbd)."""
+"""The benchmark scripts under test, imported as ``benchmarks.<name>``.
+
+pytest puts the repository root first on ``sys.path`` (``pythonpath`` in pyproject.toml), so
+``benchmarks`` is this repository's package even where pysbd has installed a top-level package
+of the same name; :func:`load_script` checks it.
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -14,18 +18,29 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def load_script(name: str) -> ModuleType:
-    """``benchmarks/<name>.py`` as a module, its folder importable as the scripts expect."""
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/<name>.py`` as the module ``benchmarks.<name>``.
+
+    Raises:
+        ImportError: ``benchmarks`` is another package (the message says which file won).
+    """
+    package = importlib.import_module("benchmarks")
+    if Path(package.__file__ or "").resolve().parent != BENCHMARKS:
+        raise ImportError(f"'benchmarks' is {package.__file__}, not {BENCHMARKS}: put the repository root first "
+                          "on sys.path (pytest does, from pyproject.toml's pythonpath)")
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 @pytest.fixture(scope="session")
 def load_benchmark() -> Callable[[str], ModuleType]:
-    """Loads ``benchmarks/<name>.py`` by name."""
+    """Imports ``benchmarks.<name>`` by name."""
     return load_script
+
+
+@pytest.fixture(scope="session")
+def restored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A scratch store with the samples' pooled corpora and every saved run (needs ``$HOPKIT_DATA_DIR``);
+    its session factory. Its BM25 indexes go to the same folder."""
+    folder = tmp_path_factory.mktemp("restored")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOPKIT_HOME", str(folder))
+        yield load_script("qa_sections").restored_store(folder / "hopkit.db")

@@ -3,9 +3,7 @@ replay, given IRCoT's own queries, gives back the traced paragraphs (no model is
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+import importlib
 from types import ModuleType
 
 import pytest
@@ -19,7 +17,6 @@ from hopkit.traces import Trace, collect_trace
 
 pytestmark = pytest.mark.unit
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ircot_diagnostics.py"
 CORPUS = [
     Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
     Paragraph(1, "Ada Quill", "Ada Quill, the engineer behind Velmora Ironworks, was born in the town of Tarsk."),
@@ -33,13 +30,8 @@ SCRIPT_LINES = ["Velmora Ironworks was founded by Ada Quill.", "Ada Quill was bo
 
 @pytest.fixture(scope="module")
 def diagnostics() -> ModuleType:
-    """The script, loaded from its file (a package named "benchmarks" ships with pysbd)."""
-    spec = importlib.util.spec_from_file_location("ircot_diagnostics_under_test", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The script, imported from this repository's ``benchmarks`` package (pyproject.toml's pythonpath)."""
+    return importlib.import_module("benchmarks.ircot_diagnostics")
 
 
 def traced_run(config: IRCoTConfig) -> tuple[Trace, tuple[int, ...]]:

@@ -1,0 +1,83 @@
+"""The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
+to the character: ``searchain-claims`` and ``migres-claims`` (benchmarks.method_claims),
+``reader-context`` (benchmarks.reader_context_check), ``ircot-demonstrations``
+(benchmarks.ircot_demonstrations_check) and ``searchain-citations`` (benchmarks.searchain_citations,
+from its saved scores).
+
+Each section's tables are built again by its script from its command, on the scratch store the
+``restored`` fixture fills with the saved runs. No model is loaded: the run ids are those of the
+benchmark's model, named by a stand-in, and the re-reads come from ``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+
+from hopkit.store.store import Store
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow,
+              pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
+                                 reason="HOPKIT_DATA_DIR is not set: the sections are scored on the samples")]
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+#: section -> (its script, the line its rebuilt part starts with)
+SECTIONS = {
+    "searchain-claims": ("method_claims", "| against |"),
+    "migres-claims": ("method_claims", "| against |"),
+    "reader-context": ("reader_context_check", "| dataset |"),
+    "ircot-demonstrations": ("ircot_demonstrations_check", "| dataset |"),
+    "searchain-citations": ("searchain_citations", "| method |"),
+}
+
+
+class SavedScoresOnly:
+    """The entailment judge the saved citation scores name, which refuses to judge anything new."""
+
+    judge_id = "llm:qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"an answer without a saved citation score would be judged ({name})")
+
+
+def section_text(name: str) -> str:
+    match = re.search(rf"<!-- bench:{re.escape(name)} -->\n(.*?)\n<!-- /bench:{re.escape(name)} -->",
+                      PAGE.read_text(encoding="utf-8"), re.S)
+    assert match is not None, f"no section {name} on the page"
+    return match.group(1)
+
+
+def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
+    """The section's tables built again by ``script`` from the command the section names."""
+    from benchmarks.saved_run_ids import QwenStandIn
+
+    command = re.search(r"^Command: `([^`]*)`", text, re.M)
+    assert command is not None
+    argv = shlex.split(command.group(1))
+    args = script.command_parser().parse_args(argv[argv.index(script.__name__) + 1:])
+    store, llm = Store(restored), QwenStandIn([], context_length=4096)
+    if script.__name__ == "benchmarks.method_claims":
+        return "\n\n".join(script.claims_body(store, restored, llm, args.llm, args.method, args.datasets,
+                                              args.limit))
+    if script.__name__ == "benchmarks.reader_context_check":
+        return script.reader_table(store, restored, llm, args.datasets, args.limit)
+    if script.__name__ == "benchmarks.searchain_citations":
+        return script.citations_table(script.citation_rows(store, restored, llm, args.llm, args.methods,
+                                                           args.datasets, args.limit, SavedScoresOnly()))
+    return script.demonstrations_table(store, restored, llm, args.datasets, args.limit)
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_the_saved_runs_give_the_section(load_benchmark: Callable[[str], ModuleType], restored: Any,
+                                         name: str) -> None:
+    script, start = SECTIONS[name]
+    text = section_text(name)
+    page = text[text.index(start):]
+    assert page.count("\n| ") >= 2  # a table with rows, not an empty one
+    assert rebuilt(load_benchmark(script), restored, text) == page

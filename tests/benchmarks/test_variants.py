@@ -1,0 +1,125 @@
+"""The QA benchmark's variants (``benchmarks/configs/*.yaml``) build and keep their run ids.
+
+``variant_run_ids.json`` holds the run id of every variant on every sample, as the Python
+``pipeline_for`` of f5eef5c gave them before the variants became YAML files; the saved runs
+(``benchmarks/results/runs``) carry these ids, so a changed id would orphan them. No model is
+loaded: the run id records the model's id and context length only.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+
+from benchmarks.saved_run_ids import QwenStandIn  # the model as a run id records it
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+pytestmark = pytest.mark.unit
+
+RECORDED: dict[str, str] = json.loads((Path(__file__).parent / "variant_run_ids.json").read_text(encoding="utf-8"))
+DATASETS = ("hotpotqa", "2wikimultihopqa", "musique", "strategyqa")
+#: Saved SearChain runs made before SearChain's options changed: no variant gives their ids any more.
+OLD_SEARCHAIN_RUNS = {"232919713e8fbcaf", "56d6c35ac6183c5f", "66fc3cb140d4ef0d", "d92ce36c00474329"}
+needs_samples = pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
+                                   reason="HOPKIT_DATA_DIR is not set: the run ids depend on the samples' corpora")
+
+
+@pytest.fixture(scope="module")
+def pipelines(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("qa_pipelines")
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A store holding the four samples' pooled corpora, as qa_bench ingests them."""
+    from hopkit.data.corpus import pool_corpus
+    from hopkit.data.registry import load_dataset, sample_path
+
+    path = tmp_path_factory.mktemp("variants") / "hopkit.db"
+    session_factory = DBConnection(f"sqlite:///{path}").get_session_factory()
+    store = Store(session_factory)
+    for dataset in DATASETS:
+        store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
+    return session_factory
+
+
+def saved_run_ids() -> set[str]:
+    from benchmarks.environment import RUNS
+
+    ids = set()
+    for path in RUNS.glob("*.jsonl.gz"):
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            ids.add(next(json.loads(line)["run"]["run_id"] for line in lines if line.startswith('{"run"')))
+    return ids
+
+
+def test_every_variant_and_sample_has_a_recorded_run_id(pipelines: ModuleType) -> None:
+    cells = {f"{m}/{d}" for m in pipelines.METHODS for d in DATASETS if (m, d) not in pipelines.SKIPPED}
+    assert cells == set(RECORDED)
+
+
+@needs_samples
+@pytest.mark.parametrize("cell", sorted(RECORDED))
+def test_the_variant_gives_its_recorded_run_id(pipelines: ModuleType, sample_store: Any, cell: str) -> None:
+    variant, dataset = cell.split("/")
+    pipeline = pipelines.pipeline_for(variant, dataset, sample_store, QwenStandIn([], context_length=4096),
+                                      llm_name="qwen2.5-coder-1.5b-4k")
+    assert pipeline.run_spec().run_id == RECORDED[cell]
+
+
+def test_every_saved_run_is_a_variant_but_the_old_searchain_runs() -> None:
+    saved = saved_run_ids()
+    assert OLD_SEARCHAIN_RUNS <= saved
+    assert saved - OLD_SEARCHAIN_RUNS <= set(RECORDED.values())
+    assert not OLD_SEARCHAIN_RUNS & set(RECORDED.values())
+
+
+def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipelines: ModuleType) -> None:
+    ircot = {m for m in pipelines.METHODS if m.startswith("ircot")}
+    assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot
+    assert all(pipelines.load_variant(m, "hotpotqa").description != m for m in pipelines.METHODS)
+    with pytest.raises(SystemExit, match="not run on strategyqa"):
+        pipelines.pipeline_for("ircot", "strategyqa", None, QwenStandIn([]))
+
+
+def test_a_derived_variant_starts_from_its_base_and_takes_the_datasets_overrides(pipelines: ModuleType) -> None:
+    base, k15 = pipelines.load_variant("oner", "strategyqa"), pipelines.load_variant("oner-k15", "strategyqa")
+    assert (base.config["k"], k15.config["k"]) == (5, 15)
+    assert k15.config["reader"] == base.config["reader"] and k15.config["reader"]["max_tokens"] == 8
+    assert k15.config["demonstrations"] is None and k15.config["name"] == "oner-k15-strategyqa"
+    assert pipelines.load_variant("oner-k15", "musique").config["demonstrations"]["dataset"] == "musique"
+    assert pipelines.load_variant("ircot-cot", "musique").config["name"] == "ircot-musique"
+    migres = pipelines.load_variant("migres-fewshot", "strategyqa")
+    assert (migres.calibrated.task, migres.config["answer_format"], migres.config["few_shot"]) == \
+           ("strategyqa", "yes_no", True)
+
+
+@needs_samples
+@pytest.mark.parametrize("cell", sorted(RECORDED))
+def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleType, sample_store: Any, cell: str,
+                                                             tmp_path: Path) -> None:
+    """``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints a file ``hopkit run`` builds into the same
+    method, options and retrieval (the run id differs only by how the model is named: a config, not a file)."""
+    import yaml
+
+    from hopkit.cli_run import pipeline_config
+    from hopkit.config import instantiate
+
+    variant, dataset = cell.split("/")
+    path = tmp_path / "variant.yaml"
+    path.write_text(yaml.safe_dump(pipelines.hopkit_config(variant, dataset)), encoding="utf-8")
+    spec, source = pipeline_config(str(path))
+    printed = instantiate(spec, source, kind="pipelines").build(sample_store).run_spec()
+    benchmark = pipelines.pipeline_for(variant, dataset, sample_store, QwenStandIn([], context_length=4096),
+                                       llm_name="qwen2.5-coder-1.5b-4k").run_spec()
+    assert (printed.name, printed.method, printed.dataset) == (benchmark.name, benchmark.method, benchmark.dataset)
+    assert {k: v for k, v in printed.config.items() if k != "llm"} == \
+           {k: v for k, v in benchmark.config.items() if k != "llm"}
+    assert printed.config["llm"]["config"] == "qwen2.5-coder-1.5b-4k"
