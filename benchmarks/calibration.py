@@ -1,4 +1,4 @@
-"""What the two calibration scripts share: a resumable file of per-item scores, and the questions.
+"""What the two calibration scripts share: the questions (scores are kept in hopkit's ScoreFile).
 
 The calibration questions are never the benchmark's: qa_bench's MIGRES and SearChain runs
 use the first 30 questions of each sample, the calibrations start at the 51st
@@ -7,11 +7,7 @@ use the first 30 questions of each sample, the calibrations start at the 51st
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping
 
 from benchmarks.environment import RESULTS
 from hopkit.data.corpus import pool_corpus
@@ -22,44 +18,6 @@ from hopkit.retrieval.bm25 import BM25Retriever
 SCORES_DIR = RESULTS / "calibration"
 #: The benchmark's questions are the first 30 of each sample; calibration starts past the 50th.
 FIRST_CALIBRATION_QUESTION = 50
-
-
-class ScoreFile:
-    """Per-item scores written as each item is done, so a stopped calibration resumes.
-
-    Args:
-        path: the JSON file.
-        settings: what the scores depend on (model, judge, hits...); a file written with
-            other settings is refused rather than mixed.
-    """
-
-    def __init__(self, path: Path, settings: Mapping[str, Any]) -> None:
-        self.path = path
-        self.settings = dict(settings)
-        self.items: dict[str, Any] = {}
-
-    def load(self) -> ScoreFile:
-        """Read the items already scored (none when the file does not exist).
-
-        Raises:
-            SystemExit: the file was written with other settings.
-        """
-        if self.path.exists():
-            content = json.loads(self.path.read_text(encoding="utf-8"))
-            if content.get("settings") != self.settings:
-                raise SystemExit(f"{self.path} holds scores made with other settings ({content.get('settings')}, "
-                                 f"now {self.settings}); move it away to start again")
-            self.items = dict(content.get("items", {}))
-        return self
-
-    def add(self, key: str, record: Mapping[str, Any]) -> None:
-        """Store one item's scores and write the file (atomically: a stop never leaves half a file)."""
-        self.items[key] = dict(record)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".partial")
-        partial.write_text(json.dumps({"settings": self.settings, "items": self.items}, indent=1) + "\n",
-                           encoding="utf-8")
-        os.replace(partial, self.path)
 
 
 @dataclass(frozen=True)

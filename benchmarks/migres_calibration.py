@@ -36,9 +36,10 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
-from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name
+from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
 from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
 from benchmarks.thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold
+from hopkit.calibration.scores import ScoreFile
 from hopkit.config import load_llm
 from hopkit.judges.factory import relevance_judge
 from hopkit.methods.migres.filter import coverage_threshold, shown
@@ -156,7 +157,7 @@ def main() -> int:
     llm = load_llm(args.llm)
     judge = relevance_judge("llm", llm=llm, option="reranker")
     scores = ScoreFile(args.scores_dir / f"migres_relevance_{safe_name(args.llm)}_{args.task}.json",
-                       {"judge": judge.judge_id, "hits": args.hits, "bm25": {"k1": 0.9, "b": 0.4}}).load()
+                       {"judge": judge.judge_id, "hits": args.hits, "bm25": {"k1": 0.9, "b": 0.4}})
     scored = min(args.hits, args.rerank_top or args.hits)
     for dataset in TASKS[args.task]:
         sample = Sample.load(dataset, k1=0.9, b=0.4)

@@ -26,118 +26,44 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import re
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
-from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, ScoreFile, safe_name
+from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
 from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
 from benchmarks.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold
+from hopkit.calibration.scores import ScoreFile
+from hopkit.calibration.searchain import (PAPER_THETA, ThetaPoint, best_point, point_at, read_pair, sub_question_pairs,
+                                          sweep)
 from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
-from hopkit.evaluation.metrics import cover_em
 from hopkit.judges.factory import answer_judge
-from hopkit.methods.searchain.method import SearChainConfig, passage_text
-
-PAPER_THETA = 1.5
-_STEP_REFERENCE = re.compile(r"#(\d+)")
+from hopkit.methods.searchain.method import SearChainConfig
 
 
-@dataclass(frozen=True)
-class SubQuestion:
-    """A single-hop sub-question of a MuSiQue decomposition, with its gold answers."""
-
-    key: str
-    text: str
-    golds: tuple[str, ...]
-
-
-def as_question(text: str) -> str:
-    """A step written as a Wikidata triple ("Hagar >> spouse") as a question ("What is the spouse of Hagar?")."""
-    subject, arrow, relation = text.partition(" >> ")
-    return f"What is the {relation.strip()} of {subject.strip()}?" if arrow else text
-
-
-def sub_questions(row: dict[str, Any]) -> list[SubQuestion]:
-    """The decomposition of one MuSiQue row, each ``#k`` replaced by step k's answer, triples as questions."""
-    steps = row.get("question_decomposition") or []
-    answers = [str(step["answer"]) for step in steps]
-    found = []
-    for index, step in enumerate(steps):
-        text = as_question(_STEP_REFERENCE.sub(lambda m: answers[int(m.group(1)) - 1]
-                                               if 0 < int(m.group(1)) <= len(answers) else m.group(0),
-                                               step["question"]))
-        golds = (answers[index],)
-        if index == len(steps) - 1:
-            golds += tuple(str(a) for a in row.get("answer_aliases", []) if a not in golds)
-        found.append(SubQuestion(f"{row['id']}#{index + 1}", text, golds))
-    return found
-
-
-@dataclass(frozen=True)
-class Point:
-    """F1 of "confidence > θ" at one θ."""
-
-    theta: float
-    precision: float
-    recall: float
-    f1: float
-
-
-def sweep(confidences: Sequence[float | None], labels: Sequence[bool], *, start: float = 1.0) -> list[Point]:
-    """F1 of "confidence > θ" for θ on a 0.1 grid from min(``start``, the lowest confidence) to the highest.
-
-    ``None`` (no answer read) is never above θ.
-    """
-    finite = [c for c in confidences if c is not None]
-    if not finite:
-        return []
-    low = min(round(start * 10), math.floor(min(finite) * 10))
-    high = max(round(start * 10), math.ceil(max(finite) * 10))
-    points = []
-    for tenth in range(low, high + 1):
-        theta = tenth / 10
-        predicted = [c is not None and c > theta for c in confidences]
-        true_pos = sum(p and l for p, l in zip(predicted, labels))
-        precision = true_pos / sum(predicted) if any(predicted) else 0.0
-        recall = true_pos / sum(labels) if any(labels) else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        points.append(Point(theta, precision, recall, f1))
-    return points
-
-
-def best(points: Sequence[Point], at_least: float = -math.inf) -> Point | None:
-    """The point with the best F1 among θ >= ``at_least`` (the lowest θ among ties)."""
-    eligible = [p for p in points if p.theta >= at_least - 1e-9]
-    return max(eligible, key=lambda p: (p.f1, -p.theta)) if eligible else None
-
-
-def calibrated_points(items: dict[str, Any]) -> tuple[Point, Point | None, Point | None]:
+def calibrated_points(items: dict[str, Any]) -> tuple[ThetaPoint, ThetaPoint | None, ThetaPoint | None]:
     """θ with the best F1 over the scored pairs, the best from 1.0 up (the paper's grid), and the paper's θ.
 
     Raises:
         SystemExit: the reader read no answer in any pair.
     """
     points = sweep([item["confidence"] for item in items.values()], [item["label"] for item in items.values()])
-    chosen = best(points)
+    chosen = best_point(points)
     if chosen is None:
         raise SystemExit("the reader read no answer in any pair; nothing to calibrate")
-    return chosen, best(points, 1.0), next((p for p in points if abs(p.theta - PAPER_THETA) < 1e-9), None)
+    return chosen, best_point(points, 1.0), point_at(points, PAPER_THETA)
 
 
-def render(chosen: Point, paper_grid: Point | None, at_paper: Point | None, items: dict[str, Any],
+def render(chosen: ThetaPoint, paper_grid: ThetaPoint | None, at_paper: ThetaPoint | None, items: dict[str, Any],
            args: argparse.Namespace, command: str, reader_id: str) -> str:
     positives = sum(1 for item in items.values() if item["label"])
     seconds = sum(item["seconds"] for item in items.values()) / len(items)
 
-    def row(name: str, point: Point | None) -> str:
+    def row(name: str, point: ThetaPoint | None) -> str:
         if point is None:
             return f"| {name} | - | - | - | - |"
         return (f"| {name} | {point.theta:.1f} | {100 * point.f1:.1f} | {100 * point.precision:.1f} | "
@@ -182,18 +108,10 @@ def main() -> int:
     score_file = f"searchain_confidence_{safe_name(args.llm)}_{safe_name(reader.judge_id)}.json"
     scores = ScoreFile(args.scores_dir / score_file,
                        {"reader": reader.judge_id, "retrieval": "bm25 top-1",
-                        "pairs": "musique decompositions, triples as questions"}).load()
-    todo = [sub for row in rows for sub in sub_questions(row) if sub.key not in scores.items]
-    for sub in tqdm(todo, desc="θ: sub-questions", unit="pair"):
-        started = time.perf_counter()
-        hits = sample.retriever.retrieve(sub.text, 1)
-        passage = passage_text(hits[0].paragraph) if hits else ""
-        reading = reader.answer([(sub.text, passage)])[0] if hits else None
-        confidence = reading.confidence if reading is not None and math.isfinite(reading.confidence) else None
-        scores.add(sub.key, {"question": sub.text, "golds": list(sub.golds),
-                             "paragraph_id": hits[0].id if hits else None, "label": bool(cover_em(passage, sub.golds)),
-                             "answer": reading.text if reading is not None else None, "confidence": confidence,
-                             "seconds": time.perf_counter() - started})
+                        "pairs": "musique decompositions, triples as questions"})
+    todo = [pair for row in rows for pair in sub_question_pairs(row) if pair.key not in scores.items]
+    for pair in tqdm(todo, desc="θ: sub-questions", unit="pair"):
+        scores.add(pair.key, read_pair(pair, sample.retriever, reader))
     items = scores.items
     chosen, paper_grid, at_paper = calibrated_points(items)
     print(f"θ = {chosen.theta:.1f} (F1 {chosen.f1:.3f}, {len(items)} pairs)")

@@ -31,9 +31,9 @@ from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
 from benchmarks.bench_store import add_store_options, open_store
-from benchmarks.calibration import ScoreFile
 from benchmarks.environment import RESULTS
 from benchmarks.qa_bench import ingest, pipeline_for
+from hopkit.calibration.scores import ScoreFile
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.methods.searchain.method import passage_text
@@ -80,7 +80,7 @@ def citation_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, m
             if not results:
                 print(f"{method} on {dataset}: no stored results (run {run_id}); run qa_bench first")
                 continue
-            scores = ScoreFile(CITATIONS_DIR / f"{run_id}.json", {"run": run_id, "judge": judge.judge_id}).load()
+            scores = ScoreFile(CITATIONS_DIR / f"{run_id}.json", {"run": run_id, "judge": judge.judge_id})
             traced = [(r.query_id, step) for r in results if (step := tracing_step(r.trace)) is not None]
             for query_id, step in tqdm([t for t in traced if t[0] not in scores.items],
                                        desc=f"citations: {method} on {dataset}", unit="q"):

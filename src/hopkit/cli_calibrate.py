@@ -18,8 +18,8 @@ from hopkit.errors import ConfigError
 from hopkit.judges.factory import answer_judge, relevance_judge
 from hopkit.methods.migres.method import MIGRESConfig
 from hopkit.methods.searchain.method import SearChainConfig
-from hopkit.records import Query
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
+from hopkit.records import Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.terminal import printable

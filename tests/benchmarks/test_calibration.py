@@ -1,5 +1,5 @@
-"""The calibration scripts' rules (δ by coverage, θ by the F1 sweep), their resumable score file,
-and the thresholds file qa_bench reads (no model is loaded)."""
+"""The calibration scripts' δ summary, their sections, and the thresholds file qa_bench reads (no model is
+loaded); the θ sweep and the score file are hopkit.calibration's (tests/test_calibration_rules.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from types import ModuleType
 from typing import Callable
 
 import pytest
+
+from hopkit.calibration.searchain import ThetaPoint
 
 pytestmark = pytest.mark.unit
 
@@ -26,35 +28,6 @@ def migres_calibration(load_benchmark: Callable[[str], ModuleType]) -> ModuleTyp
 @pytest.fixture(scope="module")
 def thresholds(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
     return load_benchmark("thresholds")
-
-
-def test_the_sweep_keeps_the_best_f1_and_covers_the_readers_scale(searchain_calibration: ModuleType) -> None:
-    confidences = [-0.5, 0.35, 0.8, 2.0, None, 1.2]
-    labels = [False, True, True, True, True, False]
-    points = searchain_calibration.sweep(confidences, labels)
-    assert points[0].theta == -0.5 and points[-1].theta == 2.0   # below the paper's 1.0, up to the highest
-    chosen = searchain_calibration.best(points)
-    # θ in [-0.5, 0.3): predicted 0.35, 0.8, 2.0, 1.2 -> tp 3, precision 3/4, recall 3/4 (None is never
-    # positive); the lowest θ of the tie is kept
-    assert chosen.theta == -0.5 and chosen.f1 == pytest.approx(0.75)
-    from_one = searchain_calibration.best(points, 1.0)
-    # θ in [1.2, 2.0): only 2.0 -> precision 1, recall 1/4, F1 0.4; θ = 1.0, 1.1: 2.0 and 1.2 -> F1 1/3
-    assert from_one.theta == 1.2 and from_one.f1 == pytest.approx(0.4)
-
-
-def test_the_sweep_of_readings_without_answers_is_empty(searchain_calibration: ModuleType) -> None:
-    assert searchain_calibration.sweep([None, None], [True, False]) == []
-    assert searchain_calibration.best([]) is None
-
-
-def test_sub_questions_fill_in_earlier_answers_and_ask_triples(searchain_calibration: ModuleType) -> None:
-    row = {"id": "2hop_x", "answer": "Keturah", "answer_aliases": ["Qetura"],
-           "question_decomposition": [{"question": "Hagar >> spouse", "answer": "Abraham"},
-                                      {"question": "who did #1 marry after the death of sarah", "answer": "Keturah"}]}
-    first, second = searchain_calibration.sub_questions(row)
-    assert (first.key, first.text, first.golds) == ("2hop_x#1", "What is the spouse of Hagar?", ("Abraham",))
-    assert second.text == "who did Abraham marry after the death of sarah"
-    assert second.golds == ("Keturah", "Qetura")   # the last step also takes the question's aliases
 
 
 def test_delta_is_the_largest_value_keeping_a_passage_for_80_percent(migres_calibration: ModuleType) -> None:
@@ -79,18 +52,6 @@ def test_delta_on_a_rerank_cut_uses_the_first_hits_and_measures_what_the_cut_los
     assert result["cut"] == {"questions": 3, "passages_past_cut": pytest.approx(2 / 5, abs=1e-4),
                              "questions_only_past_cut": pytest.approx(1 / 3, abs=1e-4)}
     assert migres_calibration.cut_loss([[1.0], [2.0, 3.0]], 2, 0.0) is None
-
-
-def test_the_score_file_resumes_and_refuses_other_settings(load_benchmark: Callable[[str], ModuleType],
-                                                           tmp_path: Path) -> None:
-    calibration = load_benchmark("calibration")
-    path = tmp_path / "scores.json"
-    first = calibration.ScoreFile(path, {"judge": "llm:a", "hits": 50}).load()
-    first.add("q1", {"scores": [1.0]})
-    again = calibration.ScoreFile(path, {"judge": "llm:a", "hits": 50}).load()
-    assert again.items == {"q1": {"scores": [1.0]}}
-    with pytest.raises(SystemExit, match="other settings"):
-        calibration.ScoreFile(path, {"judge": "llm:b", "hits": 50}).load()
 
 
 def test_an_uncalibrated_threshold_is_refused_with_its_command(thresholds: ModuleType, tmp_path: Path) -> None:
@@ -120,7 +81,7 @@ def test_qa_bench_asks_only_for_the_thresholds_its_methods_need(load_benchmark: 
 def test_the_sections_say_what_was_measured(searchain_calibration: ModuleType, migres_calibration: ModuleType) -> None:
     from argparse import Namespace
 
-    point = searchain_calibration.Point(2.3, 0.5, 1.0, 2 / 3)
+    point = ThetaPoint(2.3, 0.5, 1.0, 2 / 3)
     items = {"a#1": {"label": True, "seconds": 2.0}, "a#2": {"label": False, "seconds": 4.0}}
     args = Namespace(llm="m", start=50, limit=50, hits=50)
     text = searchain_calibration.render(point, None, None, items, args, "cmd", "llm:m")

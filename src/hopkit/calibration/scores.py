@@ -29,7 +29,8 @@ class ScoreFile:
                 stored = content["settings"]
                 self.items = dict(content["items"])
             except (ValueError, KeyError, TypeError) as exc:
-                raise ConfigError(f"{path}: not a hopkit calibration file ({exc}); move it away to start again") from None
+                raise ConfigError(f"{path}: not a hopkit calibration file ({exc}); "
+                                  "move it away to start again") from None
             if stored != self.settings:
                 raise ConfigError(f"{path} holds scores made with other settings ({stored}, now {self.settings}); "
                                   "move it away to start again")
