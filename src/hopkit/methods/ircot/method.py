@@ -54,7 +54,7 @@ from hopkit.llm.protocol import LLM, Completion
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.ircot.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot.query import next_query
-from hopkit.methods.ircot.steps import (record_reading, record_reasoning, record_retrieval, record_scope,
+from hopkit.methods.ircot.steps import (StopReason, record_reading, record_reasoning, record_retrieval, record_scope,
                                         record_skipped_retrieval)
 from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
@@ -314,7 +314,7 @@ class IRCoT(WarmsUp):
             metadata["iirc_titles"] = list(scope.titles)
         return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=metadata)
 
-    def _stop(self, found: Sequence[str], step: int) -> str | None:
+    def _stop(self, found: Sequence[str], step: int) -> StopReason | None:
         """Why the loop ends at ``step``, whose generation split into ``found`` (None: it goes on)."""
         if not found:
             return "empty"
