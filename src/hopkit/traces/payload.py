@@ -148,17 +148,16 @@ def payload_of(step: Step, payloads: Sequence[type[Payload]]) -> Payload | None:
 
 
 def json_fields(cls: type[Payload] | type[Record]) -> list[tuple[str, str]]:
-    """The JSON place and type of each field of ``cls``, for the documentation (``extra.k``, ``integer``)."""
+    """Where each field of ``cls`` sits in the JSON (``extra.k``; a record's key) and its type as the
+    documentation names it (``integer``, ``list of string``), in field order."""
     hints = _hints(cls)
     rows = []
     for item in fields(cls):
         if issubclass(cls, Payload):
             place, key = _place(item)
-            name = place + (f".{key}" if key is not None else "")
+            rows.append((place + (f".{key}" if key is not None else ""), _describe(hints[item.name])))
         else:
-            name = item.name
-        optional_key = item.metadata.get("omit_none") or (_has_default(item) and issubclass(cls, Payload))
-        rows.append((name + (" (optional)" if optional_key and "." in name else ""), _describe(hints[item.name])))
+            rows.append((item.name, _describe(hints[item.name])))
     return rows
 
 
