@@ -1,4 +1,5 @@
-"""The reader's step as NoR and OneR record it: a ``read`` step and its typed payload."""
+"""The reader's step as NoR and OneR record it (a ``read`` step and its typed payload), and their
+summaries of a question."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Sequence
 
 from hopkit.records import Paragraph
 from hopkit.traces.payload import Payload, at, record
+from hopkit.traces.summary import Summary
 
-__all__ = ["ReaderRead", "record_reading"]
+__all__ = ["NoRSummary", "OneRSummary", "ReaderRead", "record_reading"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,3 +29,18 @@ def record_reading(question: str, answer: str, generation: str, shown: Sequence[
     """The reading step: the reader's answer from the paragraphs ``shown``."""
     return record(ReaderRead(question=question, answer=answer, generation=generation), parent=parent,
                   paragraph_ids=[p.id for p in shown])
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoRSummary(Summary):
+    """NoR's summary of one question: the reader's raw generation."""
+
+    reader_generation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OneRSummary(NoRSummary):
+    """OneR's summary of one question: the reader's raw generation and the titles of the paragraphs
+    retrieved."""
+
+    retrieved_titles: tuple[str, ...] = ()

@@ -6,7 +6,8 @@ Each step names the one before it as its parent, so a question's steps form a ch
 
 Each kind's payload is a class below (:data:`PAYLOADS`); ``docs/traces.md`` lists their JSON
 fields (a test checks it against these classes). Read a stored step with
-``step.payload(IRCoTRetrieve)``, or :func:`ircot_payload` for whichever kind it is.
+``step.payload(IRCoTRetrieve)``, or :func:`ircot_payload` for whichever kind it is. The
+question's summary, stored beside the steps, is :class:`IRCoTSummary`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from hopkit.methods.ircot.iirc import TitleScope
 from hopkit.methods.paragraph_collection import Admission
 from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.traces import PREVIOUS, Step
-from hopkit.traces.payload import Payload, Record, at, payload_of, record
+from hopkit.traces.payload import Payload, Record, at, optional, payload_of, record
+from hopkit.traces.summary import Summary
 
 Skip = Literal["empty_query", "budget_full"]
 StopReason = Literal["answer", "empty", "max_steps"]
@@ -99,6 +101,35 @@ class IRCoTExtract(Payload):
 PAYLOADS: tuple[type[Payload], ...] = (IRCoTScope, IRCoTRetrieve, IRCoTReason, IRCoTRead, IRCoTExtract)
 
 IRCoTPayload = IRCoTScope | IRCoTRetrieve | IRCoTReason | IRCoTRead | IRCoTExtract
+
+
+@dataclass(frozen=True, kw_only=True)
+class IRCoTSummary(Summary):
+    """IRCoT's summary of one question (``GenerationResult.metadata``).
+
+    Attributes:
+        steps: reasoning steps taken.
+        cot_sentences: the CoT, one kept sentence per step.
+        chunk_ids: the collected paragraph ids, in collection order (the result's ``chunk_ids``).
+        queries: the queries retrieved with, in order.
+        stop_reason: why the loop ended.
+        reader_generation: the reader's raw generation (None without a reader).
+        retrieved_titles: the collected paragraphs' titles.
+        demonstrations: the demonstrations kept in the prompt at each step.
+        iirc_generated_titles: IIRC only: the titles the model wrote (else absent).
+        iirc_titles: IIRC only: the corpus titles retrieval was restricted to (else absent).
+    """
+
+    steps: int
+    cot_sentences: tuple[str, ...]
+    chunk_ids: tuple[int, ...]
+    queries: tuple[str, ...]
+    stop_reason: StopReason
+    reader_generation: str | None = None
+    retrieved_titles: tuple[str, ...] = ()
+    demonstrations: tuple[int, ...] = ()
+    iirc_generated_titles: tuple[str, ...] | None = optional()
+    iirc_titles: tuple[str, ...] | None = optional()
 
 
 def ircot_payload(step: Step) -> IRCoTPayload | None:

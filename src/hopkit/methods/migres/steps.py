@@ -10,7 +10,8 @@ one before it as its parent, except ``verify`` steps, children of their ``extrac
 A module whose response could not be read twice is a step of its kind with output null and
 ``extra.failed`` true (:class:`MIGRESFailure`). Each payload is a class below
 (:data:`PAYLOADS`); ``docs/traces.md`` lists their JSON fields (a test checks it against these
-classes). Read a stored step with :func:`migres_payload`.
+classes). Read a stored step with :func:`migres_payload`. The question's summary, stored beside
+the steps, reads as :class:`MIGRESSummary`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hopkit.methods.migres.responses import MainVerdict
 from hopkit.records import ScoredParagraph
 from hopkit.traces import Step, cite
 from hopkit.traces.payload import Payload, Record, at, optional, payload_of, record
+from hopkit.traces.summary import Summary
 
 _KEPT = ("kept_whole", "kept_sentences")
 
@@ -198,6 +200,38 @@ PAYLOADS: tuple[type[Payload], ...] = (MIGRESFailure, MIGRESFailedLeaf, MIGRESFa
 
 MIGRESPayload = (MIGRESFailure | MIGRESRetrieve | MIGRESKnowledge | MIGRESLeaf | MIGRESVerify | MIGRESUnanswerable
                  | MIGRESAnswer | MIGRESQueries)
+
+
+StopReason = Literal["answered", "max_iterations", "no_new_queries", "unreadable_main", "unreadable_query",
+                     "unreadable_leaf"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MIGRESSummary(Summary):
+    """MIGRES's summary of one question, for Tables 4 and 5 (read from ``GenerationResult.metadata``
+    or a stored result; the model calls, seconds and tokens are the usage record's, not the summary's).
+
+    Attributes:
+        iterations: Main Module iterations.
+        stop_reason: why the loop ended.
+        confidence: the answer's confidence (1-5), None when no verdict was read.
+        passages_used: distinct corpus passages given to the Leaf Module (the result's ``chunk_ids``).
+        knowledge_tokens: tokens of knowledge shown to the Leaf Module (Table 5's "# Tokens").
+        knowledge_prompts: LLM knowledge promptings.
+        reranked_passages: passages the relevance judge scored.
+        queries: every query asked, the question first.
+        known_information: the facts learnt, in order.
+    """
+
+    iterations: int
+    stop_reason: StopReason
+    confidence: int | None = None
+    passages_used: int = 0
+    knowledge_tokens: int = 0
+    knowledge_prompts: int = 0
+    reranked_passages: int = 0
+    queries: tuple[str, ...] = ()
+    known_information: tuple[str, ...] = ()
 
 
 def migres_payload(step: Step) -> MIGRESPayload | None:

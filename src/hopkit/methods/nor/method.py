@@ -10,7 +10,7 @@ from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import check_fields
 from hopkit.records import GenerationResult, Query
-from hopkit.methods.reader_steps import ReaderRead, record_reading
+from hopkit.methods.reader_steps import NoRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload
 
 #: NoR's payloads, one per kind.
@@ -44,4 +44,4 @@ class NoR:
         shown = with_main_passage(query, [])
         output = self.reader.read(query.text, shown)                                    # (a)
         record_reading(query.text, output.answer, output.generation, shown)
-        return GenerationResult(text=output.answer, metadata={"reader_generation": output.generation})
+        return GenerationResult(text=output.answer, metadata=NoRSummary(reader_generation=output.generation))

@@ -11,7 +11,7 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.methods.reader_steps import ReaderRead, record_reading
+from hopkit.methods.reader_steps import OneRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload, at, record
 
 
@@ -72,6 +72,6 @@ class OneR:
         return GenerationResult(
             text=output.answer,
             chunk_ids=tuple(p.id for p in paragraphs),
-            metadata={"reader_generation": output.generation,
-                      "retrieved_titles": [p.title for p in paragraphs]},
+            metadata=OneRSummary(reader_generation=output.generation,
+                                 retrieved_titles=tuple(p.title for p in paragraphs)),
         )

@@ -9,14 +9,15 @@ The steps form the Tree-of-Reasoning::
 
 Each kind's payload is a class below (:data:`PAYLOADS`); ``docs/traces.md`` lists their JSON
 fields (a test checks it against these classes). Read a stored step with
-:func:`searchain_payload`.
+:func:`searchain_payload`. The question's summary, stored beside the steps, is
+:class:`SearChainSummary`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 from hopkit.judges.protocol import SpanAnswer
 from hopkit.methods.searchain.feedback import Verdict
@@ -25,6 +26,9 @@ from hopkit.parsing.chain import Chain, ChainNode
 from hopkit.records import ScoredParagraph
 from hopkit.traces import Step, cite
 from hopkit.traces.payload import Payload, Record, at, payload_of, record
+from hopkit.traces.summary import Summary
+
+StopReason = Literal["finished", "max_rounds", "unreadable"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,33 @@ PAYLOADS: tuple[type[Payload], ...] = (SearChainRound, SearChainRetrieve, SearCh
                                        SearChainExtract)
 
 SearChainPayload = SearChainRound | SearChainRetrieve | SearChainVerify | SearChainTracing | SearChainExtract
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearChainSummary(Summary):
+    """SearChain's summary of one question (``GenerationResult.metadata``).
+
+    Attributes:
+        rounds: chains written (an unreadable last one included).
+        stop_reason: "finished" (IR fed nothing back), "max_rounds" or "unreadable".
+        knowledge_sources: Table 2, over processed nodes: ``llm``, ``corrected``, ``completed``,
+            ``unsolved``.
+        verdicts: how many nodes of every branch got each verdict.
+        words_in: words sent to the model (Table 6).
+        words_out: words it wrote (Table 6).
+        final_content: the final content the answer was taken from.
+        traceability: ``marks``, ``valid_marks``, ``skc``; with ``citation_check`` also
+            ``citation_recall`` and ``citation_precision``.
+    """
+
+    rounds: int
+    stop_reason: StopReason
+    knowledge_sources: Mapping[str, int]
+    verdicts: Mapping[str, int]
+    words_in: int
+    words_out: int
+    final_content: str
+    traceability: Mapping[str, float | None]
 
 
 def searchain_payload(step: Step) -> SearChainPayload | None:
