@@ -33,6 +33,7 @@ from typing import Any
 
 from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -58,7 +59,7 @@ def evaluated(result: Any) -> int:
 
 
 def most_demonstrations(result: Any) -> int:
-    return max(result.trace.get("demonstrations") or [0])
+    return max(IRCoTSummary.from_result_trace(result.trace).demonstrations, default=0)
 
 
 def comparison_header(first: str, second: str, difference: str) -> list[str]:
