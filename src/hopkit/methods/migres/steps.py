@@ -121,15 +121,14 @@ class MIGRESVerify(Payload):
 
 
 @dataclass(frozen=True, kw_only=True)
-class MIGRESUnanswerable(Payload):
-    """The Main Module found the information insufficient: its verdict and what is missing."""
+class _MainVerdict(Payload):
+    """What the Main Module's verdicts share: the ``iteration``, the facts known, its explanation,
+    the model's ``generations``; ``reused``: no fact was learnt since the last call, the verdict is
+    reused without a model call."""
 
     kind = "reason"
     question: str = at("input")
-    answer: str = at("output", "answer")
-    confidence: float = at("output", "confidence")
-    missing_information: str = at("output", "missing_information")
-    module: Literal["main"] = "main"
+    module: str
     iteration: int
     known_facts: int
     explanation: str = ""
@@ -138,18 +137,23 @@ class MIGRESUnanswerable(Payload):
 
 
 @dataclass(frozen=True, kw_only=True)
-class MIGRESAnswer(Payload):
+class MIGRESUnanswerable(_MainVerdict):
+    """The Main Module found the information insufficient: its verdict and what is missing."""
+
+    kind = "reason"
+    answer: str = at("output", "answer")
+    confidence: float = at("output", "confidence")
+    missing_information: str = at("output", "missing_information")
+    module: Literal["main"] = "main"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MIGRESAnswer(_MainVerdict):
     """The Main Module's answer (``final_main``: the last iteration's, which must answer)."""
 
     kind = "read"
-    question: str = at("input")
     answer: str = at("output")
     module: Literal["main", "final_main"] = "main"
-    iteration: int
-    known_facts: int
-    explanation: str = ""
-    generations: tuple[str, ...] = ()
-    reused: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
