@@ -123,14 +123,15 @@ class Payload:
 
 
 def record(payload: Payload, *, parent: Any = None, paragraph_ids: Sequence[int] = (),
-           scores: Sequence[float] | Mapping[str, float] = ()) -> int | None:
-    """Record a step of ``payload.kind`` holding ``payload`` (see :func:`~hopkit.traces.record_step`).
+           scores: Sequence[float] | Mapping[str, float] = (), llm_calls: int | None = None) -> int | None:
+    """Record a step of ``payload.kind`` holding ``payload`` (the other arguments as
+    :func:`~hopkit.traces.record_step` takes them).
 
     Returns:
         The new step's id; None outside a trace block.
     """
     return record_step(payload.kind, parent=parent, paragraph_ids=paragraph_ids, scores=scores,
-                       **payload.step_fields())
+                       llm_calls=llm_calls, **payload.step_fields())
 
 
 def payload_of(step: Step, payloads: Sequence[type[Payload]]) -> Payload | None:
