@@ -24,6 +24,7 @@ from benchmarks.environment import LLM_NAME, use_bench_home
 from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1, paragraph_recall
+from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.parsing import extract_answer
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.records import Query
@@ -72,12 +73,12 @@ def analyse(store: Store, retriever: Any, dataset: str, variant: str, queries: d
     stops: Counter[str] = Counter()
     for qid in ids:
         query, result = queries[qid], ircot[qid]
-        trace = result.trace
-        stops[str(trace.get("stop_reason", "unknown"))] += 1
+        summary = IRCoTSummary.from_result_trace(result.trace)
+        stops[summary.stop_reason] += 1
         collected = list(result.chunk_ids[:BUDGET])
         one_step = [p.id for p in retriever.retrieve(query.text, max(len(collected), 1))]
-        from_cot = extract_answer(" ".join(trace.get("cot_sentences", [])))
-        row = {"steps": float(trace.get("steps", 0)), "collected": float(len(collected)),
+        from_cot = extract_answer(" ".join(summary.cot_sentences))
+        row = {"steps": float(summary.steps), "collected": float(len(collected)),
                "em": exact_match(result.prediction, query.answers), "f1": f1(result.prediction, query.answers),
                "em_cot": exact_match(from_cot, query.answers), "f1_cot": f1(from_cot, query.answers),
                "oner_em": exact_match(oner[qid].prediction, query.answers)}

@@ -35,6 +35,7 @@ from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
 from benchmarks.reader_context_check import load_rereads
 from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
+from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.store.store import Store
 
 CAPPED = "ircot-2-demos"
@@ -54,7 +55,7 @@ def evaluated(result: Any) -> int:
 
 
 def most_demonstrations(result: Any) -> int:
-    return max(result.trace.get("demonstrations") or [0])
+    return max(IRCoTSummary.from_result_trace(result.trace).demonstrations, default=0)
 
 
 def comparison_header(first: str, second: str, difference: str) -> list[str]:

@@ -44,6 +44,7 @@ from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, paragraph_recall
 from hopkit.methods.ircot.method import IRCoTConfig
 from hopkit.methods.ircot.query import is_reasoning_sentence, next_query, remove_wh_words
+from hopkit.methods.ircot.steps import IRCoTReason, IRCoTRetrieve, IRCoTSummary
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter
 from hopkit.pipelines.generation.config import load_demonstrations
@@ -86,23 +87,24 @@ def retrievals(trace: Trace) -> list[Step]:
 
 def traced_collection(trace: Trace) -> list[int]:
     """The paragraphs IRCoT collected, in order, as its trace recorded them."""
-    return [int(pid) for step in retrievals(trace) for pid in step.output["kept"]]
+    return [pid for step in retrievals(trace) for pid in step.payload(IRCoTRetrieve).kept]
 
 
 def sentences_before(trace: Trace, step: Step) -> list[str]:
     """The CoT sentences written before ``step`` (an empty generation writes none)."""
-    return [str(s.output) for s in trace.steps[:step.id - 1] if s.kind == "reason" and s.output]
+    reasoning = [s.payload(IRCoTReason) for s in trace.steps[:step.id - 1] if s.kind == "reason"]
+    return [r.sentence for r in reasoning if r.sentence]
 
 
 def collection_tally(trace: Trace) -> Counter[str]:
     """Retrievals made and skipped (by reason), paragraphs returned, kept and dropped (by reason)."""
     tally: Counter[str] = Counter()
     for step in retrievals(trace):
-        skipped = step.output["skipped"]
-        tally[f"skipped:{skipped}" if skipped else "retrievals"] += 1
+        retrieval = step.payload(IRCoTRetrieve)
+        tally[f"skipped:{retrieval.skipped}" if retrieval.skipped else "retrievals"] += 1
         tally["returned"] += len(step.paragraph_ids)
-        tally["kept"] += len(step.output["kept"])
-        tally.update(drop["reason"] for drop in step.output["dropped"])
+        tally["kept"] += len(retrieval.kept)
+        tally.update(drop.reason for drop in retrieval.dropped)
     return tally
 
 
@@ -115,7 +117,7 @@ def replay(retriever: Any, config: IRCoTConfig, query: Query, trace: Trace, make
         text = make_query(query.text, sentences_before(trace, step))
         if text and not collection.is_full:
             exclude = set(collection.ids) if config.exclude_collected else set()
-            k = int(step.extra.get("k", config.k_per_step))
+            k = step.payload(IRCoTRetrieve).k
             collection.extend(hit.paragraph for hit in retriever.retrieve(text, k, exclude=exclude))
     return list(collection.ids)
 
@@ -188,10 +190,11 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
     complete: list[tuple[float, float]] = []
     for qid in ids:
         query, result, trace = queries[qid], ircot[qid], traces[qid]
+        summary = IRCoTSummary.from_result_trace(result.trace)
         collected = [paragraphs[i] for i in result.chunk_ids]
         tally += collection_tally(trace)
-        early += result.trace.get("stop_reason") == "answer" and int(result.trace.get("steps", 0)) <= 2
-        for sentence in result.trace.get("cot_sentences", []):
+        early += summary.stop_reason == "answer" and summary.steps <= 2
+        for sentence in summary.cot_sentences:
             sentences += 1
             naive += naive_first_sentence(sentence) != sentence
             copies += copied(sentence, collected)
@@ -202,7 +205,7 @@ def diagnose(store: Store, session_factory: Any, llm: Any, dataset: str, limit: 
         for name, make_query in COUNTERFACTUALS.items():
             ids_replayed = replay(retriever, config, query, trace, make_query)
             recall[name] += paragraph_recall(ids_replayed, query.gold_paragraph_ids, BUDGET)
-        kept = [int(n) for n in result.trace.get("demonstrations", [])]
+        kept = list(summary.demonstrations)
         if kept:
             first.append(kept[0])
             fewest.append(min(kept))

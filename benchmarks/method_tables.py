@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
+from hopkit.methods.searchain.steps import (SearChainRound, SearChainSummary, SearChainTracing, SearChainVerify,
+                                            searchain_payload)
 from hopkit.traces import Step, Trace
 
 GENERATING_MODULES = ("main", "final_main", "query", "leaf")
@@ -110,17 +112,17 @@ def searchain_question(stored: Mapping[str, Any]) -> dict[str, float]:
         ``marks``, ``valid_marks``, ``skc``, and ``citation_recall`` / ``citation_precision``
         when the citation check ran.
     """
-    trace = Trace.from_result_trace(stored)
+    payloads = [searchain_payload(step) for step in Trace.from_result_trace(stored).steps]
+    summary = SearChainSummary.from_result_trace(stored)
     row = {f"nodes:{source}": 0.0 for source in SOURCES.values()}
-    for step in trace.steps:
-        verdict = step.output.get("verdict") if step.kind == "verify" and isinstance(step.output, Mapping) else None
-        if verdict in SOURCES:
-            row[f"nodes:{SOURCES[verdict]}"] += 1
-    row["rounds"] = float(sum(1 for s in trace.steps if s.kind == "reason"))
-    row["words_in"] = float(stored.get("words_in", 0))
-    row["words_out"] = float(stored.get("words_out", 0))
-    tracing = [s for s in trace.steps if s.kind == "read"]
-    scores = tracing[-1].extra.get("traceability", {}) if tracing else {}
+    for payload in payloads:
+        if isinstance(payload, SearChainVerify) and payload.verdict in SOURCES:
+            row[f"nodes:{SOURCES[payload.verdict]}"] += 1
+    row["rounds"] = float(sum(1 for payload in payloads if isinstance(payload, SearChainRound)))
+    row["words_in"] = float(summary.words_in)
+    row["words_out"] = float(summary.words_out)
+    tracing = [payload for payload in payloads if isinstance(payload, SearChainTracing)]
+    scores = tracing[-1].traceability if tracing else {}
     row["traced"] = 1.0 if tracing else 0.0
     for key in ("marks", "valid_marks", "skc"):
         row[key] = float(scores.get(key, 0))

@@ -21,14 +21,17 @@ from benchmarks.saved_runs import open_bench_store, save
 from hopkit.errors import ParseError
 from hopkit.methods.migres.memory import Memory
 from hopkit.methods.migres.responses import parse_queries
+from hopkit.methods.migres.steps import MIGRESQueries, migres_payload
 from hopkit.store.store import Store
+from hopkit.traces import Trace
 
 
-def query_steps(trace: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+def query_steps(trace: Mapping[str, Any]) -> Iterator[MIGRESQueries]:
     """The Query Generator's steps of a MIGRES trace."""
-    for step in trace.get("typed_trace", {}).get("steps", []):
-        if step.get("extra", {}).get("module") == "query":
-            yield step
+    for step in Trace.from_result_trace(trace).steps:
+        payload = migres_payload(step)
+        if isinstance(payload, MIGRESQueries):
+            yield payload
 
 
 def asked_differently(question: str, trace: Mapping[str, Any], max_new_queries: int) -> bool:
@@ -43,8 +46,8 @@ def asked_differently(question: str, trace: Mapping[str, Any], max_new_queries: 
     memory = Memory()
     memory.ask([question])
     for step in query_steps(trace):
-        generations = step["extra"].get("generations") or []
-        used = list(step.get("output", []))
+        generations = step.generations
+        used = list(step.queries)
         if generations:
             readings = [_first_new(memory, generations[-1], cut_short, max_new_queries) for cut_short in (False, True)]
             if used not in readings:

@@ -135,6 +135,7 @@ def _searchain(rng: random.Random, q: Query, own: list[int], n: int, answer: str
                    paragraph_ids=hit, scores={"confidence": 1.0}, extra={"round": 1, "node": 1, "feedback": None}),
              _step(4, "read", 1, input=q.text, output=answer, paragraph_ids=hit, llm_calls=1,
                    extra={"generation": f"{answer} [1].", "final_content": f"{answer} [1].",
+                          "traced": f"{answer} [1].\n[1] {node['query']}",
                           "marks": [{"number": 1, "paragraph_id": hit[0], "valid": True}]})]
     return _typed(steps, [{"step": 4, "claim": answer, "paragraph_ids": hit, "score": None}])
 

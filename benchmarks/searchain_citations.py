@@ -37,6 +37,7 @@ from hopkit.calibration.scores import ScoreFile
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
 from hopkit.methods.searchain.method import passage_text
+from hopkit.methods.searchain.steps import SearChainTracing
 from hopkit.methods.searchain.tracing import Mark, alce_citation_scores, resolved_statements
 from hopkit.store.store import Store
 from hopkit.traces import Trace
@@ -44,18 +45,17 @@ from hopkit.traces import Trace
 CITATIONS_DIR = RESULTS / "citations"
 
 
-def tracing_step(trace: Mapping[str, Any]) -> Any | None:
+def tracing_step(trace: Mapping[str, Any]) -> SearChainTracing | None:
     """The stored tracing step (the last ``read`` step) of one SearChain result, if it made one."""
     steps = [step for step in Trace.from_result_trace(trace).steps if step.kind == "read"]
-    return steps[-1] if steps else None
+    return steps[-1].payload(SearChainTracing) if steps else None
 
 
-def score_question(store: Store, dataset: str, step: Any, judge: LLMEntailmentJudge,
+def score_question(store: Store, dataset: str, step: SearChainTracing, judge: LLMEntailmentJudge,
                    splitter: SyntokSplitter) -> dict[str, Any]:
     """ALCE recall and precision of one final content, with its sentence and mark counts."""
-    resolved = {int(mark["number"]): mark.get("paragraph_id") for mark in step.extra.get("marks", [])}
-    found = resolved_statements(str(step.extra.get("final_content", "")),
-                                lambda number: Mark(number, resolved.get(number)), splitter)
+    resolved = {mark.number: mark.paragraph_id for mark in step.marks}
+    found = resolved_statements(step.final_content, lambda number: Mark(number, resolved.get(number)), splitter)
     cited = sorted({mark.paragraph_id for s in found for mark in s.marks if mark.paragraph_id is not None})
     passages = {p.id: passage_text(p) for p in store.paragraphs_by_ids(dataset, cited)}
     recall, precision = alce_citation_scores(found, passages, judge)

@@ -83,7 +83,9 @@ class GenerationResult:
 
     ``text`` is the final answer. ``chunk_ids`` are the ids of the paragraphs the
     method retrieved, in the order it collected them. ``metadata`` is the method's
-    trace (JSON-serialisable).
+    summary of the question, stored beside its typed trace: a
+    :class:`~hopkit.traces.summary.Summary` declared in its package (a frozen dataclass
+    that also reads as the mapping it stores), or any mapping of JSON values.
     """
 
     text: str

@@ -7,6 +7,9 @@ from typing import Any, Callable
 
 import pytest
 
+from hopkit.methods.searchain.feedback import Verdict
+from hopkit.methods.searchain.steps import SearChainSummary, record_chain, record_skipped, record_tracing
+from hopkit.parsing.chain import Chain, ChainNode
 from hopkit.traces import collect_trace, record_step, stored_trace
 from hopkit.usage import Usage
 
@@ -46,18 +49,21 @@ def migres_stored(**metadata: Any) -> dict[str, Any]:
     return stored_trace("q1", {"knowledge_tokens": 420, **metadata}, trace)
 
 
-def searchain_stored(verdicts_by_round: list[list[str]], traceability: dict[str, float] | None) -> dict[str, Any]:
+def searchain_stored(verdicts_by_round: list[list[Verdict]], traceability: dict[str, float] | None) -> dict[str, Any]:
     """One ``reason`` step per round, a ``verify`` step per node, and the tracing ``read`` step if given."""
     with collect_trace() as trace:
         parent = None
         for round_, verdicts in enumerate(verdicts_by_round, start=1):
-            chain = record_step("reason", parent=parent, output={"nodes": []}, extra={"round": round_})
-            for node, verdict in enumerate(verdicts, start=1):
-                parent = record_step("verify", parent=chain, input={"query": f"q{node}"},
-                                     output={"verdict": verdict}, extra={"round": round_, "node": node})
+            nodes = tuple(ChainNode(i, f"q{i}", "a", False, True) for i in range(1, len(verdicts) + 1))
+            chain = record_chain(round_, None, "generation", Chain(nodes, "final"), 1, parent)
+            for position, (node, verdict) in enumerate(zip(nodes, verdicts), start=1):
+                parent = record_skipped(round_, node, position, verdict, chain)
         if traceability is not None:
-            record_step("read", parent=chain, input="Q", output="A", extra={"traceability": traceability})
-    return stored_trace("q", {"words_in": 300, "words_out": 60}, trace)
+            record_tracing("Q", "A", "generation", "final", "traced", (), (), (), traceability, chain)
+    summary = SearChainSummary(rounds=len(verdicts_by_round), stop_reason="finished", knowledge_sources={},
+                               verdicts={}, words_in=300, words_out=60, final_content="final",
+                               traceability=traceability or {})
+    return stored_trace("q", summary, trace)
 
 
 def usage(model_calls: int, retrieval_seconds: float, total_seconds: float) -> Usage:

@@ -7,16 +7,21 @@ from typing import Any, Callable
 
 import pytest
 
+from hopkit.methods.migres.steps import record_knowledge, record_queries
+from hopkit.traces import collect_trace, stored_trace
+
 pytestmark = pytest.mark.unit
 
 QUESTION = "Where was the director of Levity born?"
 
 
 def trace(*rounds: tuple[str, list[str]]) -> dict[str, Any]:
-    """A MIGRES trace with one Query Generator step per (response, queries asked) round."""
-    steps = [{"id": i + 1, "kind": "reason", "output": asked, "extra": {"module": "query", "generations": [response]}}
-             for i, (response, asked) in enumerate(rounds)]
-    return {"typed_trace": {"schema_version": 1, "steps": [{"kind": "retrieve", "extra": {}}, *steps]}}
+    """A stored MIGRES trace with one Query Generator step per (response, queries asked) round, after a retrieval."""
+    with collect_trace() as recorded:
+        step = record_knowledge(QUESTION, "what the model knows", None)
+        for response, asked in rounds:
+            step = record_queries("missing", asked, (), (), (response,), step)
+    return stored_trace("q1", {}, recorded)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,8 @@ import pytest
 
 from hopkit.judges.scripted import ScriptedEntailment
 from hopkit.judges.sentences import SyntokSplitter
+from hopkit.methods.searchain.steps import record_tracing
+from hopkit.methods.searchain.tracing import Mark
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -26,11 +28,10 @@ def citations(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
     return load_benchmark("searchain_citations")
 
 
-def stored(final_content: str, marks: list[dict[str, object]]) -> dict[str, object]:
+def stored(final_content: str, marks: list[Mark]) -> dict[str, object]:
     with collect_trace() as trace:
         chain = record_step("reason", input="q", output={"nodes": []})
-        record_step("read", parent=chain, input="q", output="Tarsk",
-                    extra={"final_content": final_content, "marks": marks})
+        record_tracing("q", "Tarsk", final_content, final_content, final_content, (), marks, (), {}, chain)
     return stored_trace("q1", {}, trace)
 
 
@@ -38,11 +39,10 @@ def test_marks_resolve_to_their_stored_passages_and_are_scored_by_alce(citations
                                                                        tmp_path: Path) -> None:
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'db.sqlite'}").get_session_factory())
     store.add_corpus(Corpus("toy", (BORN, PORT), (Query("q1", "Where was Ada born?", ("Tarsk",)),)))
-    marks = [{"number": 1, "paragraph_id": 7, "valid": True}, {"number": 2, "paragraph_id": 8, "valid": True},
-             {"number": 3, "paragraph_id": None, "valid": False}]
+    marks = [Mark(1, 7), Mark(2, 8), Mark(3, None)]
     step = citations.tracing_step(stored("Ada was born in Tarsk [1] [2]. Tarsk is a port [3]. So the answer is "
                                          "Tarsk.", marks))
-    assert step is not None and step.kind == "read"
+    assert step is not None and step.kind == "read" and [m.valid for m in step.marks] == [True, True, False]
 
     def entails(premise: str, hypothesis: str) -> float:
         return 1.0 if hypothesis.rstrip(".") in premise else 0.0

@@ -5,7 +5,8 @@ installed packages' entry points) is checked, built by its entry from the script
 and the real BM25 index of the tiny corpus below; a new method joins by being registered.
 Each method is run
 through the runner into a real SQLite store, then checked: it is a ``Method``, its trace
-is JSON with a typed trace of known step kinds, every paragraph id it reports is in the
+is JSON with a typed trace of known step kinds, each step reading as one of the payload
+types its registry entry names, every paragraph id it reports is in the
 corpus, its model calls are counted, and a rerun resumes without asking anything again.
 """
 
@@ -119,6 +120,8 @@ def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> No
         assert trace.steps, f"{method_name} recorded no step"
         assert {step.kind for step in trace.steps} <= set(KINDS)
         assert trace.steps[-1].kind in {"read", "extract"}
+        entry = entries()[method_name]
+        assert all(entry.payload(step) is not None for step in trace.steps), "a step without a payload type"
         reported = set(result.chunk_ids) | {i for step in trace.steps for i in step.paragraph_ids}
         assert reported <= corpus_ids, f"{method_name} reported ids outside the corpus: {reported - corpus_ids}"
         assert result.usage.llm_calls >= 1 and result.usage.prompt_tokens > 0

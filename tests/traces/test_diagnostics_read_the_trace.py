@@ -53,16 +53,18 @@ def test_the_trace_gives_the_collection_and_the_replay_with_ircots_queries_agree
 
 def test_the_tally_counts_retrievals_and_drops_by_reason(diagnostics) -> None:
     trace = Trace()
-    trace.add_step("retrieve", input="q", paragraph_ids=[1, 2, 3, 4], output={
+    trace.add_step("retrieve", input="q", paragraph_ids=[1, 2, 3, 4], extra={"k": 4}, output={
         "kept": [1, 2], "skipped": None, "dropped": [{"paragraph_id": 3, "reason": "too_long"},
                                                      {"paragraph_id": 4, "reason": "budget_full"}]})
     trace.add_step("reason", parent=1, output="Ada Quill was born in Tarsk.")
-    trace.add_step("retrieve", parent=2, input="Ada Quill born in Tarsk.", paragraph_ids=[1, 5], output={
-        "kept": [], "skipped": None, "dropped": [{"paragraph_id": 1, "reason": "duplicate"},
-                                                 {"paragraph_id": 5, "reason": "near_duplicate"}]})
+    trace.add_step("retrieve", parent=2, input="Ada Quill born in Tarsk.", paragraph_ids=[1, 5], extra={"k": 4},
+                   output={"kept": [], "skipped": None, "dropped": [{"paragraph_id": 1, "reason": "duplicate"},
+                                                                    {"paragraph_id": 5, "reason": "near_duplicate"}]})
     trace.add_step("reason", parent=3, output="So, it is.")
-    trace.add_step("retrieve", parent=4, input="", output={"kept": [], "dropped": [], "skipped": "empty_query"})
-    trace.add_step("retrieve", parent=5, input="x", output={"kept": [], "dropped": [], "skipped": "budget_full"})
+    trace.add_step("retrieve", parent=4, input="", output={"kept": [], "dropped": [], "skipped": "empty_query"},
+                   extra={"k": 4})
+    trace.add_step("retrieve", parent=5, input="x", output={"kept": [], "dropped": [], "skipped": "budget_full"},
+                   extra={"k": 4})
     assert diagnostics.collection_tally(trace) == {
         "retrievals": 2, "skipped:empty_query": 1, "skipped:budget_full": 1, "returned": 6, "kept": 2,
         "too_long": 1, "budget_full": 1, "duplicate": 1, "near_duplicate": 1}

@@ -29,6 +29,8 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import Method
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import Step
+from hopkit.traces.payload import Payload, payload_of
 
 #: The packages of hopkit's own methods, in the order tables list them.
 BUILT_IN = (
@@ -88,6 +90,8 @@ class MethodEntry:
         summary: one line saying what the method does (docstrings, messages).
         warnings: what a run with these options (as they will run) should be warned of before
             its first question (a threshold never calibrated for its judge...); None: nothing.
+        payloads: the typed payloads of the steps its trace records
+            (:class:`~hopkit.traces.payload.Payload`), in the order :meth:`payload` tries them.
     """
 
     name: str
@@ -101,6 +105,7 @@ class MethodEntry:
     template: Path | None = None
     summary: str = ""
     warnings: Callable[[Any], Sequence[str]] | None = None
+    payloads: tuple[type[Payload], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower() or not self.name.replace("-", "").isalnum():
@@ -111,6 +116,14 @@ class MethodEntry:
         if self.top_k is not None and self.top_k not in names:
             raise ConfigError(f"method {self.name!r}: top_k names {self.top_k!r}, not an option of "
                               f"{self.options.__name__}")
+
+    def payload(self, step: Step) -> Payload | None:
+        """The typed payload of one of the method's stored steps (None for a kind it does not declare).
+
+        Raises:
+            TraceError: the step does not read as its payload (the message names the field).
+        """
+        return payload_of(step, self.payloads)
 
     def as_run(self, options: Any, top_k: int | None = None) -> Any:
         """``options`` with ``top_k`` applied (when given) and prepared as they will run."""

@@ -9,9 +9,14 @@ What ``input`` and ``output`` hold for each kind is documented in ``docs/traces.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 from hopkit.errors import TraceError
+
+if TYPE_CHECKING:
+    from hopkit.traces.payload import Payload
+
+P = TypeVar("P", bound="Payload")
 
 #: The kinds hopkit's methods record; a method may use another short name.
 KINDS: tuple[str, ...] = ("scope", "retrieve", "reason", "read", "extract", "verify")
@@ -36,6 +41,9 @@ class Step:
             step (``{"confidence": 4}``); empty when it has none.
         llm_calls: model calls made during the step, as the usage block counts them.
         extra: any other JSON fields of the step (raw generation, options...).
+
+    What ``input``, ``output`` and ``extra`` hold is typed per kind by the method's payload
+    classes (:class:`~hopkit.traces.payload.Payload`), read with :meth:`payload`.
 
     Raises:
         TraceError: a field has the wrong type, the parent is not an earlier step,
@@ -65,6 +73,15 @@ class Step:
         if not _is_int(self.llm_calls) or self.llm_calls < 0:
             raise TraceError(f"{where}: llm_calls must be an integer >= 0, got {self.llm_calls!r}")
         _check_keys(self.extra, f"{where}: extra")
+
+    def payload(self, kind: type[P]) -> P:
+        """The step's ``input``, ``output`` and ``extra`` read as the typed payload ``kind``
+        (``step.payload(IRCoTRetrieve).kept``; the payloads are declared in each method's package).
+
+        Raises:
+            TraceError: the step is of another kind, or a field is missing or has the wrong type.
+        """
+        return kind.from_step(self)
 
     def to_json(self) -> dict[str, Any]:
         """The step as a JSON object (every field present; tuples become lists)."""

@@ -165,8 +165,9 @@ def test_chunk_ids_in_collection_order_and_in_metadata(kit, build) -> None:
     result = method.generate(kit.QUESTION)
     assert result.chunk_ids == (1, 4, 5, 2, 6)
     assert result.metadata["chunk_ids"] == [1, 4, 5, 2, 6]
+    assert result.metadata.chunk_ids == (1, 4, 5, 2, 6)
     assert result.metadata["retrieved_titles"][:2] == [kit.LOST_GRAVITY.title, kit.GERMANY.title]
-    json.dumps(result.metadata)
+    assert json.loads(json.dumps(dict(result.metadata))) == result.metadata.to_json()
 
 
 def test_reasoning_sentence_falls_back_to_the_last_factual_one(kit, build) -> None:

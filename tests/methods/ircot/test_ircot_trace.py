@@ -11,8 +11,9 @@ import pytest
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.steps import IRCoTReason, IRCoTRetrieve, IRCoTSummary, ircot_payload
 from hopkit.records import Paragraph, Query
-from hopkit.traces import collect_trace
+from hopkit.traces import collect_trace, stored_trace
 from hopkit.usage import track_usage
 
 pytestmark = pytest.mark.unit
@@ -158,3 +159,23 @@ def test_the_example_in_docs_traces_md_is_this_trace(traced) -> None:
     documented = json.loads(block.strip().removeprefix("```json").removesuffix("```"))
     _, trace, _ = traced(THREE_STEPS)
     assert trace.to_json() == documented
+
+
+def test_the_summary_is_typed_and_stores_the_keys_it_always_stored(traced) -> None:
+    result, trace, _ = traced(THREE_STEPS)
+    summary = result.metadata
+    assert isinstance(summary, IRCoTSummary)
+    assert (summary.steps, summary.stop_reason, summary.chunk_ids) == (3, "answer", result.chunk_ids)
+    stored = stored_trace("q", summary, trace)
+    assert list(stored) == ["steps", "cot_sentences", "chunk_ids", "queries", "stop_reason", "reader_generation",
+                            "retrieved_titles", "demonstrations", "typed_trace"]
+    assert stored["cot_sentences"] == list(summary.cot_sentences) and stored["demonstrations"] == [2, 2, 2]
+    assert IRCoTSummary.from_result_trace(json.loads(json.dumps(stored))) == summary
+
+
+def test_the_steps_read_through_their_payloads(traced) -> None:
+    result, trace, _ = traced(THREE_STEPS)
+    payloads = [ircot_payload(step) for step in trace.steps]
+    assert [p.query for p in payloads if isinstance(p, IRCoTRetrieve)] == list(result.metadata.queries)
+    assert [p.sentence for p in payloads if isinstance(p, IRCoTReason)] == list(result.metadata.cot_sentences)
+    assert [p.stop_reason for p in payloads if isinstance(p, IRCoTReason)] == [None, None, "answer"]

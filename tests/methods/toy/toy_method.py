@@ -16,7 +16,7 @@ from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.options import PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
-from hopkit.traces import record_step
+from hopkit.traces.payload import Payload, at, record
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,23 @@ class ToyOptions:
         check_fields(self, "Toy option")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToyRetrieve(Payload):
+    """The retrieval (a): the question as the query; the hits are the step's paragraph_ids."""
+
+    kind = "retrieve"
+    query: str = at("input")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToyRead(Payload):
+    """The model's answer (b) to the question."""
+
+    kind = "read"
+    question: str = at("input")
+    answer: str = at("output")
+
+
 class Toy:
     """(a) retrieve K paragraphs with the question; (b) ask the model."""
 
@@ -45,23 +62,23 @@ class Toy:
 
     def generate(self, query: Query) -> GenerationResult:
         hits = self.retriever.retrieve(query.text, self.options.k)                          # (a)
-        record_step("retrieve", input=query.text, paragraph_ids=[h.paragraph.id for h in hits])
+        record(ToyRetrieve(query=query.text), paragraph_ids=[h.paragraph.id for h in hits])
         context = "\\n".join(h.paragraph.text for h in hits)
         reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)  # (b)
         answer = clean_direct_answer(reply.text)
-        record_step("read", input=query.text, output=answer, llm_calls=1)
+        record(ToyRead(question=query.text, answer=answer), llm_calls=1)
         return GenerationResult(text=answer, chunk_ids=tuple(h.paragraph.id for h in hits))
 
 
 METHOD = MethodEntry(name="toy", title="Toy", options=ToyOptions, build=Toy, retrieves=True, top_k="k",
                      template=Path(__file__).with_name("report.html.j2"),
-                     summary="retrieves K paragraphs, then asks the model")
+                     summary="retrieves K paragraphs, then asks the model", payloads=(ToyRetrieve, ToyRead))
 '''
 
 TEMPLATE = '''\
 {% import "trace/common.html.j2" as common %}
 {% macro read(s, ctx) -%}
-<p class="toy-read">the toy read: {{ s.output }}</p>
+<p class="toy-read">the toy read: {{ s.payload.answer }}</p>
 {%- endmacro %}
 '''
 

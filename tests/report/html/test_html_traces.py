@@ -142,3 +142,21 @@ def test_text_from_the_model_is_escaped() -> None:
     trace["steps"][1]["extra"]["generation"] = "<script>alert(1)</script>"
     html = page("IRCoT", {"typed_trace": trace})
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_a_step_that_does_not_read_as_its_payload_is_drawn_as_json_and_the_page_says_why() -> None:
+    trace = example("example-trace")
+    trace["steps"][2]["output"]["kept"] = ["five"]
+    html = page("IRCoT", {"typed_trace": trace}, answer="Germany")
+    assert html.count('<div class="generic">') == 1
+    assert "step 3 (retrieve): output.kept[0]: expected an integer, got 'five'" in text_of(html)
+    assert "dropped: duplicate" in text_of(html)  # the other retrievals still read
+
+
+def test_a_migres_module_that_could_not_be_read_shows_its_error() -> None:
+    failed = {"id": 1, "parent": None, "kind": "extract", "input": None, "output": None, "paragraph_ids": [],
+              "scores": [], "llm_calls": 2, "extra": {"module": "leaf", "failed": True, "error": "no JSON object",
+                                                     "generations": ["oops", "oops again"]}}
+    html = page("MIGRES", {"typed_trace": {"schema_version": 1, "steps": [failed], "citations": []}})
+    assert "Could not read the module's response: no JSON object" in text_of(html)
+    assert '<div class="generic">' not in html and "oops again" in html

@@ -54,8 +54,8 @@ from hopkit.llm.protocol import LLM, Completion
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.ircot.iirc import IIRCConfig, IIRCTitleScoper, TitleMatcher, TitleScope
 from hopkit.methods.ircot.query import next_query
-from hopkit.methods.ircot.steps import (record_reading, record_reasoning, record_retrieval, record_scope,
-                                        record_skipped_retrieval)
+from hopkit.methods.ircot.steps import (IRCoTSummary, StopReason, record_reading, record_reasoning,
+                                        record_retrieval, record_scope, record_skipped_retrieval)
 from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter, check_fits
@@ -256,9 +256,10 @@ class IRCoT(WarmsUp):
 
         Returns:
             The answer; ``chunk_ids`` are the collected paragraph ids in collection
-            order; ``metadata`` holds steps, cot_sentences, chunk_ids, queries,
-            stop_reason ("answer" | "empty" | "max_steps"), reader_generation, the
-            demonstrations kept per step, and for IIRC the generated and mapped titles.
+            order; ``metadata`` its :class:`~hopkit.methods.ircot.steps.IRCoTSummary`: steps,
+            cot_sentences, chunk_ids, queries, stop_reason ("answer" | "empty" | "max_steps"),
+            reader_generation, the demonstrations kept per step, and for IIRC the generated and
+            mapped titles.
 
         Raises:
             LLMError: if a prompt does not fit in the model's context even without
@@ -278,7 +279,7 @@ class IRCoT(WarmsUp):
             prefix.fit(self._largest_instance_tokens(query, collection))
         sentences: list[str] = []
         demonstrations_per_step: list[int] = []
-        stop_reason = "max_steps"
+        stop_reason: StopReason = "max_steps"
         steps = 0
         for step in range(1, config.max_steps + 1):
             steps = step
@@ -299,22 +300,15 @@ class IRCoT(WarmsUp):
                                                         partial(prefix.prompt, growth_tokens=0))
         record_reading(query.text, sentences, with_main_passage(query, collection.paragraphs), answer,
                        reader_generation, config.reader, self.reading.context)
-        metadata: dict[str, object] = {
-            "steps": steps,
-            "cot_sentences": sentences,
-            "chunk_ids": list(collection.ids),
-            "queries": queries,
-            "stop_reason": stop_reason,
-            "reader_generation": reader_generation,
-            "retrieved_titles": [p.title for p in collection.paragraphs],
-            "demonstrations": demonstrations_per_step,
-        }
-        if scope is not None:
-            metadata["iirc_generated_titles"] = list(scope.generated)
-            metadata["iirc_titles"] = list(scope.titles)
-        return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=metadata)
+        summary = IRCoTSummary(steps=steps, cot_sentences=tuple(sentences), chunk_ids=tuple(collection.ids),
+                               queries=tuple(queries), stop_reason=stop_reason, reader_generation=reader_generation,
+                               retrieved_titles=tuple(p.title for p in collection.paragraphs),
+                               demonstrations=tuple(demonstrations_per_step),
+                               iirc_generated_titles=scope.generated if scope is not None else None,
+                               iirc_titles=scope.titles if scope is not None else None)
+        return GenerationResult(text=answer, chunk_ids=collection.ids, metadata=summary)
 
-    def _stop(self, found: Sequence[str], step: int) -> str | None:
+    def _stop(self, found: Sequence[str], step: int) -> StopReason | None:
         """Why the loop ends at ``step``, whose generation split into ``found`` (None: it goes on)."""
         if not found:
             return "empty"

@@ -10,7 +10,11 @@ from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import check_fields
 from hopkit.records import GenerationResult, Query
-from hopkit.traces import record_step
+from hopkit.methods.reader_steps import NoRSummary, ReaderRead, record_reading
+from hopkit.traces.payload import Payload
+
+#: NoR's payloads, one per kind.
+PAYLOADS: tuple[type[Payload], ...] = (ReaderRead,)
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,8 @@ class NoRConfig:
 class NoR:
     """No retrieval: (a) read the question (and IIRC's main passage) with the reader.
 
-    Its trace: one ``read`` step (the question; the answer; the main passage's id, if
-    any; the reader's generation).
+    Its trace: one ``read`` step (:class:`~hopkit.methods.reader_steps.ReaderRead`: the
+    question; the answer; the main passage's id, if any; the reader's generation).
     """
 
     name = "nor"
@@ -39,6 +43,5 @@ class NoR:
     def generate(self, query: Query) -> GenerationResult:
         shown = with_main_passage(query, [])
         output = self.reader.read(query.text, shown)                                    # (a)
-        record_step("read", input=query.text, output=output.answer, paragraph_ids=[p.id for p in shown],
-                    extra={"generation": output.generation})
-        return GenerationResult(text=output.answer, metadata={"reader_generation": output.generation})
+        record_reading(query.text, output.answer, output.generation, shown)
+        return GenerationResult(text=output.answer, metadata=NoRSummary(reader_generation=output.generation))

@@ -11,7 +11,8 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.traces import record_step
+from hopkit.methods.reader_steps import OneRSummary, ReaderRead, record_reading
+from hopkit.traces.payload import Payload, at, record
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,26 @@ class OneRConfig:
         check_fields(self, "OneR option")
 
 
+@dataclass(frozen=True, kw_only=True)
+class OneRRetrieve(Payload):
+    """OneR's retrieval (a): the question as the query, ``k`` the hits asked for (the step's
+    ``paragraph_ids`` and ``scores`` are the hits)."""
+
+    kind = "retrieve"
+    query: str = at("input")
+    k: int
+
+
+#: OneR's payloads, one per kind.
+PAYLOADS: tuple[type[Payload], ...] = (OneRRetrieve, ReaderRead)
+
+
 class OneR:
     """One-step retrieval: (a) retrieve K paragraphs with the question; (b) read them.
 
-    Its trace: a ``retrieve`` step (the question; the ids and scores returned) and a
-    ``read`` step (the question; the answer; the paragraphs read; the reader's generation).
+    Its trace: a ``retrieve`` step (:class:`OneRRetrieve`: the question; the ids and scores
+    returned) and a ``read`` step (:class:`~hopkit.methods.reader_steps.ReaderRead`: the
+    question; the answer; the paragraphs read; the reader's generation).
     """
 
     name = "oner"
@@ -48,15 +64,14 @@ class OneR:
     def generate(self, query: Query) -> GenerationResult:
         hits = self.retriever.retrieve(query.text, self.config.k)                       # (a)
         paragraphs = [hit.paragraph for hit in hits]
-        retrieved = record_step("retrieve", input=query.text, paragraph_ids=[hit.id for hit in hits],
-                                scores=[float(hit.score) for hit in hits], extra={"k": self.config.k})
+        retrieved = record(OneRRetrieve(query=query.text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
+                           scores=[float(hit.score) for hit in hits])
         shown = with_main_passage(query, paragraphs)
         output = self.reader.read(query.text, shown)                                    # (b)
-        record_step("read", parent=retrieved, input=query.text, output=output.answer,
-                    paragraph_ids=[p.id for p in shown], extra={"generation": output.generation})
+        record_reading(query.text, output.answer, output.generation, shown, parent=retrieved)
         return GenerationResult(
             text=output.answer,
             chunk_ids=tuple(p.id for p in paragraphs),
-            metadata={"reader_generation": output.generation,
-                      "retrieved_titles": [p.title for p in paragraphs]},
+            metadata=OneRSummary(reader_generation=output.generation,
+                                 retrieved_titles=tuple(p.title for p in paragraphs)),
         )

@@ -53,8 +53,9 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.searchain.conversation import Conversation, chain_stop, read_chain
 from hopkit.methods.searchain.feedback import FEEDBACK_VERDICTS, FeedbackRules, ProcessedQueries, judge_node
-from hopkit.methods.searchain.steps import (record_chain, record_extraction, record_retrieval, record_skipped,
-                                            record_tracing, record_unreadable_chain, record_verdict)
+from hopkit.methods.searchain.steps import (SearChainSummary, StopReason, record_chain, record_extraction,
+                                            record_retrieval, record_skipped, record_tracing,
+                                            record_unreadable_chain, record_verdict)
 from hopkit.methods.searchain.tracing import (alce_citation_scores, knowledge_coverage, render_traced,
                                               resolve_marks, statements, task_answer)
 from hopkit.methods.searchain.tree import Branch, NodeRecord, PathNode, ReasoningTree
@@ -187,7 +188,8 @@ class SearChain(WarmsUp):
 
         Returns:
             The answer; ``chunk_ids`` the passages retrieved for the processed nodes;
-            ``metadata``: rounds, stop_reason ("finished", "max_rounds", "unreadable"),
+            ``metadata`` its :class:`~hopkit.methods.searchain.steps.SearChainSummary`: rounds,
+            stop_reason ("finished", "max_rounds", "unreadable"),
             knowledge_sources (Table 2: llm, corrected, completed, unsolved), verdicts,
             words_in, words_out, final_content and traceability (marks, valid_marks, skc,
             and with ``citation_check`` citation_recall and citation_precision).
@@ -206,7 +208,7 @@ class SearChain(WarmsUp):
         feedback: str | None = None
         parent: int | None = None
         unreadable: list[str] = []
-        stop_reason = "max_rounds"
+        stop_reason: StopReason = "max_rounds"
         text = ""
         for round_ in range(1, config.max_rounds + 1):
             text, chain, step = self._write_chain(conversation, round_, feedback, parent, words, unreadable)  # (a)
@@ -225,17 +227,11 @@ class SearChain(WarmsUp):
         answer, final_content, traceability = self._trace(query.text, tree, conversation, text, unreadable,  # (d)
                                                           words)
         passages = list(dict.fromkeys(r.passage.id for r in tree.records if r.passage is not None))
-        metadata: dict[str, Any] = {
-            "rounds": len(tree.branches) + (1 if unreadable else 0),
-            "stop_reason": stop_reason,
-            "knowledge_sources": tree.knowledge_sources(),
-            "verdicts": tree.verdict_counts(),
-            "words_in": words.into,
-            "words_out": words.out,
-            "final_content": final_content,
-            "traceability": traceability,
-        }
-        return GenerationResult(text=answer, chunk_ids=tuple(passages), metadata=metadata)
+        summary = SearChainSummary(rounds=len(tree.branches) + (1 if unreadable else 0), stop_reason=stop_reason,
+                                   knowledge_sources=tree.knowledge_sources(), verdicts=tree.verdict_counts(),
+                                   words_in=words.into, words_out=words.out, final_content=final_content,
+                                   traceability=traceability)
+        return GenerationResult(text=answer, chunk_ids=tuple(passages), metadata=summary)
 
     def build_heavy_parts(self) -> None:
         """The judges the config names and the constructor was not given."""

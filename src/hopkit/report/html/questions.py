@@ -91,7 +91,7 @@ def _run_entry(index: int, run: HtmlRun, query: Query, ctx: QuestionContext) -> 
         right = ctx.answer_right(result.prediction)
     return {"index": index, "label": run.label, "method": run.summary.method, "result": result,
             "scores": values, "right": right,
-            "view": trace_view(result, ctx) if result is not None else None}
+            "view": trace_view(result, ctx, run.summary.method) if result is not None else None}
 
 
 def _paragraph_order(query: Query, entries: Sequence[dict[str, Any]]) -> list[int]:

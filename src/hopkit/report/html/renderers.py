@@ -2,7 +2,8 @@
 
 A renderer is a Jinja template under ``templates/trace/`` that defines one macro per step kind
 it draws (``retrieve``, ``reason``, ``read`` ...), each called as ``macro(step, ctx)`` with a
-:class:`~hopkit.report.html.trace_view.StepView` and the question's
+:class:`~hopkit.report.html.trace_view.StepView` (its ``payload`` the step's typed payload, which
+the macro reads) and the question's
 :class:`~hopkit.report.html.trace_view.QuestionContext`. A kind the method's template does not
 define, and every step of a method without a renderer, is drawn by ``trace/common.html.j2``'s
 ``generic`` macro: input, output, paragraphs and extra as formatted JSON.
@@ -50,6 +51,13 @@ def method_templates() -> FunctionLoader:
     """The Jinja loader of the methods' own templates (``method/<name>``)."""
     return FunctionLoader(method_template)
 
+def _declares_payloads(method: str) -> bool:
+    from hopkit.methods.registry import entries
+
+    entry = entries().get(method.lower())
+    return entry is not None and bool(entry.payloads)
+
+
 #: The template whose ``generic`` macro draws any step.
 GENERIC = "trace/common.html.j2"
 
@@ -70,18 +78,20 @@ class StepRenderer:
             self._modules[name] = self.env.get_template(name).module
         return self._modules[name]
 
-    def macro(self, method: str, kind: str) -> Callable[[StepView, QuestionContext], Markup]:
+    def macro(self, method: str, kind: str, payload: Any = None) -> Callable[[StepView, QuestionContext], Markup]:
         """The macro that draws a ``kind`` step of ``method``.
 
         Args:
             method: the run's method (any case).
             kind: the step's kind.
+            payload: the step's typed payload (None: it has none, or did not read as one).
 
         Returns:
-            The method's macro for the kind, else the generic one.
+            The method's macro for the kind, which reads the payload, else the generic one (also for a
+            step without payload of a method that declares payloads).
         """
         template = renderers().get(method.lower())
-        if template is not None:
+        if template is not None and (payload is not None or not _declares_payloads(method)):
             found = getattr(self._module(template), kind, None)
             if callable(found):
                 return found  # type: ignore[no-any-return]
@@ -99,4 +109,4 @@ class StepRenderer:
         Returns:
             The step's body (its header is drawn by the timeline).
         """
-        return Markup(self.macro(method, step.kind)(step, ctx))
+        return Markup(self.macro(method, step.kind, step.payload)(step, ctx))

@@ -1,8 +1,9 @@
 """One result's trace prepared for its page: steps with their indentation, citations by step,
 counts per kind, and the question's context (gold paragraphs, titles, gold answers).
 
-The page shows each step through the renderer of the run's method (:mod:`hopkit.report.html.renderers`);
-this module only reads the stored trace, it never draws.
+The page shows each step through the renderer of the run's method (:mod:`hopkit.report.html.renderers`),
+which reads the step's typed payload (the method's :class:`~hopkit.traces.payload.Payload`, named in its
+registry entry); this module only reads the stored trace, it never draws.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from hopkit.errors import TraceError
 from hopkit.evaluation.metrics import exact_match
 from hopkit.records import Paragraph, Query
 from hopkit.store.records import QueryResult
-from hopkit.traces import Trace
+from hopkit.traces import Step, Trace
+from hopkit.traces.payload import Payload
 from hopkit.traces.trace import TRACE_KEY
 
 __all__ = ["QuestionContext", "StepView", "TraceView", "pretty_json", "trace_view"]
@@ -78,7 +80,8 @@ class QuestionContext:
 
 @dataclass(frozen=True)
 class StepView:
-    """A step as drawn: its JSON fields plus its indentation."""
+    """A step as drawn: its JSON fields, its typed payload (None when the method declares none for its
+    kind, or the step does not read as it: the step is then drawn as JSON) and its indentation."""
 
     id: int
     parent: int | None
@@ -90,6 +93,7 @@ class StepView:
     llm_calls: int
     extra: Mapping[str, Any]
     depth: int
+    payload: Payload | None = None
 
     def score_of(self, index: int) -> float | None:
         """The score of the ``index``-th paragraph, when the step gives one per paragraph."""
@@ -144,16 +148,18 @@ def _depths(steps: Sequence[Any]) -> list[int]:
     return [depth[step.id] for step in steps]
 
 
-def trace_view(result: QueryResult, context: QuestionContext) -> TraceView:
+def trace_view(result: QueryResult, context: QuestionContext, method: str | None = None) -> TraceView:
     """Read one stored result's trace for its page.
 
     A trace without typed steps (a method that records none) or one that does not read as the
     typed schema keeps its steps empty; the page then shows its JSON alone (``problem`` says why
-    when it could not be read).
+    when it could not be read). A step that does not read as its method's payload keeps no
+    payload (drawn as JSON) and ``problem`` says which.
 
     Args:
         result: the stored result.
         context: its question.
+        method: the run's method (any case), whose registry entry names the payloads.
 
     Returns:
         The view.
@@ -166,9 +172,12 @@ def trace_view(result: QueryResult, context: QuestionContext) -> TraceView:
         trace, problem = Trace(), f"the typed trace could not be read ({exc}); shown as JSON"
         metadata = dict(result.trace)
     depths = _depths(trace.steps)
+    payloads, unreadable = _payloads(trace.steps, method)
+    if unreadable and problem is None:
+        problem = f"{unreadable}; drawn as JSON"
     steps = tuple(StepView(s.id, s.parent, s.kind, s.input, s.output, s.paragraph_ids,
-                           s.scores, s.llm_calls, s.extra, depth)
-                  for s, depth in zip(trace.steps, depths))
+                           s.scores, s.llm_calls, s.extra, depth, payload)
+                  for s, depth, payload in zip(trace.steps, depths, payloads))
     citations: dict[int, list[Mapping[str, Any]]] = {}
     for citation in trace.citations:
         citations.setdefault(citation.step, []).append(citation.to_json())
@@ -180,3 +189,21 @@ def trace_view(result: QueryResult, context: QuestionContext) -> TraceView:
     return TraceView(steps, {k: tuple(v) for k, v in citations.items()}, tuple(counts.items()),
                      sum(step.llm_calls for step in steps), metadata, problem, collected, recall)
 
+
+
+def _payloads(steps: Sequence[Step], method: str | None) -> tuple[list[Payload | None], str | None]:
+    """Each step's payload by the method's registry entry, and what the first unreadable one said."""
+    from hopkit.methods.registry import entries
+
+    entry = entries().get(method.lower()) if method is not None else None
+    if entry is None:
+        return [None] * len(steps), None
+    payloads: list[Payload | None] = []
+    unreadable = None
+    for step in steps:
+        try:
+            payloads.append(entry.payload(step))
+        except TraceError as exc:
+            payloads.append(None)
+            unreadable = unreadable or str(exc)
+    return payloads, unreadable
