@@ -26,8 +26,9 @@ def _spec(name: str = "ircot-a", top_k: int = 4, dataset: str = "toy") -> RunSpe
 
 
 def _result(query_id: str, prediction: str = "Paris", error: str | None = None) -> QueryResult:
-    usage = Usage(prompt_tokens=300, completion_tokens=12, cached_prompt_tokens=200, total_seconds=2.5,
-                  components={"model": ComponentUsage(3, 2.2), "retrieval": ComponentUsage(2, 0.01)})
+    usage = Usage(2.5, {"model": ComponentUsage(3, 0.0, 3, 2.2, prompt_tokens=300, cached_prompt_tokens=200,
+                                                completion_tokens=12),
+                        "retrieval": ComponentUsage(2, 0.01)})
     return QueryResult(query_id=query_id, prediction=prediction, chunk_ids=(4, 1),
                        trace={"typed_trace": {"steps": [{"id": 0, "kind": "read", "output": "é ✓"}]}},
                        usage=usage, error=error)
