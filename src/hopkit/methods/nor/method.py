@@ -11,6 +11,7 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.traces import record_step
+from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class NoR:
 
     def generate(self, query: Query) -> GenerationResult:
         shown = with_main_passage(query, [])
-        output = self.reader.read(query.text, shown)                                    # (a)
+        with usage_component("nor:read"):
+            output = self.reader.read(query.text, shown)                                # (a)
         record_step("read", input=query.text, output=output.answer, paragraph_ids=[p.id for p in shown],
                     extra={"generation": output.generation})
         return GenerationResult(text=output.answer, metadata={"reader_generation": output.generation})

@@ -12,6 +12,7 @@ from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces import record_step
+from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class OneR:
         retrieved = record_step("retrieve", input=query.text, paragraph_ids=[hit.id for hit in hits],
                                 scores=[float(hit.score) for hit in hits], extra={"k": self.config.k})
         shown = with_main_passage(query, paragraphs)
-        output = self.reader.read(query.text, shown)                                    # (b)
+        with usage_component("oner:read"):
+            output = self.reader.read(query.text, shown)                                # (b)
         record_step("read", parent=retrieved, input=query.text, output=output.answer,
                     paragraph_ids=[p.id for p in shown], extra={"generation": output.generation})
         return GenerationResult(
