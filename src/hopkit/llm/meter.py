@@ -18,7 +18,8 @@ class MeteredLLM(LLMWrapper):
 
     Every call is added, under the usage label open in the calling thread or task
     (:func:`hopkit.usage.usage_component`; ``"model"`` when none is), to the
-    ``track_usage()`` block open there (if any) and to the running :attr:`total`. Completions pass through unchanged. Put it outside a
+    ``track_usage()`` block open there (if any) and to the running :attr:`total`.
+    Completions pass through unchanged. Put it outside a
     :class:`~hopkit.llm.cache.CachedLLM` to count what the method asked for (cache
     hits count as calls, with their original token counts and near-zero seconds),
     inside to count only real model calls.
