@@ -13,9 +13,11 @@ MIGRES (the columns of the paper's Tables 4-6, per answered question):
   for each instance in the Leaf Module"): the method's own count (the trace keeps ids,
   not texts), LLM knowledge included;
 - *knowledge prompts*: LLM knowledge prompting calls (what Table 6 switches off);
-- seconds per question split by module: the wall seconds MIGRES records for each
-  module's model calls, the knowledge filter (the relevance judge) and the NLI check,
-  retrieval from the usage record, the rest as "other".
+- seconds per question split by module, from the usage record: each module's label
+  (``migres:main`` ...), the knowledge filter (``judge:relevance``) and the NLI check
+  (``judge:entailment``), retrieval, the rest as "other"; prompt tokens likewise. Runs
+  saved before the usage record had labels read these from the seconds and tokens
+  MIGRES then kept in its result's metadata.
 
 SearChain (per answered question; node shares pooled over every processed node):
 
@@ -35,9 +37,13 @@ from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 from hopkit.methods.searchain.steps import (SearChainRound, SearChainSummary, SearChainTracing, SearChainVerify,
                                             searchain_payload)
 from hopkit.traces import Step, Trace
+from hopkit.usage import Usage
 
 GENERATING_MODULES = ("main", "final_main", "query", "leaf")
 MIGRES_SECONDS = ("main", "final_main", "query", "leaf", "knowledge", "filter", "nli")
+#: The usage component of each part of MIGRES_SECONDS.
+MIGRES_COMPONENTS = {**{module: f"migres:{module}" for module in MIGRES_SECONDS[:5]},
+                     "filter": "judge:relevance", "nli": "judge:entailment"}
 SOURCES = {"kept": "llm", "corrected": "corrected", "completed": "completed", "left_unsolved": "unsolved"}
 
 
@@ -58,48 +64,53 @@ def migres_generation_calls(trace: Trace) -> int:
     return calls
 
 
-def migres_question(stored: Mapping[str, Any], model_calls: int, retrieval_seconds: float,
-                    total_seconds: float, prompt_tokens: int = 0, cached_prompt_tokens: int = 0) -> dict[str, float]:
+def migres_question(stored: Mapping[str, Any], usage: Usage) -> dict[str, float]:
     """One question's MIGRES numbers.
 
     Args:
         stored: the result's stored trace (metadata and typed trace).
-        model_calls: every model call of the question (the usage record's).
-        retrieval_seconds: the usage record's retrieval seconds.
-        total_seconds: the question's wall time.
-        prompt_tokens: every prompt token of the question (the usage record's).
-        cached_prompt_tokens: those the backend's prefix cache served.
+        usage: the result's usage record.
 
     Returns:
         ``generation_calls``, ``scoring_calls``, ``iterations``, ``passages``,
-        ``knowledge_tokens``, ``knowledge_prompts``, and, when the method recorded them,
-        ``seconds:<module>`` for each module, ``seconds:retrieval``, ``seconds:other``, and
-        the prompt tokens of the generating modules and of the judges with their cached
-        parts (``prompt:generation``, ``cached:generation``, ``prompt:judges``, ``cached:judges``).
+        ``knowledge_tokens``, ``knowledge_prompts``, ``seconds:<module>`` for each module,
+        ``seconds:retrieval``, ``seconds:other``, and the prompt tokens of the generating
+        modules and of the judges with their cached parts (``prompt:generation``,
+        ``cached:generation``, ``prompt:judges``, ``cached:judges``); a run saved before
+        the usage record had labels has the seconds and tokens only if MIGRES kept them.
     """
     trace = Trace.from_result_trace(stored)
     generation = migres_generation_calls(trace)
     shown = {pid for step in trace.steps if step.kind == "extract" for pid in step.paragraph_ids}
     row = {
         "generation_calls": float(generation),
-        "scoring_calls": float(max(0, model_calls - generation)),
+        "scoring_calls": float(max(0, usage.llm_calls - generation)),
         "iterations": float(sum(1 for s in trace.steps if _module(s) in ("main", "final_main"))),
         "passages": float(len(shown)),
         "knowledge_tokens": float(stored.get("knowledge_tokens", 0)),
         "knowledge_prompts": float(sum(1 for s in trace.steps if _module(s) == "knowledge")),
     }
-    seconds = stored.get("seconds")
-    if isinstance(seconds, Mapping):
-        parts = {module: float(seconds.get(module, 0.0)) for module in MIGRES_SECONDS}
-        parts["retrieval"] = retrieval_seconds
-        parts["other"] = max(0.0, total_seconds - sum(parts.values()))
+    labels = [entry for name, entry in usage.components.items() if name.startswith("migres:")]
+    kept_seconds, kept_prompt, kept_cached = (stored.get(key) for key in ("seconds", "prompt_tokens",
+                                                                          "cached_prompt_tokens"))
+    parts: dict[str, float] | None = None
+    generation_tokens: tuple[float, float] | None = None
+    if labels:
+        parts = {module: usage.component(name).total_seconds for module, name in MIGRES_COMPONENTS.items()}
+        generation_tokens = (sum(e.prompt_tokens for e in labels), sum(e.cached_prompt_tokens for e in labels))
+    else:  # saved before the usage record had labels: what MIGRES kept in its metadata, if it kept it
+        if isinstance(kept_seconds, Mapping):
+            parts = {module: float(kept_seconds.get(module, 0.0)) for module in MIGRES_SECONDS}
+        if isinstance(kept_prompt, Mapping) and isinstance(kept_cached, Mapping):
+            generation_tokens = (sum(kept_prompt.values()), sum(kept_cached.values()))
+    if parts is not None:
+        parts["retrieval"] = usage.retrieval_seconds
+        parts["other"] = max(0.0, usage.total_seconds - sum(parts.values()))
         row.update({f"seconds:{name}": value for name, value in parts.items()})
-    generation_prompt, generation_cached = stored.get("prompt_tokens"), stored.get("cached_prompt_tokens")
-    if isinstance(generation_prompt, Mapping) and isinstance(generation_cached, Mapping):
-        row["prompt:generation"] = float(sum(generation_prompt.values()))
-        row["cached:generation"] = float(sum(generation_cached.values()))
-        row["prompt:judges"] = float(prompt_tokens) - row["prompt:generation"]
-        row["cached:judges"] = float(cached_prompt_tokens) - row["cached:generation"]
+    if generation_tokens is not None:
+        row["prompt:generation"], row["cached:generation"] = map(float, generation_tokens)
+        row["prompt:judges"] = float(usage.prompt_tokens) - row["prompt:generation"]
+        row["cached:judges"] = float(usage.cached_prompt_tokens) - row["cached:generation"]
     return row
 
 
@@ -223,8 +234,7 @@ def run_rows(method: str, label: str, dataset: str, results: Iterable[Any],
             continue
         usage = result.usage
         if method == "migres":
-            rows.append(migres_question(result.trace, usage.llm_calls, usage.retrieval_seconds,
-                                        usage.total_seconds, usage.prompt_tokens, usage.cached_prompt_tokens))
+            rows.append(migres_question(result.trace, usage))
         else:
             rows.append(searchain_question(result.trace))
         seconds.append(usage.total_seconds)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.method_tables import method_sections
+from hopkit.evaluation.cost_columns import cost_columns
 from hopkit.evaluation.metrics import paragraph_recall
 from hopkit.judging_runs import choose_judge
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
@@ -94,13 +95,18 @@ def recall_section(session_factory: Any, store: Store, summaries: list[Any], com
 
 
 def time_split_table(summaries: list[Any]) -> str:
-    lines = ["| run | dataset | s/question | LLM s | retrieval s | other s | other % | cached prompt share |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    """Seconds per question, their split (the cost columns that split the time: model calls,
+    retrieval, each judge's or label's own time, other), the share outside every component
+    and the cached share of prompt tokens."""
+    columns = {c.key: c for c in cost_columns(name for s in summaries for name in s.components)}
+    split = [c for c in columns.values() if c.time_part is not None]
+    shown = [columns["seconds_per_q"], *split]
+    lines = ["| run | dataset | " + " | ".join(c.header for c in shown) + " | other % | Cached % |",
+             "|---|---|" + "---:|" * (len(shown) + 2)]
     for s in summaries:
         share = 100 * s.other_seconds_per_q / s.seconds_per_q if s.seconds_per_q else 0.0
-        lines.append(f"| {s.name} | {s.dataset} | {s.seconds_per_q:.2f} | {s.llm_seconds_per_q:.2f} | "
-                     f"{s.retrieval_seconds_per_q:.4f} | {s.other_seconds_per_q:.4f} | {share:.2f} | "
-                     f"{100 * s.cached_prompt_share:.0f}% |")
+        cells = [c.text(s.cost.get(c.key)) for c in (*shown, columns["cached_prompt_share"])]
+        lines.append(f"| {s.name} | {s.dataset} | {' | '.join(cells[:-1])} | {share:.2f} | {cells[-1]} |")
     return "\n".join(lines)
 
 

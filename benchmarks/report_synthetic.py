@@ -147,10 +147,10 @@ RUNS: tuple[tuple[str, str, float, Callable[..., Trace], bool], ...] = (
 
 
 def _usage(rng: random.Random, calls: int) -> Usage:
-    usage = Usage(prompt_tokens=calls * rng.randint(300, 1500), completion_tokens=calls * rng.randint(5, 40),
-                  cached_prompt_tokens=calls * rng.randint(0, 300))
+    usage = Usage()
+    prompt, completion, cached = rng.randint(300, 1500), rng.randint(5, 40), rng.randint(0, 300)
     for _ in range(calls):
-        usage.add_call("model", rng.uniform(0.5, 3.0))
+        usage.add_llm(prompt, completion, rng.uniform(0.5, 3.0), cached_prompt_tokens=cached)
     usage.add_call("retrieval", rng.uniform(0.001, 0.02))
     usage.total_seconds = usage.component_seconds + rng.uniform(0.01, 0.2)
     return usage

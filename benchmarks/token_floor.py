@@ -262,12 +262,11 @@ def run_variant(args: argparse.Namespace, method: str, llm: LlamaCppLLM, rates: 
     floor = (spent.batch_tokens / rates.prefill_tokens_per_s + spent.single_tokens / rates.decode_tokens_per_s)
     return RunRecord(
         label=args.label, method=method, dataset=args.dataset, questions=n, threads=llm._model.n_threads,
-        seconds_per_q=sum(r.usage.total_seconds for r in results) / n,
-        llm_calls_per_q=sum(r.usage.llm_calls for r in results) / n,
-        prompt_tokens_per_q=sum(r.usage.prompt_tokens for r in results) / n,
-        estimated_evaluated_per_q=sum(r.usage.prompt_tokens - r.usage.cached_prompt_tokens for r in results) / n,
+        seconds_per_q=summary.seconds_per_q, llm_calls_per_q=summary.llm_calls_per_q,
+        prompt_tokens_per_q=summary.prompt_tokens_per_q,
+        estimated_evaluated_per_q=summary.prompt_tokens_per_q * (1 - summary.cached_prompt_share),
         batch_tokens_per_q=spent.batch_tokens / n, single_evals_per_q=spent.single_tokens / n,
-        completion_tokens_per_q=sum(r.usage.completion_tokens for r in results) / n,
+        completion_tokens_per_q=summary.completion_tokens_per_q,
         llama_seconds_per_q=(spent.batch_ms + spent.single_ms) / 1000 / n,
         floor_seconds_per_q=floor / n, depth_floor_seconds_per_q=depth_floor / n, minimum_tokens_per_q=minimum,
         prefill_tokens_per_s=rates.prefill_tokens_per_s, decode_tokens_per_s=rates.decode_tokens_per_s,

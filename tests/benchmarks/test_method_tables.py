@@ -11,7 +11,7 @@ from hopkit.methods.searchain.feedback import Verdict
 from hopkit.methods.searchain.steps import SearChainSummary, record_chain, record_skipped, record_tracing
 from hopkit.parsing.chain import Chain, ChainNode
 from hopkit.traces import collect_trace, record_step, stored_trace
-from hopkit.usage import Usage
+from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
 
@@ -75,8 +75,7 @@ def usage(model_calls: int, retrieval_seconds: float, total_seconds: float) -> U
 
 
 def test_migres_counts_are_read_from_the_trace_as_the_paper_defines_them(tables: ModuleType) -> None:
-    row = tables.migres_question(migres_stored(seconds=SECONDS), model_calls=20, retrieval_seconds=0.1,
-                                 total_seconds=10.0)
+    row = tables.migres_question(migres_stored(seconds=SECONDS), usage(20, 0.1, 10.0))
     # leaf 2 (one retry) + main 1 + query 1 + knowledge 1 + leaf 1 + final_main 1; the reused Main made no call
     assert row["generation_calls"] == 7
     assert row["scoring_calls"] == 13
@@ -88,7 +87,7 @@ def test_migres_counts_are_read_from_the_trace_as_the_paper_defines_them(tables:
 
 
 def test_a_migres_run_without_recorded_seconds_shows_none(tables: ModuleType) -> None:
-    row = tables.migres_question(migres_stored(), model_calls=7, retrieval_seconds=0.0, total_seconds=5.0)
+    row = tables.migres_question(migres_stored(), usage(7, 0.0, 5.0))
     assert not [key for key in row if key.startswith("seconds:")]
     table = tables.migres_table([tables.RunRows("migres", "hotpotqa", [row], [5.0])])
     assert "| migres | hotpotqa | 5.00 | - | - |" in table
@@ -99,12 +98,26 @@ def test_a_migres_run_without_recorded_seconds_shows_none(tables: ModuleType) ->
 def test_the_prefix_cache_share_is_split_between_the_generating_modules_and_the_judges(
         tables: ModuleType) -> None:
     stored = migres_stored(prompt_tokens={"main": 600, "leaf": 400}, cached_prompt_tokens={"main": 500, "leaf": 300})
-    row = tables.migres_question(stored, model_calls=7, retrieval_seconds=0.0, total_seconds=5.0,
-                                 prompt_tokens=3000, cached_prompt_tokens=1300)
+    spent = Usage(5.0, {"model": ComponentUsage(7, 0.0, 7, 0.07, prompt_tokens=3000, cached_prompt_tokens=1300)})
+    row = tables.migres_question(stored, spent)
     assert (row["prompt:generation"], row["cached:generation"]) == (1000, 800)
     assert (row["prompt:judges"], row["cached:judges"]) == (2000, 500)
     table = tables.migres_table([tables.RunRows("migres", "hotpotqa", [row], [5.0])])
     assert "| migres | hotpotqa | 1000 | 80% | 2000 | 25% |" in table
+
+
+def test_a_run_with_labelled_usage_reads_each_module_and_judge_from_it(tables: ModuleType) -> None:
+    spent = Usage(10.0, {"migres:leaf": ComponentUsage(3, 0.25, 3, 1.75, 900, 600, 30),
+                         "migres:main": ComponentUsage(1, 0.0, 1, 1.0, 500, 400, 20),
+                         "judge:relevance": ComponentUsage(4, 0.5, 4, 2.5, 1600, 0, 4),
+                         "judge:entailment": ComponentUsage(1, 0.75), "retrieval": ComponentUsage(2, 0.1)})
+    row = tables.migres_question(migres_stored(), spent)  # no seconds or tokens in the metadata any more
+    assert (row["seconds:leaf"], row["seconds:main"], row["seconds:query"]) == (2.0, 1.0, 0.0)
+    assert (row["seconds:filter"], row["seconds:nli"], row["seconds:retrieval"]) == (3.0, 0.75, 0.1)
+    assert row["seconds:other"] == pytest.approx(10.0 - 6.75 - 0.1)
+    assert (row["prompt:generation"], row["cached:generation"], row["prompt:judges"], row["cached:judges"]) == (
+        1400, 1000, 1600, 0)
+    assert row["scoring_calls"] == 8 - 7  # every model call of the question less the trace's generation calls
 
 
 def test_searchain_nodes_rounds_and_traceability(tables: ModuleType) -> None:

@@ -25,8 +25,9 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
 # One question's cost: 2.0 s = 1.5 s model + 0.25 s retrieval + 0.25 s other; half the prompt cached.
-USAGE = Usage(prompt_tokens=400, completion_tokens=10, cached_prompt_tokens=200, total_seconds=2.0,
-              components={"model": ComponentUsage(1, 1.5), "retrieval": ComponentUsage(1, 0.25)})
+USAGE = Usage(2.0, {"model": ComponentUsage(1, 0.0, 1, 1.5, prompt_tokens=400, cached_prompt_tokens=200,
+                                            completion_tokens=10),
+                    "retrieval": ComponentUsage(1, 0.25)})
 
 
 class Hopkit:

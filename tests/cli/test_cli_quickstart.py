@@ -18,7 +18,8 @@ def summary(name: str, recall: float | None) -> RunSummary:
     if recall is not None:
         metrics["paragraph_recall"] = Estimate(recall, recall - 0.1, recall + 0.1, 24)
     return RunSummary(f"id-{name}", name, name.split("-")[-1], "quickstart", 24, 0, metrics,
-                      1.0, 500.0, 10.0, 2.0, 0.1, 0.0)
+                      {"llm_calls_per_q": 1.0, "prompt_tokens_per_q": 500.0, "completion_tokens_per_q": 10.0,
+                       "seconds_per_q": 2.0, "other_seconds_per_q": 0.1, "cached_prompt_share": 0.0})
 
 
 @pytest.mark.parametrize(("llm", "hint"), [

@@ -15,7 +15,7 @@ from hopkit.evaluation.aggregate import (
     summarize_run,
 )
 from hopkit.evaluation.scoring import QuestionScores
-from hopkit.usage import Usage
+from hopkit.usage import Usage, open_component, track_usage, usage_component
 
 pytestmark = pytest.mark.unit
 
@@ -173,19 +173,34 @@ def test_summarize_run_averages_metrics_and_costs() -> None:
     # other = (2-1-.1) + max(0, 2-2-.1) + (0.5-0-.1) + (1.5-1.5-.1 -> 0) = 0.9 + 0 + 0.4 + 0
     assert s.other_seconds_per_q == pytest.approx(1.3 / 4)
     assert s.cached_prompt_share == pytest.approx(0.5)
-    assert dict(s.component_seconds_per_q) == pytest.approx({"model": 4.5 / 4, "retrieval": 0.1})
-    assert s.extra_components == ()
+    assert s.components == () and "model_seconds_per_q" not in s.cost
 
 
 def test_summarize_run_keeps_each_judge_component_apart() -> None:
     costs = [QuestionCost(_usage(1, 2.0, relevance=0.4, support=0.2)), QuestionCost(_usage(1, 1.0, relevance=0.2))]
     s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0), _scores("q2", 0.0)], costs)
-    assert s.extra_components == ("judge:relevance", "judge:support")
-    assert s.component_seconds_per_q["judge:relevance"] == pytest.approx(0.3)
-    assert s.component_seconds_per_q["judge:support"] == pytest.approx(0.1)  # the second question never judged
+    assert s.components == ("judge:relevance", "judge:support")
+    assert s.cost["judge_relevance_seconds_per_q"] == pytest.approx(0.3)
+    assert s.cost["judge_support_seconds_per_q"] == pytest.approx(0.1)  # the second question never judged
+    assert "judge_relevance_llm_calls_per_q" not in s.cost  # no model calls: no model columns
     # other = (2 - .5 - .1 - .4 - .2) + (1 - .5 - .1 - .2) = 0.8 + 0.2
     assert s.other_seconds_per_q == pytest.approx(0.5)
     assert (s.llm_seconds_per_q, s.retrieval_seconds_per_q) == pytest.approx((0.5, 0.1))
+
+
+def test_a_labelled_component_has_its_model_calls_apart_and_the_totals_keep_them() -> None:
+    usage = _usage(1, 4.0)
+    with track_usage() as labelled:
+        with usage_component("migres:leaf"):
+            labelled.add_llm(300, 20, 2.0, cached_prompt_tokens=100, component=open_component())
+    usage.components.update(labelled.components)
+    s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0)], [QuestionCost(usage)])
+    assert s.components == ("migres:leaf",)
+    assert (s.llm_calls_per_q, s.prompt_tokens_per_q, s.llm_seconds_per_q) == pytest.approx((2, 400, 2.5))
+    assert (s.cost["migres_leaf_llm_calls_per_q"], s.cost["migres_leaf_prompt_tokens_per_q"],
+            s.cost["migres_leaf_llm_seconds_per_q"]) == pytest.approx((1, 300, 2.0))
+    assert s.cost["migres_leaf_seconds_per_q"] < 0.5  # its own time, outside its model call
+    assert s.cached_prompt_share == pytest.approx(150 / 400)
 
 
 def test_summarize_run_leaves_out_metrics_that_never_apply() -> None:
@@ -213,5 +228,5 @@ def test_summarize_run_checks_counts() -> None:
 
 def test_summarize_run_without_any_component_has_only_other_time() -> None:
     s = summarize_run("r", "n", "m", "d", [_scores("q1", 1.0)], [QuestionCost(Usage(total_seconds=0.1))])
-    assert dict(s.component_seconds_per_q) == {} and s.llm_seconds_per_q == 0.0
+    assert s.components == () and s.llm_seconds_per_q == 0.0
     assert s.other_seconds_per_q == pytest.approx(0.1)

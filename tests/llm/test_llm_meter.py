@@ -9,7 +9,7 @@ from hopkit.llm.cache import CachedLLM
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import LLM, Completion
-from hopkit.usage import Usage, track_usage
+from hopkit.usage import Usage, track_usage, usage_component
 
 pytestmark = pytest.mark.unit
 
@@ -41,6 +41,21 @@ def test_calls_inside_a_block_are_added_to_it_and_to_the_total() -> None:
     assert list(usage.components) == ["model"] and usage.components["model"].calls == 2
     total = llm.total
     assert (total.llm_calls, total.prompt_tokens, total.completion_tokens) == (3, 30, 6)
+
+
+def test_calls_under_a_label_count_under_it_with_their_tokens() -> None:
+    llm = MeteredLLM(FixedLLM())
+    with track_usage() as usage:
+        with usage_component("migres:leaf"):
+            llm.complete("a")
+            llm.complete("b")
+        llm.complete("c")
+    leaf, model = usage.components["migres:leaf"], usage.components["model"]
+    assert (leaf.calls, leaf.llm_calls, leaf.prompt_tokens, leaf.cached_prompt_tokens, leaf.completion_tokens) == (
+        1, 2, 20, 8, 4)
+    assert (model.calls, model.llm_calls, model.prompt_tokens) == (1, 1, 10)
+    assert (usage.llm_calls, usage.prompt_tokens) == (3, 30)
+    assert llm.total.components["migres:leaf"].llm_calls == 2
 
 
 def test_total_is_a_snapshot() -> None:

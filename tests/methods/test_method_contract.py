@@ -126,6 +126,9 @@ def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> No
         assert reported <= corpus_ids, f"{method_name} reported ids outside the corpus: {reported - corpus_ids}"
         assert result.usage.llm_calls >= 1 and result.usage.prompt_tokens > 0
         assert sum(step.llm_calls for step in trace.steps) == result.usage.llm_calls
+        calling = {name for name, entry in result.usage.components.items() if entry.llm_calls}
+        assert all(name.startswith((f"{method_name}:", "judge:")) for name in calling), \
+            f"{method_name}'s model calls are not all under a usage label of its own: {sorted(calling)}"
     assert sum(r.usage.llm_calls for r in results) == asked  # every model call is counted
 
 

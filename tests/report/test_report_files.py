@@ -17,8 +17,10 @@ pytestmark = pytest.mark.unit
 
 def summary(run_id: str, name: str, dataset: str = "hotpotqa", em: float = 0.4) -> RunSummary:
     metrics = {"em": Estimate(em, em - 0.05, em + 0.05, 50), "f1": Estimate(em, em - 0.05, em + 0.05, 50)}
-    return RunSummary(run_id, name, "oner", dataset, 50, 0, metrics, 1.0, 900.0, 20.0, 1.0, 0.1, 0.0,
-                      {"model": 0.8, "retrieval": 0.1})
+    return RunSummary(run_id, name, "oner", dataset, 50, 0, metrics,
+                      {"llm_calls_per_q": 1.0, "prompt_tokens_per_q": 900.0, "completion_tokens_per_q": 20.0,
+                       "seconds_per_q": 1.0, "other_seconds_per_q": 0.1, "cached_prompt_share": 0.0,
+                       "llm_seconds_per_q": 0.8, "retrieval_seconds_per_q": 0.1})
 
 
 SAME_NAME = [summary("aaaaaaaa11111111", "oner"), summary("bbbbbbbb22222222", "oner", em=0.5),

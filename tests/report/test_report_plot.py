@@ -21,9 +21,12 @@ def _summary(name: str, dataset: str, em: float, recall: float | None, **judges:
                "f1": Estimate(em + 0.1, em + 0.05, em + 0.15, 100)}
     if recall is not None:
         metrics["paragraph_recall"] = Estimate(recall, recall - 0.04, recall + 0.04, 100)
-    components = {"model": 1.4, "retrieval": 0.3, **{f"judge:{j}": s for j, s in judges.items()}}
-    return RunSummary(f"id-{name}-{dataset}", name, name.split()[0], dataset, 100, 0, metrics,
-                      3.0, 1500.0, 80.0, 2.0 + sum(judges.values()), 0.3, 0.2, components)
+    cost = {"llm_calls_per_q": 3.0, "prompt_tokens_per_q": 1500.0, "completion_tokens_per_q": 80.0,
+            "seconds_per_q": 2.0 + sum(judges.values()), "other_seconds_per_q": 0.3, "cached_prompt_share": 0.2,
+            "llm_seconds_per_q": 1.4, "retrieval_seconds_per_q": 0.3,
+            **{f"judge_{j}_seconds_per_q": s for j, s in judges.items()}}
+    return RunSummary(f"id-{name}-{dataset}", name, name.split()[0], dataset, 100, 0, metrics, cost,
+                      tuple(f"judge:{j}" for j in sorted(judges)))
 
 
 RUNS = [

@@ -17,11 +17,11 @@ pytestmark = pytest.mark.unit
 
 def _usage(calls: int, prompt: int, completion: int, cached: int, llm_s: float, retrieval_s: float,
            total_s: float, **components: float) -> Usage:
-    parts = {"model": ComponentUsage(calls, llm_s)}
+    parts = {"model": ComponentUsage(calls, 0.0, calls, llm_s, prompt, cached, completion)}
     if retrieval_s:
         parts["retrieval"] = ComponentUsage(calls, retrieval_s)
     parts.update({name: ComponentUsage(1, seconds) for name, seconds in components.items()})
-    return Usage(prompt, completion, cached, total_s, parts)
+    return Usage(total_s, parts)
 
 
 def _ircot() -> RunSummary:
@@ -147,6 +147,25 @@ def test_a_component_named_like_a_fixed_column_keeps_its_own_column() -> None:
                         [QuestionCost(_usage(1, 10, 1, 0, 1.0, 0.1, 2.0, other=0.3))])
     keys = [c.key for c in comparison_table([odd]).columns]
     assert len(keys) == len(set(keys)) and "other_component_seconds_per_q" in keys
+
+
+def test_a_label_with_model_calls_shows_them_beside_its_own_time(tmp_path: Path) -> None:
+    usage = _usage(1, 100, 5, 0, 0.5, 0.1, 3.0, **{"judge:relevance": 0.25})
+    usage.components["migres:leaf"] = ComponentUsage(2, 0.05, 2, 1.5, 800, 400, 30)
+    scores = [QuestionScores("q0", 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+    migres = summarize_run("eee555", "migres", "MIGRES", "hotpotqa", scores, [QuestionCost(usage)])
+    table = comparison_table([migres, _nor()])
+    headers = [c.header for c in table.columns]
+    # the judge made no model call: its own time only; the label: its own time, then its model calls
+    assert headers[-8:] == ["LLM s/q", "Retr s/q", "judge:relevance s/q", "migres:leaf s/q", "migres:leaf LLM calls/q",
+                            "migres:leaf LLM s/q", "migres:leaf prompt tok/q", "Other s/q"]
+    lines = to_markdown(table).splitlines()
+    # totals keep the label's model calls: 3 calls, 900 prompt tokens, 2.0 s; 3.0 = 2.0 + 0.1 + 0.25 + 0.05 + 0.6
+    assert "| 3.00 | 900 | 35 | 44 | 3.00 | 2.00 | 0.100 | 0.25 | 0.05 | 2.00 | 1.50 | 800 | 0.600 |" in lines[2]
+    assert lines[3].endswith("| 0.60 | 0.50 | 0.000 | - | - | - | - | - | 0.100 |")
+    with to_csv(table, tmp_path / "t.csv").open(encoding="utf-8") as fh:
+        row = next(csv.DictReader(fh))
+    assert (float(row["migres_leaf_llm_calls_per_q"]), float(row["migres_leaf_prompt_tokens_per_q"])) == (2.0, 800.0)
 
 
 def test_metric_headers() -> None:

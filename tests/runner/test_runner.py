@@ -15,7 +15,7 @@ from hopkit.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
-from hopkit.usage import current_usage, timed_component
+from hopkit.usage import current_usage, usage_component
 
 pytestmark = pytest.mark.unit
 
@@ -70,7 +70,7 @@ class JudgingMethod:
     name = "judging"
 
     def generate(self, query: Query) -> GenerationResult:
-        with timed_component("judge:relevance"):
+        with usage_component("judge:relevance"):
             time.sleep(0.01)
         return GenerationResult(text="a", chunk_ids=(), metadata={})
 

@@ -24,9 +24,8 @@ def expected_result(index: int, *, retried: bool = False) -> QueryResult:
         prediction="" if failed else f"answer {index}",
         chunk_ids=(index, index + 1),
         trace={"index": index, "hops": [{"query": f"hop {index}", "ids": [index]}]},
-        usage=Usage(prompt_tokens=10 * index, completion_tokens=index, cached_prompt_tokens=index // 2,
-                    total_seconds=index / 4,
-                    components={"model": ComponentUsage(index % 3, index / 8),
+        usage=Usage(index / 4, {"model": ComponentUsage(index % 3, 0.0, index % 3, index / 8, prompt_tokens=10 * index,
+                                                        cached_prompt_tokens=index // 2, completion_tokens=index),
                                 "retrieval": ComponentUsage(1, index / 16)}),
         error=f"RuntimeError: question {index} failed" if failed else None,
     )

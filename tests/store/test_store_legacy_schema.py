@@ -122,10 +122,9 @@ def test_an_old_database_opens_and_its_results_read_from_the_legacy_columns(old_
         store = Store(connection.get_session_factory())
         assert "usage" in result_columns(old_url)
         first, failed = store.results(RUN_ID)
-        assert first.usage == Usage(prompt_tokens=120, completion_tokens=15, cached_prompt_tokens=40,
-                                    total_seconds=1.8, components={"model": ComponentUsage(2, 1.5),
-                                                                   "retrieval": ComponentUsage(0, 0.25)})
-        assert failed.usage == Usage(prompt_tokens=50, total_seconds=0.6, components={"model": ComponentUsage(1, 0.5)})
+        assert first.usage == Usage(1.8, {"model": ComponentUsage(2, 0.0, 2, 1.5, 120, 40, 15),
+                                          "retrieval": ComponentUsage(0, 0.25)})
+        assert failed.usage == Usage(0.6, {"model": ComponentUsage(1, 0.0, 1, 0.5, prompt_tokens=50)})
         assert (first.trace, failed.error) == ({"steps": 1}, "LLMServerError: down")
         run = store.run(RUN_ID)
         assert (run.finished, run.failed, run.stale) == (1, 1, False)
@@ -140,8 +139,8 @@ def test_new_results_in_an_old_database_fill_usage_and_the_legacy_columns(old_ur
     connection = DBConnection(old_url)
     try:
         store = Store(connection.get_session_factory())
-        usage = Usage(prompt_tokens=70, completion_tokens=5, total_seconds=3.0,
-                      components={"model": ComponentUsage(1, 2.0), "judge:relevance": ComponentUsage(4, 0.5)})
+        usage = Usage(3.0, {"model": ComponentUsage(1, 0.0, 1, 2.0, prompt_tokens=70, completion_tokens=5),
+                            "judge:relevance": ComponentUsage(4, 0.5)})
         retried = QueryResult("q1", "Paris", (0,), {"steps": 2}, usage)
         store.record_result(RUN_ID, retried)
         assert store.results(RUN_ID)[1] == retried

@@ -28,9 +28,8 @@ def spec(name: str = "ircot-a", config: dict[str, Any] | None = None, method: st
 
 
 def usage() -> Usage:
-    return Usage(prompt_tokens=120, completion_tokens=15, cached_prompt_tokens=40, total_seconds=1.8,
-                 components={"model": ComponentUsage(2, 1.5), "retrieval": ComponentUsage(2, 0.25),
-                             "judge:relevance": ComponentUsage(3, 0.1 + 0.2)})
+    return Usage(1.8, {"model": ComponentUsage(2, 0.0, 2, 1.5, 100, 40, 12), "retrieval": ComponentUsage(2, 0.25),
+                       "judge:relevance": ComponentUsage(3, 0.1 + 0.2, 1, 0.5, 20, 0, 3)})
 
 
 def result(query_id: str, prediction: str = "yes", error: str | None = None,

@@ -11,6 +11,7 @@ import pytest
 
 from hopkit.errors import StoreError
 from hopkit.records import Corpus, Paragraph
+from hopkit.scoring_runs import score_run
 from hopkit.store import DBConnection, QueryResult, RunSpec, Store
 from hopkit.store.transfer import export_runs, import_runs
 from hopkit.store.verdicts import StoredVerdict
@@ -26,8 +27,9 @@ def _spec(name: str = "ircot-a", top_k: int = 4, dataset: str = "toy") -> RunSpe
 
 
 def _result(query_id: str, prediction: str = "Paris", error: str | None = None) -> QueryResult:
-    usage = Usage(prompt_tokens=300, completion_tokens=12, cached_prompt_tokens=200, total_seconds=2.5,
-                  components={"model": ComponentUsage(3, 2.2), "retrieval": ComponentUsage(2, 0.01)})
+    usage = Usage(2.5, {"model": ComponentUsage(3, 0.0, 3, 2.2, prompt_tokens=300, cached_prompt_tokens=200,
+                                                completion_tokens=12),
+                        "retrieval": ComponentUsage(2, 0.01)})
     return QueryResult(query_id=query_id, prediction=prediction, chunk_ids=(4, 1),
                        trace={"typed_trace": {"steps": [{"id": 0, "kind": "read", "output": "é ✓"}]}},
                        usage=usage, error=error)
@@ -167,3 +169,32 @@ def test_verdicts_travel_with_their_run_and_are_never_replaced(tmp_path: Path) -
     assert summary.verdicts_added == 1
     assert target.verdicts.verdicts(run_id, "qwen", "table15-v1") == {
         "q0": StoredVerdict("q0", "Paris", False, "No"), "q2": StoredVerdict("q2", "Rome", None, "maybe")}
+
+
+#: What a hopkit from before labelled usage components wrote for ``_result``'s cost: every model call under
+#: "model" with its calls and seconds, the tokens only at the top, and MIGRES-style counters in the metadata.
+OLD_USAGE = {"prompt_tokens": 300, "completion_tokens": 12, "cached_prompt_tokens": 200, "total_seconds": 2.5,
+             "components": {"model": {"calls": 3, "seconds": 2.2}, "retrieval": {"calls": 2, "seconds": 0.01}}}
+
+
+def test_a_run_exported_by_an_earlier_version_imports_and_scores_the_same(store: Store, make_corpus: Any,
+                                                                          tmp_path: Path) -> None:
+    store.add_corpus(make_corpus())
+    run_id = _filled(store)
+    path = tmp_path / "runs.jsonl.gz"
+    export_runs(store, [run_id], path)
+    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    for line in lines:
+        if "result" in line:
+            line["result"]["usage"] = OLD_USAGE
+            line["result"]["trace"]["llm_calls"] = {"leaf": 2, "main": 1, "total": 3}
+    old = tmp_path / "old.jsonl.gz"
+    with gzip.open(old, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(line) + "\n" for line in lines)
+
+    target = _fresh_store(tmp_path, "target.db")
+    assert import_runs(target, old).results_added == 2
+    assert [r.usage for r in target.results(run_id)] == [_result("q0").usage] * 2
+    imported, _ = score_run(target, target.run(run_id))
+    original, _ = score_run(store, store.run(run_id))
+    assert dict(imported.cost) == dict(original.cost) and imported.llm_seconds_per_q == pytest.approx(2.2)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, Sequence
@@ -11,7 +10,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
-from hopkit.usage import BUILTIN_COMPONENTS, MODEL, RETRIEVAL, Usage
+from hopkit.evaluation.cost_columns import cost_values, labelled_components
+from hopkit.usage import Usage
 
 __all__ = [
     "Estimate",
@@ -61,6 +61,10 @@ class QuestionCost:
     failed: bool = False
 
 
+def _cost(key: str, doc: str) -> property:
+    return property(lambda self: self.cost.get(key, 0.0), doc=doc)
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """One run's results: metric estimates and per-question costs.
@@ -68,12 +72,11 @@ class RunSummary:
     ``metrics`` maps metric names (see :data:`hopkit.evaluation.scoring.METRIC_NAMES`)
     to estimates; a metric that applies to no question of the run (retrieval
     metrics of NoR) is absent. ``n_questions`` counts every attempted question,
-    ``n_failed`` those where the method raised. Cost fields are means over all
-    attempted questions: ``component_seconds_per_q`` maps each usage component
-    (``"model"``, ``"retrieval"``, ``"judge:relevance"`` ...) to its seconds per
-    question (a question that never called it counts 0); ``other_seconds_per_q`` is
-    the wall time spent outside every component; ``cached_prompt_share`` is the
-    share of prompt tokens served from a cache.
+    ``n_failed`` those where the method raised. ``cost`` holds the run's value of each
+    cost column that applies to it (:func:`hopkit.evaluation.cost_columns.cost_values`:
+    means over all attempted questions, by column key), ``components`` the usage
+    components besides the model's and retrieval that its questions entered (judges,
+    labels such as ``migres:leaf``).
     """
 
     run_id: str
@@ -83,28 +86,17 @@ class RunSummary:
     n_questions: int
     n_failed: int
     metrics: Mapping[str, Estimate]
-    llm_calls_per_q: float
-    prompt_tokens_per_q: float
-    completion_tokens_per_q: float
-    seconds_per_q: float
-    other_seconds_per_q: float
-    cached_prompt_share: float
-    component_seconds_per_q: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    cost: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    components: tuple[str, ...] = ()
 
-    @property
-    def llm_seconds_per_q(self) -> float:
-        """Seconds per question in model calls (component ``"model"``)."""
-        return self.component_seconds_per_q.get(MODEL, 0.0)
-
-    @property
-    def retrieval_seconds_per_q(self) -> float:
-        """Seconds per question in retriever calls (component ``"retrieval"``)."""
-        return self.component_seconds_per_q.get(RETRIEVAL, 0.0)
-
-    @property
-    def extra_components(self) -> tuple[str, ...]:
-        """The components besides the model and retrieval (judges), sorted by name."""
-        return tuple(sorted(name for name in self.component_seconds_per_q if name not in BUILTIN_COMPONENTS))
+    llm_calls_per_q = _cost("llm_calls_per_q", "Model calls per question.")
+    prompt_tokens_per_q = _cost("prompt_tokens_per_q", "Prompt tokens per question.")
+    completion_tokens_per_q = _cost("completion_tokens_per_q", "Generated tokens per question.")
+    cached_prompt_share = _cost("cached_prompt_share", "The share of prompt tokens served from a cache.")
+    seconds_per_q = _cost("seconds_per_q", "Wall seconds per question.")
+    llm_seconds_per_q = _cost("llm_seconds_per_q", "Seconds per question in model calls (any component's).")
+    retrieval_seconds_per_q = _cost("retrieval_seconds_per_q", "Seconds per question in retriever calls.")
+    other_seconds_per_q = _cost("other_seconds_per_q", "Seconds per question outside every component.")
 
 
 def _as_vector(values: Sequence[float], what: str) -> np.ndarray:
@@ -237,10 +229,6 @@ def _by_id(scores: Sequence[QuestionScores], metric: str, side: str) -> dict[str
     return out
 
 
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
-
-
 def summarize_run(run_id: str, name: str, method: str, dataset: str,
                   scores: Sequence[QuestionScores], costs: Sequence[QuestionCost], *,
                   n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> RunSummary:
@@ -290,9 +278,6 @@ def summarize_run(run_id: str, name: str, method: str, dataset: str,
         estimates[metric] = bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence,
                                          seed=seed)
     usages = [c.usage for c in costs]
-    prompt_total = sum(u.prompt_tokens for u in usages)
-    cached_total = sum(u.cached_prompt_tokens for u in usages)
-    components = sorted({name for u in usages for name in u.components})
     return RunSummary(
         run_id=run_id,
         name=name,
@@ -301,12 +286,6 @@ def summarize_run(run_id: str, name: str, method: str, dataset: str,
         n_questions=n_questions,
         n_failed=n_failed,
         metrics=MappingProxyType(estimates),
-        llm_calls_per_q=_mean([u.llm_calls for u in usages]),
-        prompt_tokens_per_q=_mean([u.prompt_tokens for u in usages]),
-        completion_tokens_per_q=_mean([u.completion_tokens for u in usages]),
-        seconds_per_q=_mean([u.total_seconds for u in usages]),
-        other_seconds_per_q=_mean([u.other_seconds for u in usages]),
-        cached_prompt_share=cached_total / prompt_total if prompt_total else 0.0,
-        component_seconds_per_q=MappingProxyType(
-            {name: _mean([u.seconds(name) for u in usages]) for name in components}),
+        cost=MappingProxyType(cost_values(usages)),
+        components=labelled_components(usages),
     )

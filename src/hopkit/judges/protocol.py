@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Protocol, Sequence, runtime_checkable
 
-#: The usage component (see :func:`hopkit.usage.timed_component`) each judge's calls count under.
+#: The usage component (see :func:`hopkit.usage.usage_component`) each judge's calls count under.
 RELEVANCE: Final = "judge:relevance"
 ENTAILMENT: Final = "judge:entailment"
 ANSWER: Final = "judge:answer"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Concatenate, ParamSpec, TypeVar
 
-from hopkit.usage import timed_component
+from hopkit.usage import usage_component
 
 Self = TypeVar("Self")
 Params = ParamSpec("Params")
@@ -17,8 +17,8 @@ def timed(component: str) -> Callable[[Callable[Concatenate[Self, Params], Resul
     """Decorate a judge method so each call counts as one call of ``component``.
 
     The call and its seconds go to the usage block open in the calling thread or task
-    (:func:`hopkit.usage.timed_component`; nothing without one). An LLM judge's own
-    model calls count under ``"model"`` as well, and not twice.
+    (:func:`hopkit.usage.usage_component`; nothing without one), and so do an LLM judge's
+    own model calls, with their tokens: the judge's cost is told apart from the method's.
 
     Args:
         component: the usage component, one of :data:`hopkit.judges.protocol.COMPONENTS`.
@@ -26,7 +26,7 @@ def timed(component: str) -> Callable[[Callable[Concatenate[Self, Params], Resul
     def decorate(method: Callable[Concatenate[Self, Params], Result]) -> Callable[Concatenate[Self, Params], Result]:
         @functools.wraps(method)
         def call(self: Self, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-            with timed_component(component):
+            with usage_component(component):
                 return method(self, *args, **kwargs)
         return call
     return decorate

@@ -10,15 +10,16 @@ from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMe
                                  ScoringLLM, StreamingLLM)
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
-from hopkit.usage import Usage, current_usage
+from hopkit.usage import Usage, current_usage, open_component
 
 
 class MeteredLLM(LLMWrapper):
     """Wraps any LLM and counts its calls, tokens and wall-clock seconds.
 
-    Every call is added, under the usage component ``"model"``, to the
-    ``track_usage()`` block open in the calling thread or task (if any) and to the
-    running :attr:`total`. Completions pass through unchanged. Put it outside a
+    Every call is added, under the usage label open in the calling thread or task
+    (:func:`hopkit.usage.usage_component`; ``"model"`` when none is), to the
+    ``track_usage()`` block open there (if any) and to the running :attr:`total`.
+    Completions pass through unchanged. Put it outside a
     :class:`~hopkit.llm.cache.CachedLLM` to count what the method asked for (cache
     hits count as calls, with their original token counts and near-zero seconds),
     inside to count only real model calls.
@@ -111,11 +112,12 @@ class MeteredLLM(LLMWrapper):
         return completion
 
     def _add(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int, seconds: float) -> None:
-        question = current_usage()
+        question, component = current_usage(), open_component()
         with self._lock:
             for usage in (self._total, question):
                 if usage is not None:
-                    usage.add_llm(prompt_tokens, completion_tokens, seconds, cached_prompt_tokens=cached_prompt_tokens)
+                    usage.add_llm(prompt_tokens, completion_tokens, seconds, cached_prompt_tokens=cached_prompt_tokens,
+                                  component=component)
 
     def __repr__(self) -> str:
         return f"MeteredLLM({self.inner!r})"

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
+from hopkit.evaluation.cost_columns import time_parts
 from hopkit.evaluation.scoring import METRIC_NAMES
 from hopkit.report.table import run_labels
 
@@ -47,7 +48,7 @@ DATASET_LABELS: dict[str, str] = {
 # Colour-blind-safe palette (Okabe and Ito), cycled when there are more runs.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 _TIME_COLOURS = {"LLM": "#0072B2", "retrieval": "#E69F00", "other": "#BBBBBB"}
-# Colours of the components besides the model and retrieval (judges), cycled.
+# Colours of the components besides the model and retrieval (judges, methods' labels), cycled.
 _COMPONENT_COLOURS = ("#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 _DPI = 120
 
@@ -188,8 +189,9 @@ def _all_95(summaries: Sequence[RunSummary]) -> bool:
 
 def time_split_parts(summaries: Sequence[RunSummary]) -> dict[str, list[float]]:
     """The stacked parts of :func:`plot_time_split`, in drawing order, each with one value
-    (seconds per question) per run: ``LLM``, ``retrieval``, each other component any run
-    timed (sorted by name; 0 for runs without it), ``other``.
+    (seconds per question) per run: the time-split columns of
+    :func:`hopkit.evaluation.cost_columns.cost_columns` (``LLM``, ``retrieval``, each other
+    component any run entered, sorted by name, 0 for runs without it, ``other``).
 
     Args:
         summaries: The runs.
@@ -197,15 +199,7 @@ def time_split_parts(summaries: Sequence[RunSummary]) -> dict[str, list[float]]:
     Returns:
         The parts by label.
     """
-    extra = sorted({name for s in summaries for name in s.extra_components})
-    return {
-        "LLM": [s.llm_seconds_per_q for s in summaries],
-        "retrieval": [s.retrieval_seconds_per_q for s in summaries],
-        # A component named like a fixed part ("other") keeps its own bar.
-        **{name if name not in _TIME_COLOURS else f"{name} (component)":
-           [s.component_seconds_per_q.get(name, 0.0) for s in summaries] for name in extra},
-        "other": [s.other_seconds_per_q for s in summaries],
-    }
+    return time_parts((name for s in summaries for name in s.components), [s.cost for s in summaries])
 
 
 def plot_time_split(summaries: Sequence[RunSummary], path: Path) -> Path:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import csv
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
+from hopkit.evaluation.cost_columns import component_key, cost_columns
 from hopkit.terminal import printable
 
 __all__ = ["COMPACT_COLUMNS", "Cell", "Column", "Table", "compact", "comparison_table", "component_key",
@@ -115,21 +115,17 @@ def run_labels(summaries: Sequence[RunSummary]) -> list[str]:
     return labels
 
 
-def component_key(name: str) -> str:
-    """The CSV column key of a component's seconds per question: ``judge:relevance`` gives
-    ``judge_relevance_seconds_per_q``."""
-    return re.sub(r"\W+", "_", name).strip("_") + "_seconds_per_q"
-
-
 def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Table:
     """One row per run: answer and retrieval metrics, then costs per question.
 
     Runs are named by :func:`run_labels`, so two runs sharing a name on one
-    dataset get distinct rows. The costs are the model calls and tokens per
+    dataset get distinct rows. The costs are the columns of
+    :func:`hopkit.evaluation.cost_columns.cost_columns`: the model calls and tokens per
     question, the share of prompt tokens served from a cache (``Cached %``), the
     seconds per question (``s/q``) and their split: in model calls (``LLM s/q``),
-    in retrieval (``Retr s/q``), in each other component a run timed (judges; one
-    column each, ``-`` for runs without it) and outside every component
+    in retrieval (``Retr s/q``), in each other component a run entered (judges,
+    methods' labels: its own time, and its model calls, their seconds and prompt
+    tokens if it made any; ``-`` for runs without it) and outside every component
     (``Other s/q``).
 
     Args:
@@ -155,29 +151,14 @@ def comparison_table(summaries: Sequence[RunSummary], *, budget: int = 15) -> Ta
     ]
     columns += [Column(key, header.format(budget=budget), "estimate", 1, True)
                 for key, header in _METRIC_COLUMNS]
-    columns += [
-        Column("llm_calls_per_q", "LLM calls/q", "float", 2),
-        Column("prompt_tokens_per_q", "Prompt tok/q", "float", 0),
-        Column("completion_tokens_per_q", "Compl tok/q", "float", 0),
-        Column("cached_prompt_share", "Cached %", "float", 0, True),
-        Column("seconds_per_q", "s/q", "float", 2),
-        Column("llm_seconds_per_q", "LLM s/q", "float", 2),
-        Column("retrieval_seconds_per_q", "Retr s/q", "float", 3),
-    ]
-    extra = sorted({name for s in summaries for name in s.extra_components})
-    fixed = {c.key for c in columns} | {"other_seconds_per_q"}
-    # A component whose key is a fixed column's (one named "other") keeps a column of its own.
-    columns += [Column(key if key not in fixed else component_key(f"{name} component"), f"{name} s/q",
-                       "float", 2) for name, key in ((n, component_key(n)) for n in extra)]
-    columns.append(Column("other_seconds_per_q", "Other s/q", "float", 3))
+    cost = [column for column in cost_columns(c for s in summaries for c in s.components)
+            if any(column.key in s.cost for s in summaries)]
+    columns += [Column(c.key, c.header, "float", c.digits, c.percent) for c in cost]
     rows: list[tuple[Cell, ...]] = []
     for s, label in zip(summaries, run_labels(summaries)):
         metric_cells: list[Cell] = [s.metrics.get(key) for key, _ in _METRIC_COLUMNS]
-        component_cells: list[Cell] = [s.component_seconds_per_q.get(name) for name in extra]
-        rows.append((label, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells,
-                     s.llm_calls_per_q, s.prompt_tokens_per_q, s.completion_tokens_per_q,
-                     s.cached_prompt_share, s.seconds_per_q, s.llm_seconds_per_q,
-                     s.retrieval_seconds_per_q, *component_cells, s.other_seconds_per_q))
+        cost_cells: list[Cell] = [s.cost.get(c.key) for c in cost]
+        rows.append((label, s.method, s.dataset, s.n_questions, s.n_failed, *metric_cells, *cost_cells))
     return Table(tuple(columns), tuple(rows), _notes(summaries))
 
 
@@ -212,8 +193,9 @@ def _notes(summaries: Sequence[RunSummary]) -> tuple[str, ...]:
             "gold paragraphs, or answer recall on yes/no questions).",
             "Recall metrics average over the questions where they apply; costs average over "
             "every attempted question, failed ones included. Cached % is the share of prompt "
-            "tokens served from a reused cache; s/q splits into LLM, retrieval, judges (if "
-            "any) and other (time outside every timed component).")
+            "tokens served from a reused cache; s/q splits into LLM (every model call), retrieval, "
+            "each other component's own time (judges, methods' labels; if any) and other (time "
+            "outside every component).")
 
 
 def _format(cell: Cell, column: Column) -> str:

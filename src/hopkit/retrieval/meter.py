@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from typing import Collection
 
 from hopkit.records import ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
-from hopkit.usage import current_usage
+from hopkit.usage import RETRIEVAL, usage_component
 
 
 class MeteredRetriever:
     """Wraps a retriever; each call adds one call and its seconds to the current usage block,
-    under the component ``"retrieval"``.
+    under the component ``"retrieval"`` (:func:`hopkit.usage.usage_component`, as every meter).
 
     Outside a :func:`hopkit.usage.track_usage` block it only forwards the call.
 
@@ -41,10 +40,5 @@ class MeteredRetriever:
         Returns:
             What the wrapped retriever returns.
         """
-        start = time.perf_counter()
-        try:
+        with usage_component(RETRIEVAL):
             return self.inner.retrieve(query, k, exclude, titles)
-        finally:
-            usage = current_usage()
-            if usage is not None:
-                usage.add_retrieval(time.perf_counter() - start)

@@ -13,7 +13,7 @@ from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.models import QueryRow, ResultRow, RunRow
 from hopkit.store.records import QueryResult, RunInfo
 from hopkit.store.storable import name_too_long, optional_text, storable_json, storable_text
-from hopkit.usage import MODEL, RETRIEVAL, ComponentUsage, Usage
+from hopkit.usage import MODEL, RETRIEVAL, Usage
 
 MAX_PARAGRAPH_ID = 2**31 - 1  # the paragraphs.id column is a 32-bit INTEGER on PostgreSQL
 
@@ -181,20 +181,18 @@ def to_usage(row: ResultRow) -> Usage:
     Raises:
         StoreError: the stored usage is malformed (names the run, question and field).
     """
+    legacy: dict[str, Any] = {
+        "prompt_tokens": row.prompt_tokens, "completion_tokens": row.completion_tokens,
+        "cached_prompt_tokens": row.cached_prompt_tokens, "total_seconds": row.total_seconds, "components": {}}
+    if row.llm_calls or row.llm_seconds:
+        legacy["components"][MODEL] = {"calls": row.llm_calls, "seconds": row.llm_seconds}
+    if row.retrieval_seconds:
+        legacy["components"][RETRIEVAL] = {"calls": 0, "seconds": row.retrieval_seconds}
     try:
-        if row.usage is not None:
-            return Usage.from_dict(row.usage)
-        usage = Usage.from_dict({
-            "prompt_tokens": row.prompt_tokens, "completion_tokens": row.completion_tokens,
-            "cached_prompt_tokens": row.cached_prompt_tokens, "total_seconds": row.total_seconds})
+        return Usage.from_dict(row.usage if row.usage is not None else legacy)
     except UsageError as exc:
         raise StoreError(f"run {row.run_id}, question {row.query_id!r}: the stored usage is "
                          f"malformed: {exc}") from exc
-    if row.llm_calls or row.llm_seconds:
-        usage.components[MODEL] = ComponentUsage(row.llm_calls, row.llm_seconds)
-    if row.retrieval_seconds:
-        usage.components[RETRIEVAL] = ComponentUsage(0, row.retrieval_seconds)
-    return usage
 
 
 def to_result(row: ResultRow) -> QueryResult:

@@ -6,8 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.migres import prompts
 from hopkit.traces import Trace, collect_trace
+from hopkit.usage import track_usage
 
 pytestmark = pytest.mark.unit
 
@@ -21,7 +23,9 @@ def answer(kit: SimpleNamespace, model: object, **options: object) -> tuple[obje
 
 def test_two_hops_find_the_founder_then_her_birthplace(kit: SimpleNamespace) -> None:
     model = kit.ModuleModel(kit.two_hop_handlers())
-    result, trace = answer(kit, model)
+    model.llm = MeteredLLM(model.llm)
+    with track_usage() as usage:
+        result, trace = answer(kit, model)
 
     assert result.text == "Tarsk"
     # leaf, main (unanswerable), query, leaf, main (answer)
@@ -30,17 +34,20 @@ def test_two_hops_find_the_founder_then_her_birthplace(kit: SimpleNamespace) -> 
     assert result.metadata["iterations"] == 2
     assert result.metadata["stop_reason"] == "answered"
     assert result.metadata["confidence"] == 5
-    assert result.metadata["llm_calls"] == {"leaf": 2, "main": 2, "query": 1, "total": 5}
+    # each module's model calls, tokens and seconds are in the usage record, under its label
+    spent = {name: entry.llm_calls for name, entry in usage.components.items()}
+    assert spent == {"migres:leaf": 2, "migres:main": 2, "migres:query": 1, "judge:relevance": 0,
+                     "judge:entailment": 0} and usage.llm_calls == 5  # the scripted judges call no model
+    assert not {"llm_calls", "seconds", "prompt_tokens", "cached_prompt_tokens"} & set(result.metadata)
     assert result.metadata["passages_used"] == 2
     assert result.metadata["queries"] == [kit.QUESTION.text, kit.FOLLOW_UP]
     assert result.metadata["known_information"] == ["Velmora Ironworks was founded by Ada Quill",
                                                     "Ada Quill was born in Tarsk"]
     assert result.metadata["knowledge_tokens"] > 0
-    # each generating module's prompt tokens (the scripted model counts words and caches nothing)
-    assert set(result.metadata["prompt_tokens"]) == {"leaf", "main", "query"}
+    # each module's prompt tokens (the scripted model counts words and caches nothing)
     query_words = len(prompts.QUERY_INSTRUCTION.split()) + len(model.prompts_of("query")[0].split())
-    assert result.metadata["prompt_tokens"]["query"] == query_words
-    assert result.metadata["cached_prompt_tokens"] == {"leaf": 0, "main": 0, "query": 0}
+    assert usage.components["migres:query"].prompt_tokens == query_words
+    assert usage.cached_prompt_tokens == 0 and usage.components["migres:leaf"].calls == 2
 
     # the Main Module sees the known information, joined as the authors' demonstrations join it
     assert model.prompts_of("main")[1].startswith(

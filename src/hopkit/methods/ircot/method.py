@@ -67,6 +67,7 @@ from hopkit.prompts.ircot_templates import (DEFAULT_REASONING_TEMPLATE, QA_VARIA
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.usage import usage_component
 
 logger = logging.getLogger(__name__)
 
@@ -296,8 +297,9 @@ class IRCoT(WarmsUp):
                 stop_reason = stop
                 break
             self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
-        answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
-                                                        partial(prefix.prompt, growth_tokens=0))
+        with usage_component("ircot:read"):
+            answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
+                                                            partial(prefix.prompt, growth_tokens=0))
         record_reading(query.text, sentences, with_main_passage(query, collection.paragraphs), answer,
                        reader_generation, config.reader, self.reading.context)
         summary = IRCoTSummary(steps=steps, cot_sentences=tuple(sentences), chunk_ids=tuple(collection.ids),
@@ -330,8 +332,9 @@ class IRCoT(WarmsUp):
 
     def _generate_first_sentence(self, prompt: str) -> Completion:
         """Generate to the end of the line, or less where the backend can stop once the first sentence is settled."""
-        return complete_until(self.llm, prompt, partial(first_sentence_settled, self.splitter), stop=REASONING_STOP,
-                              max_tokens=self.config.generation_max_tokens, temperature=0.0)
+        with usage_component("ircot:reason"):
+            return complete_until(self.llm, prompt, partial(first_sentence_settled, self.splitter),
+                                  stop=REASONING_STOP, max_tokens=self.config.generation_max_tokens, temperature=0.0)
 
     def _scope(self, query: Query) -> TitleScope | None:
         """IIRC (Appendix B): the pages later retrieval is restricted to."""

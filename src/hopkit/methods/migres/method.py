@@ -35,8 +35,6 @@ Trace: every step above is recorded in the question's typed trace; see
 
 from __future__ import annotations
 
-import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Hashable, Literal, Mapping, Sequence
 
@@ -52,8 +50,9 @@ from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.migres.memory import Memory
 from hopkit.methods.migres.modules import Asked, MIGRESModules
 from hopkit.methods.migres.responses import LeafFact, MainVerdict
-from hopkit.methods.migres.steps import (record_citation, record_failure, record_knowledge, record_leaf, record_main,
-                                         record_queries, record_retrieval, record_verification)
+from hopkit.methods.migres.steps import (MIGRESSummary, StopReason, record_citation, record_failure, record_knowledge,
+                                         record_leaf, record_main, record_queries, record_retrieval,
+                                         record_verification)
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing import clean_direct_answer
 from hopkit.methods.migres.demonstrations import MIGRESDemonstrations, Task
@@ -139,7 +138,7 @@ class _Question:
     modules: MIGRESModules              # its own, so its call counts are the question's
     last_step: int | None = None
     iterations: int = 0
-    ending: str | None = None           # why the next iteration is the last (a failure, nothing new to ask)
+    ending: StopReason | None = None    # why the next iteration is the last (a failure, nothing new to ask)
     verdict: MainVerdict | None = None  # the last Main verdict
     facts_at_verdict: int = -1
     answer: str = ""
@@ -147,7 +146,6 @@ class _Question:
     used: list[int] = field(default_factory=list)  # corpus passages given to the Leaf Module, in order
     knowledge_prompts: int = 0
     reranked: int = 0                   # passages the relevance judge scored
-    judge_seconds: Counter[str] = field(default_factory=Counter)  # wall seconds of the filter and the NLI check
 
 
 class MIGRES(WarmsUp):
@@ -207,12 +205,11 @@ class MIGRES(WarmsUp):
 
         Returns:
             The answer; ``chunk_ids`` the corpus passages given to the Leaf Module, in
-            order; ``metadata`` iterations, stop_reason, confidence, llm_calls per module,
-            passages_used, reranked_passages (passages the relevance judge scored),
-            knowledge_tokens, knowledge_prompts, seconds (wall seconds of each
-            module's model calls, of the knowledge filter and of the NLI check),
-            prompt_tokens and cached_prompt_tokens (of each generating module's calls;
-            the judges' are the rest of the question's usage), queries, known_information.
+            order; ``metadata`` iterations, stop_reason, confidence, passages_used,
+            reranked_passages (passages the relevance judge scored), knowledge_tokens,
+            knowledge_prompts, queries, known_information. What each module and judge
+            spent is in the question's usage record, under ``migres:<module>`` and
+            ``judge:<name>``.
 
         Raises:
             LLMError: a prompt does not fit in the model's context, or a model call failed.
@@ -242,9 +239,7 @@ class MIGRES(WarmsUp):
         best: dict[Hashable, Knowledge] = {}  # by paragraph: the best-scored of its queries
         for text in queries:
             hits = self.retriever.retrieve(text, config.hits_per_query)                        # (b)
-            started = time.perf_counter()
             kept, outcomes = self.filter.filter(text, hits, question.memory.exhausted)         # (c)
-            question.judge_seconds["filter"] += time.perf_counter() - started
             question.last_step = record_retrieval(text, hits, outcomes, config.hits_per_query,
                                                   config.relevance_threshold, question.last_step,
                                                   rerank_top=config.rerank_top)
@@ -276,9 +271,7 @@ class MIGRES(WarmsUp):
             question.last_step = record_failure("extract", "leaf", asked, question.last_step)
             question.ending = "unreadable_leaf"
             return
-        started = time.perf_counter()
         judged = [self._judge(fact, shown, memory) for fact in asked.value]                     # (f)
-        question.judge_seconds["nli"] += time.perf_counter() - started
         cited_by_kept = {k.memory_key for outcome, cited, _ in judged if outcome["outcome"] in _KEPT for k in cited}
         for key in cited_by_kept:  # a passage cited by kept information is used once more (the authors' code)
             memory.use(key)
@@ -380,22 +373,12 @@ class MIGRES(WarmsUp):
         return answer
 
     def _result(self, question: _Question) -> GenerationResult:
-        calls = dict(question.modules.calls)
-        metadata: dict[str, Any] = {
-            "iterations": question.iterations,
-            "stop_reason": question.ending or ("answered" if question.iterations < self.config.max_iterations
-                                               else "max_iterations"),
-            "confidence": question.confidence,
-            "llm_calls": {**calls, "total": sum(calls.values())},
-            "passages_used": len(question.used),
-            "knowledge_tokens": question.modules.knowledge_tokens,
-            "knowledge_prompts": question.knowledge_prompts,
-            "reranked_passages": question.reranked,
-            "seconds": {module: round(seconds, 4) for module, seconds
-                        in {**question.modules.seconds, **question.judge_seconds}.items()},
-            "prompt_tokens": dict(question.modules.prompt_tokens),
-            "cached_prompt_tokens": dict(question.modules.cached_prompt_tokens),
-            "queries": list(question.memory.asked),
-            "known_information": list(question.memory.facts),
-        }
-        return GenerationResult(text=question.answer, chunk_ids=tuple(question.used), metadata=metadata)
+        stop_reason = question.ending or ("answered" if question.iterations < self.config.max_iterations
+                                          else "max_iterations")
+        summary = MIGRESSummary(iterations=question.iterations, stop_reason=stop_reason,
+                                confidence=question.confidence, passages_used=len(question.used),
+                                knowledge_tokens=question.modules.knowledge_tokens,
+                                knowledge_prompts=question.knowledge_prompts, reranked_passages=question.reranked,
+                                queries=tuple(question.memory.asked),
+                                known_information=tuple(question.memory.facts))
+        return GenerationResult(text=question.answer, chunk_ids=tuple(question.used), metadata=summary)

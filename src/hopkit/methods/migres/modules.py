@@ -11,8 +11,6 @@ texts, for the method to record as a failed step.
 
 from __future__ import annotations
 
-import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar
 
@@ -22,6 +20,7 @@ from hopkit.methods.migres.responses import LeafFact, MainVerdict, parse_leaf, p
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.migres import prompts
 from hopkit.methods.migres.demonstrations import MIGRESDemonstrations
+from hopkit.usage import usage_component
 
 T = TypeVar("T")
 
@@ -60,7 +59,11 @@ class Asked(Generic[T]):
 
 
 class MIGRESModules:
-    """The LLM modules of MIGRES for one model, with their prompts, call counts and seconds.
+    """The LLM modules of MIGRES for one model, with their prompts.
+
+    Each module's model calls count under the usage label ``migres:<module>`` (``migres:main``,
+    ``migres:final_main``, ``migres:query``, ``migres:leaf``, ``migres:knowledge``): calls,
+    tokens and seconds are the question's usage record's, not the modules'.
 
     Args:
         llm: the model (temperature 0 for every call).
@@ -75,11 +78,7 @@ class MIGRESModules:
         self.demonstrations = demonstrations
         self.yes_no = yes_no
         self.max_tokens = max_tokens
-        self.calls: Counter[str] = Counter()
-        self.seconds: Counter[str] = Counter()  # wall seconds of each module's model calls
-        self.prompt_tokens: Counter[str] = Counter()  # each module's prompt tokens
-        self.cached_prompt_tokens: Counter[str] = Counter()  # ... of which the backend's prefix cache served
-        self.knowledge_tokens = 0
+        self.knowledge_tokens = 0  # tokens of the knowledge shown to the Leaf Module (Table 5's "# Tokens")
         self.cut_short = False  # whether max_tokens cut the last response short
         instructions = {
             "main": prompts.main_instruction(yes_no, final=False),
@@ -127,14 +126,10 @@ class MIGRESModules:
         return prompt
 
     def _complete(self, module: str, instance: str, suffix: str = "") -> str:
-        self.calls[module] += 1
-        prompt = self._prompt(module, instance) + suffix
-        started = time.perf_counter()
-        completion = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0)
-        self.seconds[module] += time.perf_counter() - started
+        with usage_component(f"migres:{module}"):
+            prompt = self._prompt(module, instance) + suffix
+            completion = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0)
         self.cut_short = completion.finish_reason == "length"
-        self.prompt_tokens[module] += completion.prompt_tokens
-        self.cached_prompt_tokens[module] += completion.cached_prompt_tokens
         return completion.text
 
     def _ask(self, module: str, instance: str, parse: Callable[[str], T], *, correction: str) -> Asked[T]:

@@ -15,6 +15,7 @@ from hopkit.traces.payload import Payload
 
 #: NoR's payloads, one per kind.
 PAYLOADS: tuple[type[Payload], ...] = (ReaderRead,)
+from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class NoR:
 
     def generate(self, query: Query) -> GenerationResult:
         shown = with_main_passage(query, [])
-        output = self.reader.read(query.text, shown)                                    # (a)
+        with usage_component("nor:read"):
+            output = self.reader.read(query.text, shown)                                # (a)
         record_reading(query.text, output.answer, output.generation, shown)
         return GenerationResult(text=output.answer, metadata=NoRSummary(reader_generation=output.generation))

@@ -13,6 +13,7 @@ from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.methods.reader_steps import OneRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload, at, record
+from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ class OneR:
         retrieved = record(OneRRetrieve(query=query.text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
                            scores=[float(hit.score) for hit in hits])
         shown = with_main_passage(query, paragraphs)
-        output = self.reader.read(query.text, shown)                                    # (b)
+        with usage_component("oner:read"):
+            output = self.reader.read(query.text, shown)                                # (b)
         record_reading(query.text, output.answer, output.generation, shown, parent=retrieved)
         return GenerationResult(
             text=output.answer,

@@ -66,6 +66,7 @@ from hopkit.methods.searchain.prompts import (FIRST_QUERY_CUE, TaskKind, feedbac
                                               first_round_prompt, reformat_turn, tracing_turn)
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.usage import usage_component
 
 JudgeOption = str | Mapping[str, Any]
 DEFAULT_READER: Mapping[str, Any] = {"kind": "llm", "examples": True}
@@ -242,8 +243,10 @@ class SearChain(WarmsUp):
         if self.config.citation_check and self.entailment is None:
             self.entailment = entailment_judge(self.config.entailment, llm=self.llm, option="entailment")
 
-    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], words: _Words) -> str:
-        text = self.llm.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=0.0).text
+    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], words: _Words, label: str) -> str:
+        """The model's greedy text, its call counted under the usage label ``label``."""
+        with usage_component(label):
+            text = self.llm.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=0.0).text
         words.into += len(prompt.split())
         words.out += len(text.split())
         return text
@@ -261,7 +264,7 @@ class SearChain(WarmsUp):
         prompt = conversation.prompt(budget)
         generations: list[str] = []
         while True:
-            text = self._complete(prompt, budget, chain_stop(self.config.task), words)
+            text = self._complete(prompt, budget, chain_stop(self.config.task), words, "searchain:chain")
             generations.append(cue + text)
             try:
                 chain = read_chain(cue, text)
@@ -353,7 +356,7 @@ class SearChain(WarmsUp):
             return answer, text, {}
         pairs = [(node.query, node.answer) for node in path]
         prompt = conversation.prompt(self.config.final_max_tokens, tracing_turn(last_text, pairs))
-        generation = self._complete(prompt, self.config.final_max_tokens, FINAL_STOP, words)
+        generation = self._complete(prompt, self.config.final_max_tokens, FINAL_STOP, words, "searchain:trace")
         final_content = generation.strip() or (last.chain.final_content or "").split("\n")[0].strip()
         answer = task_answer(task, final_content) if final_content else ""
         if not answer:
