@@ -17,6 +17,7 @@ from hopkit.options import PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.traces.payload import Payload, at, record
+from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class Toy:
         hits = self.retriever.retrieve(query.text, self.options.k)                          # (a)
         record(ToyRetrieve(query=query.text), paragraph_ids=[h.paragraph.id for h in hits])
         context = "\\n".join(h.paragraph.text for h in hits)
-        reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)  # (b)
+        with usage_component("toy:read"):                                                   # (b)
+            reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)
         answer = clean_direct_answer(reply.text)
         record(ToyRead(question=query.text, answer=answer), llm_calls=1)
         return GenerationResult(text=answer, chunk_ids=tuple(h.paragraph.id for h in hits))
