@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
+from hopkit.methods.migres.steps import MIGRESSummary, migres_payload
 from hopkit.methods.searchain.steps import (SearChainRound, SearChainSummary, SearChainTracing, SearChainVerify,
                                             searchain_payload)
-from hopkit.traces import Step, Trace
+from hopkit.traces import Trace
 from hopkit.usage import Usage
 
 GENERATING_MODULES = ("main", "final_main", "query", "leaf")
@@ -47,21 +48,21 @@ MIGRES_COMPONENTS = {**{module: f"migres:{module}" for module in MIGRES_SECONDS[
 SOURCES = {"kept": "llm", "corrected": "corrected", "completed": "completed", "left_unsolved": "unsolved"}
 
 
-def _module(step: Step) -> str | None:
-    module = step.extra.get("module")
-    return module if isinstance(module, str) else None
+def _migres_modules(trace: Trace) -> list[tuple[str, tuple[str, ...]]]:
+    """Each MIGRES step's module and the responses it read (retries included), from its typed payload."""
+    found = []
+    for step in trace.steps:
+        payload = migres_payload(step)
+        if payload is not None:
+            found.append((payload.module, tuple(getattr(payload, "generations", ()))))
+    return found
 
 
 def migres_generation_calls(trace: Trace) -> int:
     """Table 4's "# API": model calls of the generating modules (retries counted), from the trace."""
-    calls = 0
-    for step in trace.steps:
-        module = _module(step)
-        if module in GENERATING_MODULES:
-            calls += len(step.extra.get("generations", ()))
-        elif module == "knowledge":
-            calls += 1
-    return calls
+    modules = _migres_modules(trace)
+    return (sum(len(generations) for module, generations in modules if module in GENERATING_MODULES)
+            + sum(1 for module, _ in modules if module == "knowledge"))
 
 
 def migres_question(stored: Mapping[str, Any], usage: Usage) -> dict[str, float]:
@@ -80,15 +81,16 @@ def migres_question(stored: Mapping[str, Any], usage: Usage) -> dict[str, float]
         the usage record had labels has the seconds and tokens only if MIGRES kept them.
     """
     trace = Trace.from_result_trace(stored)
+    modules = [module for module, _ in _migres_modules(trace)]
     generation = migres_generation_calls(trace)
     shown = {pid for step in trace.steps if step.kind == "extract" for pid in step.paragraph_ids}
     row = {
         "generation_calls": float(generation),
         "scoring_calls": float(max(0, usage.llm_calls - generation)),
-        "iterations": float(sum(1 for s in trace.steps if _module(s) in ("main", "final_main"))),
+        "iterations": float(sum(1 for module in modules if module in ("main", "final_main"))),
         "passages": float(len(shown)),
-        "knowledge_tokens": float(stored.get("knowledge_tokens", 0)),
-        "knowledge_prompts": float(sum(1 for s in trace.steps if _module(s) == "knowledge")),
+        "knowledge_tokens": float(MIGRESSummary.from_result_trace(stored).knowledge_tokens),
+        "knowledge_prompts": float(modules.count("knowledge")),
     }
     labels = [entry for name, entry in usage.components.items() if name.startswith("migres:")]
     kept_seconds, kept_prompt, kept_cached = (stored.get(key) for key in ("seconds", "prompt_tokens",

@@ -1,4 +1,4 @@
-"""benchmarks/method_tables.py: MIGRES's and SearChain's tables, read from hand-built stored traces."""
+"""benchmarks/method_tables.py: MIGRES's and SearChain's tables, read from traces their own recorders wrote."""
 
 from __future__ import annotations
 
@@ -7,10 +7,16 @@ from typing import Any, Callable
 
 import pytest
 
+from hopkit.methods.migres.filter import Knowledge
+from hopkit.methods.migres.modules import Asked
+from hopkit.methods.migres.responses import MainVerdict
+from hopkit.methods.migres.steps import (MIGRESSummary, record_knowledge, record_leaf, record_main, record_queries,
+                                         record_retrieval, record_verification)
 from hopkit.methods.searchain.feedback import Verdict
 from hopkit.methods.searchain.steps import SearChainSummary, record_chain, record_skipped, record_tracing
 from hopkit.parsing.chain import Chain, ChainNode
-from hopkit.traces import collect_trace, record_step, stored_trace
+from hopkit.records import Paragraph, ScoredParagraph
+from hopkit.traces import collect_trace, stored_trace
 from hopkit.usage import ComponentUsage, Usage
 
 pytestmark = pytest.mark.unit
@@ -23,30 +29,34 @@ def tables(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
     return load_benchmark("method_tables")
 
 
+def hits(*ids: int) -> list[ScoredParagraph]:
+    return [ScoredParagraph(Paragraph(i, f"t{i}", f"text {i}"), float(len(ids) - n)) for n, i in enumerate(ids)]
+
+
+def knowledge(query: str, *ids: int) -> list[Knowledge]:
+    return [Knowledge(f"text {i}", query, f"t{i}", i, 1.0) for i in ids]
+
+
 def migres_stored(**metadata: Any) -> dict[str, Any]:
-    """Two iterations: a leaf call read twice (a retry), the query generator, knowledge prompting, a last Main."""
+    """Two iterations: a leaf call read twice (a retry), the query generator, knowledge prompting, a last Main;
+    recorded by MIGRES's own recorders, as a run stores them."""
+    unanswerable = MainVerdict("unanswerable", 2, "", "who founded it")
     with collect_trace() as trace:
-        first = record_step("retrieve", input="q", output={"kept": [], "dropped": [], "skipped": None},
-                            paragraph_ids=[10, 11, 13], scores=[3.0, 2.0, 1.0], extra={"module": "retriever"})
-        leaf = record_step("extract", parent=first, input="q", output=[], paragraph_ids=[10, 11],
-                           extra={"module": "leaf", "generations": ["bad", "{}"]})
-        record_step("verify", parent=leaf, input="fact", output=True, paragraph_ids=[10],
-                    scores={"entailment": 0.9}, extra={"module": "nli"})
-        main = record_step("reason", parent=leaf, input="q", output={"answer": "unanswerable"},
-                           extra={"module": "main", "generations": ["{}"], "reused": False})
-        asked = record_step("reason", parent=main, input="missing", output=["q2"],
-                            extra={"module": "query", "generations": ["q2"]})
-        again = record_step("retrieve", parent=asked, input="q2", paragraph_ids=[12], scores=[1.0],
-                            extra={"module": "retriever"})
-        known = record_step("reason", parent=again, input="q2", output="what the model knows",
-                            extra={"module": "knowledge"})
-        second = record_step("extract", parent=known, input="q2", output=[], paragraph_ids=[11, 12],
-                             extra={"module": "leaf", "generations": ["{}"]})
-        record_step("reason", parent=second, input="q", output={"answer": "unanswerable"},
-                    extra={"module": "main", "generations": [], "reused": True})
-        record_step("read", parent=second, input="q", output="Tarsk",
-                    extra={"module": "final_main", "generations": ["{}"], "reused": False})
-    return stored_trace("q1", {"knowledge_tokens": 420, **metadata}, trace)
+        outcomes = [{"paragraph_id": i, "relevance": 1.0, "outcome": "kept_whole"} for i in (10, 11, 13)]
+        first = record_retrieval("q", hits(10, 11, 13), outcomes, 3, 0.5, None)
+        leaf = record_leaf("q", knowledge("q", 10, 11), [], ["bad", "{}"], first)
+        record_verification(leaf, "fact", [10], [0.9], True, "nli")
+        main = record_main(unanswerable, Asked(unanswerable, ("{}",)), "q", 1, 1, False, False, leaf)
+        asked = record_queries("who founded it", ["q2"], [], [], ["q2"], main)
+        again = record_retrieval("q2", hits(12), [{"paragraph_id": 12, "relevance": 0.1,
+                                                  "outcome": "below_threshold"}], 3, 0.5, asked)
+        known = record_knowledge("q2", "what the model knows", again)
+        second = record_leaf("q", knowledge("q2", 11, 12), [], ["{}"], known)
+        record_main(unanswerable, Asked(unanswerable, ()), "q", 1, 2, False, False, second, reused=True)
+        answer = MainVerdict("Tarsk", 4, "", "")
+        record_main(answer, Asked(answer, ("{}",)), "q", 1, 3, True, True, second)
+    summary = MIGRESSummary(iterations=3, stop_reason="answered", confidence=4, knowledge_tokens=420)
+    return stored_trace("q1", {**summary, **metadata}, trace)  # metadata: keys of runs saved before
 
 
 def searchain_stored(verdicts_by_round: list[list[Verdict]], traceability: dict[str, float] | None) -> dict[str, Any]:
