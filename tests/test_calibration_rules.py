@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hopkit.calibration.scores import ScoreFile
-from hopkit.calibration.searchain import as_question, best_point, sub_question_pairs, sweep
+from hopkit.calibration.searchain import as_question, best_point, score_at, sub_question_pairs, sweep
 from hopkit.errors import ConfigError
 
 pytestmark = pytest.mark.unit
@@ -58,3 +58,11 @@ def test_the_score_file_resumes_and_refuses_other_settings(tmp_path: Path) -> No
     assert again.items == {"q1": {"scores": [1.0]}}
     with pytest.raises(ConfigError, match="other settings"):
         ScoreFile(path, {"judge": "llm:b", "hits": 50})
+
+
+def test_the_papers_theta_is_scored_even_when_every_confidence_lies_below_it() -> None:
+    confidences, labels = [0.4, 0.2, None], [True, False, True]
+    assert all(point.theta < 1.5 for point in sweep(confidences, labels))
+    at_paper = score_at(confidences, labels, 1.5)
+    assert (at_paper.theta, at_paper.precision, at_paper.recall, at_paper.f1) == (1.5, 0.0, 0.0, 0.0)
+    assert score_at(confidences, labels, 0.3).f1 == 2 * 1.0 * 0.5 / 1.5

@@ -96,14 +96,13 @@ def _calibrate_theta(args: argparse.Namespace, store: Store, dataset: str, retri
     result = calibrate_theta(pairs, retrieval.retriever(dataset), reader, scores, progress=not args.quiet)
     print(f"SearChain θ for the reader {printable(reader.judge_id)} on {result.pairs} (question, top-1 passage) "
           f"pair(s), {printable(source)}, passages from {printable(dataset)} ({args.retrieval}); "
-          f"{result.positives} have a passage containing a gold answer:")
+          f"{result.positives} of them have a passage containing a gold answer:")
     print(f"  θ = {result.chosen.theta:.1f}: {_point(result.chosen)} (the best F1 of \"confidence > θ\" over the "
           "reader's scale, in steps of 0.1)")
     if result.from_one is not None and result.from_one.theta != result.chosen.theta:
         print(f"  the best from 1.0 upward (the paper's grid): θ = {result.from_one.theta:.1f}, "
               f"{_point(result.from_one)}")
-    if result.at_paper is not None:
-        print(f"  at the shipped θ = {PAPER_THETA:g} (the paper's, for its DPR reader): {_point(result.at_paper)}")
+    print(f"  at the shipped θ = {PAPER_THETA:g} (the paper's, for its DPR reader): {_point(result.at_paper)}")
     print("Use it in a SearChain config of your own (a copy of the shipped `searchain`, with the same reader and LLM):")
     print(f"  confidence_threshold: {result.chosen.theta:.1f}")
     _print_resume_note(path)

@@ -65,7 +65,7 @@ class ThetaCalibration:
     Attributes:
         chosen: the best F1 over the reader's whole scale (the θ to use).
         from_one: the best F1 from 1.0 upward (the paper's grid); None if no θ there.
-        at_paper: the point at the paper's 1.5; None if outside the swept range.
+        at_paper: the point at the paper's 1.5.
         pairs: how many pairs were read.
         positives: how many of them have a passage containing a gold answer.
         seconds_per_pair: what retrieving and reading one pair took.
@@ -73,7 +73,7 @@ class ThetaCalibration:
 
     chosen: ThetaPoint
     from_one: ThetaPoint | None
-    at_paper: ThetaPoint | None
+    at_paper: ThetaPoint
     pairs: int
     positives: int
     seconds_per_pair: float
@@ -142,6 +142,16 @@ def decomposition_pairs(path: Path, *, start: int, limit: int) -> list[Pair]:
     return pairs
 
 
+def score_at(confidences: Sequence[float | None], labels: Sequence[bool], theta: float) -> ThetaPoint:
+    """Precision, recall and F1 of "confidence > ``theta``" as a predictor of ``labels`` (None is never above)."""
+    predicted = [c is not None and c > theta for c in confidences]
+    true_positives = sum(p and label for p, label in zip(predicted, labels))
+    precision = true_positives / sum(predicted) if any(predicted) else 0.0
+    recall = true_positives / sum(labels) if any(labels) else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return ThetaPoint(theta, precision, recall, f1)
+
+
 def sweep(confidences: Sequence[float | None], labels: Sequence[bool], *, start: float = 1.0) -> list[ThetaPoint]:
     """The points of "confidence > θ" for θ on a 0.1 grid from min(``start``, the lowest confidence) to the highest.
 
@@ -152,16 +162,7 @@ def sweep(confidences: Sequence[float | None], labels: Sequence[bool], *, start:
         return []
     low = min(round(start * 10), math.floor(min(finite) * 10))
     high = max(round(start * 10), math.ceil(max(finite) * 10))
-    points = []
-    for tenth in range(low, high + 1):
-        theta = tenth / 10
-        predicted = [c is not None and c > theta for c in confidences]
-        true_positives = sum(p and label for p, label in zip(predicted, labels))
-        precision = true_positives / sum(predicted) if any(predicted) else 0.0
-        recall = true_positives / sum(labels) if any(labels) else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        points.append(ThetaPoint(theta, precision, recall, f1))
-    return points
+    return [score_at(confidences, labels, tenth / 10) for tenth in range(low, high + 1)]
 
 
 def best_point(points: Sequence[ThetaPoint], at_least: float = -math.inf) -> ThetaPoint | None:
@@ -200,10 +201,12 @@ def calibrate_theta(pairs: Sequence[Pair], retriever: Retriever, reader: AnswerJ
     for pair in tqdm(todo, desc="θ: reading top-1 passages", unit="pair", disable=not progress):
         scores.add(pair.key, read_pair(pair, retriever, reader))
     items = [scores.items[pair.key] for pair in pairs]
-    points = sweep([item["confidence"] for item in items], [item["label"] for item in items])
+    confidences, labels = [item["confidence"] for item in items], [item["label"] for item in items]
+    points = sweep(confidences, labels)
     chosen = best_point(points)
     if chosen is None:
         raise ConfigError(f"the reader read no answer in any of the {len(items)} pair(s); nothing to calibrate")
-    return ThetaCalibration(chosen=chosen, from_one=best_point(points, 1.0), at_paper=point_at(points, PAPER_THETA),
+    return ThetaCalibration(chosen=chosen, from_one=best_point(points, 1.0),
+                            at_paper=score_at(confidences, labels, PAPER_THETA),
                             pairs=len(items), positives=sum(1 for item in items if item["label"]),
                             seconds_per_pair=sum(item["seconds"] for item in items) / len(items))
