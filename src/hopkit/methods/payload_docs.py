@@ -10,6 +10,8 @@ fails when the document and the types differ; rewrite the tables with::
 
 from __future__ import annotations
 
+import argparse
+
 import re
 import sys
 import typing
@@ -81,10 +83,10 @@ def _has_default(item: Any) -> bool:
 
 def main(argv: Sequence[str]) -> int:
     """Rewrite the payload tables of the document named by ``argv[0]``."""
-    if len(argv) != 1:
-        print("usage: python -m hopkit.methods.payload_docs docs/traces.md", file=sys.stderr)
-        return 2
-    path = Path(argv[0])
+    parser = argparse.ArgumentParser(prog="python -m hopkit.methods.payload_docs",
+                                     description="rewrite the payload tables of docs/traces.md")
+    parser.add_argument("document", type=Path, help="the page to rewrite, e.g. docs/traces.md")
+    path = parser.parse_args(argv).document
     path.write_text(rewrite(path.read_text(encoding="utf-8"), method_tables()), encoding="utf-8")
     return 0
 
