@@ -11,6 +11,7 @@ import httpx
 
 from hopkit import environment
 from hopkit.errors import LLMError, LLMServerError
+from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
 from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, SCORING, ChatMessage, Completion, Scores, missing_capability
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
@@ -68,13 +69,19 @@ class OpenAICompatibleLLM:
     ``Retry-After``); other 4xx answers fail at once. Nothing is sent and no
     environment variable is read until the first call.
 
+    Several base URLs make one model of a server farm: each request goes to the
+    server with the fewest requests in flight, and a server that fails (429, 5xx,
+    time-out, unreachable) is skipped for a while as the others serve; see
+    :mod:`hopkit.llm.endpoint_pool`. Calls from several threads run at once.
+
     Scoring (:meth:`score_continuations`) asks for one token with its ``top_logprobs``
     most likely alternatives (completions: ``logprobs: k``; chat: ``logprobs: true,
     top_logprobs: k``) and reads the candidates among them; see :mod:`hopkit.llm.logprobs`
     for candidates outside the top-k (floored) and multi-token ones (refused).
 
     Args:
-        base_url: the server, with or without the trailing ``/v1``.
+        base_url: the server, with or without the trailing ``/v1``; for a farm, several (a list, or one
+            string with the URLs separated by commas or spaces).
         model: the model name the server knows.
         api_key: bearer token; ``None`` reads ``OPENAI_API_KEY`` at call time (local servers need none).
         endpoint: ``"completions"`` (raw text continuation) or ``"chat"`` (the prompt as one user message).
@@ -89,21 +96,21 @@ class OpenAICompatibleLLM:
         LLMError: an invalid option.
     """
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
+    def __init__(self, base_url: str | list[str], model: str, *, api_key: str | None = None,
                  endpoint: Endpoint = "completions", context_length: PositiveInt = 8192,
                  timeout: PositiveFloat = 60, max_retries: NonNegativeInt = 4,
                  backoff: NonNegativeFloat = 1.0, top_logprobs: PositiveInt = 20) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise LLMError(f"base_url must start with http:// or https://, got {base_url!r}")
+        base_urls = split_base_urls(base_url)
         if not model:
-            raise LLMError(f"OpenAICompatibleLLM for {base_url} needs a model name")
+            raise LLMError(f"OpenAICompatibleLLM for {', '.join(base_urls)} needs a model name")
         if endpoint not in _PATHS:
             raise LLMError(f"endpoint must be 'completions' or 'chat', got {endpoint!r}")
         if context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0 or top_logprobs < 1:
             raise LLMError(f"invalid options for {base_url}: context_length={context_length} (>= 1), "
                            f"timeout={timeout} (> 0), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0), "
                            f"top_logprobs={top_logprobs} (>= 1)")
-        self.base_url = base_url
+        self.base_urls = base_urls
+        self.base_url = base_urls[0]
         self.model = model
         self.api_key = api_key
         self.endpoint: Endpoint = endpoint
@@ -112,7 +119,9 @@ class OpenAICompatibleLLM:
         self.max_retries = max_retries
         self.backoff = backoff
         self.top_logprobs = top_logprobs
-        self.url = endpoint_url(base_url, endpoint)
+        self.urls = tuple(endpoint_url(url, endpoint) for url in base_urls)
+        self.url = self.urls[0] if len(self.urls) == 1 else f"{len(self.urls)} servers ({', '.join(self.urls)})"
+        self.endpoints = EndpointPool(self.urls)
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
         chat = {CHAT} if endpoint == "chat" else set()
         self.capabilities: frozenset[str] = frozenset({SCORING, CONCURRENT_CALLS, *chat})
@@ -165,10 +174,10 @@ class OpenAICompatibleLLM:
         if stops:
             body["stop"] = stops
         started = time.perf_counter()
-        data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
-                          backoff=self.backoff)
+        url, data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
+                               backoff=self.backoff)
         seconds = time.perf_counter() - started
-        raw_text, finish_reason = self._text_of(data, max_tokens)
+        raw_text, finish_reason = self._text_of(url, data, max_tokens)
         text = cut_at_stop(raw_text, stops)
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
@@ -207,8 +216,8 @@ class OpenAICompatibleLLM:
             body.update(prompt=prompt, logprobs=self.top_logprobs, echo=False)
         started = time.perf_counter()
         try:
-            data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
-                              backoff=self.backoff)
+            url, data = retry_call(lambda: self._post(body), url=self.url, max_retries=self.max_retries,
+                                   backoff=self.backoff)
         except LLMServerError:
             raise
         except LLMError as exc:
@@ -219,8 +228,8 @@ class OpenAICompatibleLLM:
         try:
             logprobs = data["choices"][0].get("logprobs")
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise LLMError(f"{self.url} answered a scoring request without choices[0]: {str(data)[:300]}") from exc
-        values, floored = first_token_scores(top_of_first_position(logprobs, where=self.url), chosen)
+            raise LLMError(f"{url} answered a scoring request without choices[0]: {str(data)[:300]}") from exc
+        values, floored = first_token_scores(top_of_first_position(logprobs, where=url), chosen)
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
         return Scores(candidates=chosen, logprobs=values, seconds=seconds, floored=floored,
@@ -245,7 +254,8 @@ class OpenAICompatibleLLM:
         self.close()
 
     def __repr__(self) -> str:
-        return f"OpenAICompatibleLLM(url={self.url!r}, model={self.model!r})"
+        urls = self.urls[0] if len(self.urls) == 1 else list(self.urls)
+        return f"OpenAICompatibleLLM(url={urls!r}, model={self.model!r})"
 
     def _http(self) -> httpx.Client:
         with self._client_lock:
@@ -257,14 +267,36 @@ class OpenAICompatibleLLM:
         key = self.api_key if self.api_key is not None else environment.openai_api_key()
         return {"Authorization": f"Bearer {key}"} if key else {}
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """One attempt; raises TransientError for what is worth retrying."""
+    def _post(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """One attempt, moving on to the next awake server when one fails; returns the URL that answered.
+
+        Raises:
+            TransientError: every server tried failed in a way worth retrying (the last one's error).
+        """
+        tried: frozenset[str] = frozenset()
+        while True:
+            with self.endpoints.lease(skip=tried) as url:
+                try:
+                    data = self._post_to(url, body)
+                except TransientError as exc:
+                    self.endpoints.failed(url)
+                    tried |= {url}
+                    if len(self.urls) > 1:
+                        logger.warning("%s: %s; trying another server", url, exc)
+                    if self.endpoints.untried(tried):
+                        continue
+                    raise
+            self.endpoints.succeeded(url)
+            return url, data
+
+    def _post_to(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One request to one server; raises TransientError for what is worth retrying."""
         try:
-            response = self._http().post(self.url, json=body, headers=self._headers())
+            response = self._http().post(url, json=body, headers=self._headers())
         except httpx.TimeoutException as exc:
             raise TransientError(f"no answer within timeout={self.timeout}s ({type(exc).__name__})") from exc
         except httpx.UnsupportedProtocol as exc:
-            raise LLMError(f"{self.url}: {exc}") from exc
+            raise LLMError(f"{url}: {exc}") from exc
         except httpx.TransportError as exc:
             raise TransientError(f"connection failed ({type(exc).__name__}: {exc})") from exc
         status = response.status_code
@@ -272,34 +304,34 @@ class OpenAICompatibleLLM:
             raise TransientError(f"HTTP {status}: {_server_message(response)}",
                                  retry_after=parse_retry_after(response.headers.get("retry-after")))
         if status >= 400:
-            raise LLMError(f"{self.url} refused the request with HTTP {status}: "
+            raise LLMError(f"{url} refused the request with HTTP {status}: "
                            f"{_server_message(response)}{_HINTS.get(status, '')}")
         try:
             data = response.json()
         except ValueError as exc:
-            raise LLMError(f"{self.url} answered HTTP {status} with a body that is not JSON: "
+            raise LLMError(f"{url} answered HTTP {status} with a body that is not JSON: "
                            f"{response.text[:200]!r}") from exc
         if not isinstance(data, dict):
-            raise LLMError(f"{self.url} answered with JSON that is not an object: {str(data)[:200]}")
+            raise LLMError(f"{url} answered with JSON that is not an object: {str(data)[:200]}")
         return data
 
-    def _text_of(self, data: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
+    def _text_of(self, url: str, data: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
         """The generated text and the finish reason; a null or filtered answer is an error, not ""."""
         field = "message.content" if self.endpoint == "chat" else "text"
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"] if self.endpoint == "chat" else choice["text"]
         except (KeyError, IndexError, TypeError) as exc:
-            raise LLMError(f"{self.url} answered without the expected choices[0].{field}: "
+            raise LLMError(f"{url} answered without the expected choices[0].{field}: "
                            f"{str(data)[:300]}") from exc
         reason = choice.get("finish_reason") if isinstance(choice, dict) else None
         finish_reason = reason if isinstance(reason, str) else None
         if finish_reason == "content_filter":
-            raise LLMError(f"{self.url} withheld the answer (finish_reason 'content_filter': the server's content "
+            raise LLMError(f"{url} withheld the answer (finish_reason 'content_filter': the server's content "
                            "filter blocked the prompt or the reply)")
         if not isinstance(text, str):
             hint = (f": the model used all max_tokens={max_tokens} before answering (a reasoning model?); "
                     "raise max_tokens" if finish_reason == "length" else "")
-            raise LLMError(f"{self.url} answered with no text (choices[0].{field} is {text!r}, finish_reason "
+            raise LLMError(f"{url} answered with no text (choices[0].{field} is {text!r}, finish_reason "
                            f"{finish_reason!r}){hint}")
         return text, finish_reason
