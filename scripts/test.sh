@@ -2,7 +2,7 @@
 # Installs hopkit with its test extras, starts the PostgreSQL server the store tests use,
 # installs Debian's chromium for the HTML report's browser tests when it is missing, and
 # runs the whole test suite (unit + integration with the real SmolLM2 model, the real BM25
-# index, both databases and a headless browser). Extra arguments go to pytest.
+# index, both databases, a two-node Ray cluster and a headless browser). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh test
@@ -18,6 +18,8 @@ fi
 HOPKIT_TEST_POSTGRES_URL="$(bash scripts/start-postgres.sh | tail -n 1)"
 export HOPKIT_TEST_POSTGRES_URL
 export HOPKIT_REQUIRE_POSTGRES=1
+# the executor tests start their own two-node Ray cluster on 127.0.0.1 (tests/executors/conftest.py)
+export HOPKIT_REQUIRE_RAY=1
 if [ -z "${HOPKIT_DATA_DIR:-}" ] && [ -d ../shared/data ]; then
   HOPKIT_DATA_DIR="$(cd ../shared/data && pwd)"
   export HOPKIT_DATA_DIR

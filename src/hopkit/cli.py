@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hopkit import __version__
+from hopkit.cli_executor import add_executor_arguments
 from hopkit.cli_logging import configure_console
 from hopkit.config import named_configs
 from hopkit.methods.registry import method_names
@@ -57,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, help="questions in flight at once (overrides the config's "
                                                     "batch_size, default 10); only a model server answers several "
                                                     "at once, an in-process model answers one at a time")
+    add_executor_arguments(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--trace-prompts", action="store_true",
                      help="keep every model call's prompt in the trace (shown by the HTML report; large)")
@@ -118,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--llm", help=_llm_help() + " (overrides every config's)")
     sweep.add_argument("--limit", type=int, help="only the first N questions of each dataset")
     sweep.add_argument("--batch-size", type=int, help="questions in flight at once (with a model server)")
+    add_executor_arguments(sweep)
     sweep.add_argument("--quiet", action="store_true", help="no progress bars")
 
     commands.add_parser("runs", help="list stored runs")

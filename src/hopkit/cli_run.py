@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from hopkit.cli_executor import chosen_executor
 from hopkit.cli_logging import run_log
 from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
 from hopkit.errors import ConfigError, UnknownNameError
+from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
@@ -52,11 +54,13 @@ def pipeline_config(argument: str) -> tuple[dict[str, Any], str]:
                            sorted({*named_configs("pipelines"), *method_names()}))
 
 
-def _announce(pipeline: Any) -> Callable[[RunStart], None]:
+def _announce(pipeline: Any, executor: ExecutorChoice) -> Callable[[RunStart], None]:
     def first_line(start: RunStart) -> None:
         left = start.total_queries - start.already_done
         at_once = f"{start.workers} at a time"
-        if pipeline.workers() < pipeline.batch_size:
+        if executor.kind == "ray":
+            at_once += f" on Ray ({start.workers} worker(s))"
+        elif pipeline.workers() < pipeline.batch_size:
             at_once += (f" (an in-process model answers one question at a time; batch_size {pipeline.batch_size} "
                         "applies to a model server)")
         print(f"run {printable(start.name)} ({start.run_id}) on {printable(start.dataset)}: "
@@ -73,10 +77,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if value is not None:
             spec[option] = value
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
+    executor = chosen_executor(args, config)
     pipeline = config.build(DBConnection.from_config(args.db).get_session_factory())
     with run_log("run") as log_file:
         outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
-                               trace_prompts=args.trace_prompts, on_start=_announce(pipeline))
+                               trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),
+                               executor=executor)
     print(f"run {printable(outcome['name'])} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
     _warn_without_evidence(outcome)

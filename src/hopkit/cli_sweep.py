@@ -12,15 +12,17 @@ import sys
 from typing import Any
 
 from hopkit.cli_logging import run_log
+from hopkit.cli_executor import chosen_executor
 from hopkit.cli_run import pipeline_config, run_exit_code
 from hopkit.config import instantiate
 from hopkit.errors import HopkitError
+from hopkit.executors.choice import ExecutorChoice
 from hopkit.store.connection import DBConnection
 from hopkit.terminal import printable
 
 
-def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any]]:
-    """(config, dataset, pipeline) for every cell, each built and checked."""
+def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any, ExecutorChoice]]:
+    """(config, dataset, pipeline, executor) for every cell, each built and checked."""
     cells = []
     for argument in args.configs:
         for dataset in args.datasets:
@@ -29,9 +31,10 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
             for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
                 if value is not None:
                     spec[option] = value
-            pipeline = instantiate(spec, source, kind="pipelines").build(session_factory)
+            config = instantiate(spec, source, kind="pipelines")
+            pipeline = config.build(session_factory)
             pipeline.run_spec()  # the dataset is stored, the method takes these options
-            cells.append((argument, dataset, pipeline))
+            cells.append((argument, dataset, pipeline, chosen_executor(args, config)))
     return cells
 
 
@@ -41,10 +44,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"sweep: {len(args.configs)} config(s) × {len(args.datasets)} dataset(s) = {len(cells)} run(s)", flush=True)
     rows, codes = [], []
     with run_log("sweep") as log_file:
-        for number, (config, dataset, pipeline) in enumerate(cells, 1):
+        for number, (config, dataset, pipeline, executor) in enumerate(cells, 1):
             print(f"[{number}/{len(cells)}] {printable(config)} on {printable(dataset)}", flush=True)
             try:
-                outcome = pipeline.run(limit=args.limit, progress=not args.quiet)
+                outcome = pipeline.run(limit=args.limit, progress=not args.quiet, executor=executor)
             except HopkitError as exc:  # this cell only: the others still run
                 sys.stderr.write(f"hopkit: error: {printable(config)} on {printable(dataset)}: {exc}\n")
                 rows.append((config, dataset, "-", "-", "-", "-", "error"))

@@ -65,6 +65,10 @@ class RetrievalError(HopkitError):
     """An index is missing or cannot answer a query."""
 
 
+class WorkerError(HopkitError):
+    """A worker process answering a run's questions could not start, or died (an executor's)."""
+
+
 class ReportError(HopkitError):
     """A report (tables, plots) cannot be written to the folder asked for."""
 

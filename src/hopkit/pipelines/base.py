@@ -24,12 +24,23 @@ from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.runner import RunStart, run_method
+from hopkit.executors.choice import ExecutorChoice, executor_choice
+from hopkit.executors.protocol import Executor
+from hopkit.executors.threads import ThreadExecutor
+from hopkit.runner import RunStart, run_with
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 
 
 logger = logging.getLogger(__name__)
+
+
+def database_url(session_factory: sessionmaker[Session]) -> str:
+    """The URL of the store ``session_factory`` opens sessions on, password included (for workers)."""
+    bind = session_factory.kw.get("bind")
+    if bind is None:
+        raise ConfigError("the session factory is bound to no database")
+    return bind.url.render_as_string(hide_password=False)
 
 
 def supports_concurrency(llm: Any) -> bool:
@@ -122,7 +133,8 @@ class GenerationPipeline(ABC):
         return RunSpec(name=self.name, method=self.method_name, dataset=dataset, config=config)
 
     def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True,
-            trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None) -> dict[str, Any]:
+            trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None,
+            executor: str | ExecutorChoice | None = None) -> dict[str, Any]:
         """Answer every question of the dataset not yet finished in this run and store the results
         (with ``trace_prompts``, each trace step also keeps its model calls' prompts; they do not
         change the answers, so they are not part of the run's identity).
@@ -133,6 +145,9 @@ class GenerationPipeline(ABC):
         Args:
             on_start: called before the first question with what the run is about to do
                 (its stored name, the questions left, how many are answered at once).
+            executor: ``"threads"`` (the default: this process) or ``"ray"`` (workers of a Ray
+                cluster, each storing its answers), or an :class:`~hopkit.executors.ExecutorChoice`
+                naming the cluster and the workers; the answers and the run id do not depend on it.
 
         Returns:
             ``run_id``, ``name`` (the run's stored name), ``total_queries``, ``already_done``,
@@ -146,23 +161,36 @@ class GenerationPipeline(ABC):
         spec = self.run_spec(top_k)
         for warning in self.run_warnings(top_k):
             logger.warning("%s", warning)
-        method = self.build_method(self._llm(), self._retriever(spec.dataset), top_k, spec.dataset)
+        answering = self.executor(executor_choice(executor), top_k, spec.dataset)
         queries = store.queries(spec.dataset, limit=limit)
-        workers = self.workers()
-        outcome = run_method(method, queries, store, spec, workers=workers, progress=progress,
-                             trace_prompts=trace_prompts, on_start=on_start)
+        outcome = run_with(answering, queries, store, spec, progress=progress, trace_prompts=trace_prompts,
+                           on_start=on_start)
         if outcome.name != self.name:
             logger.warning("this configuration was first run as %r, the name it keeps: a run is identified by its "
                            "configuration, so naming it %r resumed that run (run %s)", outcome.name, self.name,
                            outcome.run_id)
         return {"run_id": outcome.run_id, "name": outcome.name, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
-                "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": workers,
+                "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": answering.workers,
                 "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice}
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         """What a run with these options should be warned of before its first question."""
         return []
+
+    def executor(self, choice: ExecutorChoice, top_k: int | None, dataset: str) -> Executor:
+        """What answers this run's questions: threads of this process, or Ray workers that rebuild
+        the method from its spec (the model is then not loaded in this process)."""
+        if choice.kind == "threads":
+            method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
+            return ThreadExecutor(method, self.workers())
+        from hopkit.executors.ray_actors import RayExecutor
+
+        method_spec = getattr(self, "method_spec", None)
+        if method_spec is None:
+            raise ConfigError(f"{type(self).__name__} cannot run on Ray: it has no method spec to send to workers")
+        return RayExecutor(method_spec(top_k), database_url(self.session_factory), address=choice.address,
+                           workers=choice.workers, cpus_per_worker=choice.cpus_per_worker)
 
     def workers(self) -> int:
         """Questions answered at once: ``batch_size`` when the LLM serves concurrent calls (a model

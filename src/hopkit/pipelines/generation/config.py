@@ -12,11 +12,11 @@ from its registry entry (:mod:`hopkit.pipelines.generation.registered`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
-from hopkit.options import NonEmptyStr, PositiveInt, check_fields
+from hopkit.options import NonEmptyStr, PositiveFloat, PositiveInt, check_fields
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 
@@ -34,6 +34,11 @@ class GenerationPipelineConfig:
         retrieval_pipeline_name: name of a config in ``configs/retrieval/`` (None: no retrieval).
         dataset: the stored dataset to run on (None: the only one in the store).
         batch_size: questions in flight at once (with backends that serve concurrent calls).
+        executor: where the questions are answered: ``threads`` (this process) or ``ray`` (workers of
+            a Ray cluster, docs/cluster.md); ``hopkit run --executor`` overrides it.
+        ray_address: the Ray cluster to join (None: start Ray on this machine).
+        workers: Ray workers answering at once (None: one per CPU of the cluster).
+        cpus_per_worker: CPUs Ray reserves per worker.
     """
 
     name: NonEmptyStr
@@ -41,6 +46,10 @@ class GenerationPipelineConfig:
     retrieval_pipeline_name: str | None = "bm25"
     dataset: str | None = None
     batch_size: PositiveInt = 10
+    executor: Literal["threads", "ray"] = "threads"
+    ray_address: str | None = None
+    workers: PositiveInt | None = None
+    cpus_per_worker: PositiveFloat = 1.0
 
     def __post_init__(self) -> None:
         check_fields(self, "field")  # every subclass's fields too

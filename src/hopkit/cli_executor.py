@@ -1,0 +1,34 @@
+"""The executor options of ``hopkit run`` and ``hopkit sweep``, over a config's own ``executor`` fields."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hopkit.executors.choice import EXECUTORS, ExecutorChoice
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=EXECUTORS,
+                        help="where questions are answered: threads of this process (default) or workers of a "
+                             "Ray cluster (pip install 'hopkit[ray]'; docs/cluster.md)")
+    parser.add_argument("--ray-address", help="the Ray cluster to join (auto, ray://HOST:10001, HOST:6379); "
+                                              "default: start Ray on this machine")
+    parser.add_argument("--workers", type=int, help="Ray workers answering at once (default: one per CPU of "
+                                                    "the cluster)")
+    parser.add_argument("--cpus-per-worker", type=float, help="CPUs Ray reserves per worker (default 1; less "
+                                                              "when workers wait on a model server)")
+
+
+def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
+    """The command line's choice over the config's (``executor``, ``ray_address``, ``workers``, ``cpus_per_worker``).
+
+    Raises:
+        ConfigError: Ray options without the Ray executor, or a value out of range.
+    """
+    def pick(flag: str, field: str, default: Any) -> Any:
+        value = getattr(args, flag, None)
+        return value if value is not None else getattr(config, field, default)
+
+    return ExecutorChoice(pick("executor", "executor", "threads"), pick("ray_address", "ray_address", None),
+                          pick("workers", "workers", None), pick("cpus_per_worker", "cpus_per_worker", 1.0))

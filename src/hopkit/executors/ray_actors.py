@@ -1,0 +1,272 @@
+"""Questions answered by actors of a Ray cluster, each result stored by the actor that answered it.
+
+Each actor rebuilds the method once from its :class:`~hopkit.pipelines.generation.method_spec.MethodSpec`
+(warmed up), connects to the store, and then answers one question at a time, storing
+each result before it reports back. The driver hands each actor its next question as
+soon as it reports, so a slow question holds up no other.
+
+An actor that dies (its process killed, its node lost) costs only the question it was
+answering: that question goes back to the front of the queue for another actor, and a
+new actor takes the dead one's place. A question on which ``max_attempts`` actors died
+is stored as failed with a :class:`~hopkit.errors.WorkerError`. The store's unique
+(run, question) constraint keeps one row per question even when an actor dies between
+storing its result and reporting it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import Counter, deque
+from typing import Any, Iterator, Sequence
+
+from hopkit.errors import ConfigError, WorkerError
+from hopkit.executors.answers import StoredAnswer, answer_and_store, store_failure
+from hopkit.executors.protocol import RunJob
+from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environment
+from hopkit.records import Query
+
+log = logging.getLogger(__name__)
+
+# Seconds the driver waits for any answer before checking again (Ctrl-C is seen at once anyway).
+POLL_SECONDS = 1.0
+
+
+class QuestionWorker:
+    """One Ray actor: the method rebuilt from its spec, and a connection to the store.
+
+    Args:
+        spec: the method, by value.
+        database_url: the store every actor writes to.
+        run_id: the run whose results it stores.
+        trace_prompts: store each step's prompts in its trace.
+        folder: the driver's working folder, entered when this node has it (configs in ``configs/``).
+    """
+
+    def __init__(self, spec: Any, database_url: str, run_id: str, trace_prompts: bool, folder: str) -> None:
+        from hopkit.store.connection import DBConnection
+        from hopkit.store.store import Store
+
+        if os.path.isdir(folder):
+            os.chdir(folder)
+        session_factory = DBConnection(database_url).get_session_factory()
+        self.store = Store(session_factory)
+        self.run_id = run_id
+        self.trace_prompts = trace_prompts
+        self.method = spec.build(session_factory)
+
+    def ready(self) -> dict[str, Any]:
+        """Who this actor is, once its method is built: its process, and its method's evidence advice."""
+        import ray
+
+        advice = getattr(self.method, "evidence_filter", None)
+        return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(),
+                "evidence_advice": advice if isinstance(advice, str) and advice else None}
+
+    def answer(self, query: Query) -> StoredAnswer:
+        return answer_and_store(self.method, query, self.store, self.run_id, trace_prompts=self.trace_prompts)
+
+
+class RayExecutor:
+    """Answers a run's questions with ``workers`` actors on a Ray cluster.
+
+    Args:
+        spec: the method, by value (``pipeline.method_spec(top_k)``).
+        database_url: the store's URL (PostgreSQL on a cluster of several nodes).
+        address: the cluster (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``); None starts
+            Ray on this machine for this process.
+        workers: actors answering at once; None: one per CPU of the cluster (``cpus_per_worker`` each).
+        cpus_per_worker: the CPUs Ray reserves for each actor (below 1 for actors that wait on a
+            model server).
+        max_attempts: actors that may die on one question before it is stored as failed.
+        replacements: new actors started in all after deaths; None: as many as ``workers``.
+        start_seconds: how long an actor may take to build the method before it is given up.
+    """
+
+    def __init__(self, spec: Any, database_url: str, *, address: str | None = None, workers: int | None = None,
+                 cpus_per_worker: float = 1.0, max_attempts: int = 3, replacements: int | None = None,
+                 start_seconds: float = 600.0) -> None:
+        if workers is not None and workers < 1:
+            raise ConfigError(f"Ray executor: workers must be at least 1, got {workers}")
+        if cpus_per_worker <= 0 or max_attempts < 1:
+            raise ConfigError(f"Ray executor: need cpus_per_worker > 0 and max_attempts >= 1, got "
+                              f"{cpus_per_worker} and {max_attempts}")
+        if database_url.startswith("sqlite") and (":memory:" in database_url or database_url.rstrip("/") == "sqlite:"):
+            raise ConfigError("Ray executor: an in-memory SQLite store cannot be shared with worker processes; "
+                              "use a SQLite file (one node) or PostgreSQL")
+        self.spec = spec
+        self.database_url = database_url
+        self.address = address
+        self.cpus_per_worker = cpus_per_worker
+        self.max_attempts = max_attempts
+        self.requested_workers = workers
+        self.replacements = replacements
+        self.start_seconds = start_seconds
+        self.started: list[dict[str, Any]] = []  # each worker's ready() report: its pid and node
+        self._workers = workers
+        self._advice: str | None = None
+
+    @property
+    def workers(self) -> int:
+        """The actors this run starts (asking the cluster for its CPUs when not given)."""
+        if self._workers is None:
+            ray = connect(self.address)
+            cpus = float(ray.cluster_resources().get("CPU", 1))
+            self._workers = max(1, int(cpus // self.cpus_per_worker))
+        return self._workers
+
+    def evidence_advice(self) -> str | None:
+        return self._advice
+
+    def answers(self, job: RunJob, todo: Sequence[Query]) -> Iterator[StoredAnswer]:
+        if not todo:
+            return
+        ray = connect(self.address)
+        self._refuse_sqlite_across_nodes(ray)
+        actor_class = ray.remote(max_restarts=0, max_task_retries=0)(QuestionWorker).options(
+            num_cpus=self.cpus_per_worker, runtime_env={"env_vars": forwarded_environment()})
+        arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd())
+        crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started)
+        queue: deque[Query] = deque(todo)
+        deaths: Counter[str] = Counter()
+        spare = self.workers if self.replacements is None else self.replacements
+        try:
+            for _ in range(min(self.workers, len(todo))):
+                crew.start()
+            while crew.answering or (queue and (crew.starting or crew.idle)):
+                for actor in crew.idle:
+                    if queue:
+                        crew.hand_out(actor, queue.popleft())
+                event = crew.next_event()
+                if event is None:
+                    continue
+                actor, query, outcome = event
+                if isinstance(outcome, StoredAnswer):
+                    yield outcome
+                elif isinstance(outcome, dict):
+                    self._advice = self._advice or outcome["evidence_advice"]
+                elif query is None:  # a worker that never started
+                    if not crew.ever_ready:
+                        raise WorkerError(f"a Ray worker could not build the method: {outcome}")
+                    log.warning("a Ray worker could not start: %s", outcome)
+                else:
+                    deaths[query.id] += 1
+                    log.warning("the worker answering question %s died (%s); %d worker(s) left", query.id,
+                                _first_line(outcome), len(crew.live))
+                    if deaths[query.id] >= self.max_attempts:
+                        yield store_failure(job.store, job.run_id, query, WorkerError(
+                            f"{deaths[query.id]} worker(s) died answering it (last: {_first_line(outcome)})"))
+                    else:
+                        queue.appendleft(query)
+                    if spare > 0 and queue:
+                        spare -= 1
+                        crew.start()
+                if queue and not crew.live:
+                    raise WorkerError(f"every Ray worker of run {job.name} died and no new one could start; "
+                                      f"{len(queue)} question(s) were not answered: rerun to resume")
+        finally:
+            crew.stop()
+
+    def _refuse_sqlite_across_nodes(self, ray: Any) -> None:
+        nodes = alive_nodes(ray)
+        if self.database_url.startswith("sqlite") and nodes > 1:
+            raise ConfigError(f"this Ray cluster has {nodes} nodes, and workers on each would write to the one SQLite "
+                              f"file {self.database_url}: SQLite is not shared across machines. Run on PostgreSQL "
+                              "(--db postgresql+psycopg://USER:PASSWORD@HOST:5432/DB, or $HOPKIT_DB_URL) reachable "
+                              "from every node")
+
+
+class _Crew:
+    """The run's actors: those starting (building the method), idle, and answering a question."""
+
+    def __init__(self, ray: Any, actor_class: Any, arguments: tuple[Any, ...], start_seconds: float,
+                 started: list[dict[str, Any]]) -> None:
+        self.ray = ray
+        self.started = started
+        self.actor_class = actor_class
+        self.arguments = arguments
+        self.start_seconds = start_seconds
+        self.calls: dict[Any, tuple[Any, Query | None, float]] = {}  # ref -> actor, question (None: start), when
+        self.live: list[Any] = []
+        self.ever_ready = False
+        self._idle: list[Any] = []
+
+    @property
+    def starting(self) -> bool:
+        return any(query is None for _, query, _ in self.calls.values())
+
+    @property
+    def answering(self) -> bool:
+        return any(query is not None for _, query, _ in self.calls.values())
+
+    @property
+    def idle(self) -> list[Any]:
+        return list(self._idle)
+
+    def start(self) -> None:
+        actor = self.actor_class.remote(*self.arguments)
+        self.live.append(actor)
+        self.calls[actor.ready.remote()] = (actor, None, time.monotonic())
+
+    def hand_out(self, actor: Any, query: Query) -> None:
+        self._idle.remove(actor)
+        self.calls[actor.answer.remote(query)] = (actor, query, time.monotonic())
+
+    def next_event(self) -> tuple[Any, Query | None, Any] | None:
+        """The next call to finish: (actor, question or None for a start, its result or error); None
+        when nothing finished within :data:`POLL_SECONDS` (a start past its time is then given up)."""
+        ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=POLL_SECONDS)
+        if not ready:
+            return self._give_up_slow_starts()
+        actor, query, _ = self.calls.pop(ready[0])
+        try:
+            result = self.ray.get(ready[0])
+        except _ACTOR_DEATHS(self.ray) as died:
+            self._drop(actor)
+            return actor, query, (_cause(died) if query is None else died)
+        if query is None:
+            self.ever_ready = True
+            self.started.append(result)
+        self._idle.append(actor)
+        return actor, query, result
+
+    def stop(self) -> None:
+        for actor in self.live:
+            self.ray.kill(actor)
+        self.live.clear()
+
+    def _give_up_slow_starts(self) -> tuple[Any, None, str] | None:
+        now = time.monotonic()
+        for ref, (actor, query, since) in list(self.calls.items()):
+            if query is None and now - since > self.start_seconds:
+                del self.calls[ref]
+                self._drop(actor)
+                self.ray.kill(actor)
+                return actor, None, (f"not ready within {self.start_seconds:.0f} s (the cluster may lack the CPUs "
+                                     "to place it)")
+        return None
+
+    def _drop(self, actor: Any) -> None:
+        if actor in self.live:
+            self.live.remove(actor)
+        if actor in self._idle:
+            self._idle.remove(actor)
+
+
+def _ACTOR_DEATHS(ray: Any) -> tuple[type[BaseException], ...]:
+    errors = ray.exceptions
+    return (errors.RayActorError, errors.WorkerCrashedError, errors.NodeDiedError, errors.ObjectLostError,
+            errors.OwnerDiedError)
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"[:300]
+
+
+def _cause(error: BaseException) -> str:
+    """The error an actor's constructor raised, as its last traceback line says."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    raised = [line for line in lines if "Error:" in line and not line.startswith(("File ", "ray."))]
+    return (raised[-1] if raised else _first_line(error))[:800]

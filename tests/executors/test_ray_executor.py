@@ -1,0 +1,166 @@
+"""Runs over a real two-node Ray cluster on 127.0.0.1: each question stored once, dead workers survived."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from hopkit.errors import ConfigError
+from hopkit.executors.choice import ExecutorChoice
+from hopkit.executors.ray_actors import RayExecutor
+from hopkit.llm.testing_server import Fault, serve_fake_openai
+from hopkit.pipelines.base import database_url
+from hopkit.pipelines.generation.registered import method_pipeline
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.runner import run_with
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+QUESTION = re.compile(r"Where was person (\d+) born\?")
+
+
+def town_of(prompt: str) -> str:
+    numbers = QUESTION.findall(prompt)
+    return f"Ville{numbers[-1]}" if numbers else "Nowhere"
+
+
+def toy_store(url: str, count: int) -> Store:
+    store = Store(DBConnection(url).get_session_factory())
+    queries = tuple(Query(id=f"q{i}", text=f"Where was person {i} born?", answers=(f"Ville{i}",)) for i in range(count))
+    store.add_corpus(Corpus("toy", (Paragraph(0, "Ville0", "Ville0 is a town."),), queries))
+    return store
+
+
+def nor(store: Store) -> Any:
+    return method_pipeline("nor")(store._factory, "nor-ray", "openai-compatible", dataset="toy")
+
+
+def rows_per_question(url: str, run_id: str) -> dict[str, int]:
+    engine = DBConnection(url).engine
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT query_id, COUNT(*) FROM results WHERE run_id = :run GROUP BY query_id"),
+                                  {"run": run_id}).all()
+    return {query_id: count for query_id, count in rows}
+
+
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Any:
+    def point_at(server: Any) -> None:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("HOPKIT_OPENAI_MODEL", "fake-model")
+        monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
+    return point_at
+
+
+def test_a_ray_run_answers_like_threads_and_stores_each_question_once(ray_cluster: Any, db_url: str,
+                                                                       model_env: Any) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip("two nodes write the store: PostgreSQL (SQLite is refused, below)")
+    store = toy_store(db_url, 12)
+    with serve_fake_openai(town_of) as server:
+        model_env(server)
+        pipeline = nor(store)
+        on_ray = pipeline.run(executor=ExecutorChoice("ray", address=ray_cluster.address, workers=3,
+                                                      cpus_per_worker=1), progress=False)
+        assert (on_ray["finished"], on_ray["failed"], on_ray["workers"]) == (12, 0, 3)
+        assert rows_per_question(db_url, on_ray["run_id"]) == {f"q{i}": 1 for i in range(12)}
+        predictions = {r.query_id: r.prediction for r in store.results(on_ray["run_id"])}
+        assert predictions == {f"q{i}": f"Ville{i}" for i in range(12)}
+        store.forget_results(on_ray["run_id"], ["q3", "q7"])
+        asked = len(server.requests)
+        resumed = pipeline.run(executor="threads", progress=False)  # same run id whatever the executor
+    assert resumed["run_id"] == on_ray["run_id"] and (resumed["already_done"], resumed["finished"]) == (10, 2)
+    assert sorted(QUESTION.findall(" ".join(r.prompt for r in server.requests[asked:]))) == ["3", "7"]
+
+
+def test_sqlite_is_refused_on_a_cluster_of_several_nodes(ray_cluster: Any, tmp_path: Any, model_env: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'hopkit.db'}"
+    store = toy_store(url, 2)
+    with serve_fake_openai(town_of) as server:
+        model_env(server)
+        with pytest.raises(ConfigError, match="2 nodes.*SQLite.*PostgreSQL"):
+            nor(store).run(executor=ExecutorChoice("ray", address=ray_cluster.address), progress=False)
+        assert server.requests == []
+
+
+def test_a_killed_worker_costs_only_its_question(ray_cluster: Any, db_url: str, model_env: Any,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL: the cluster has two nodes")
+    store = toy_store(db_url, 16)
+    pipeline = nor(store)
+    executor: RayExecutor | None = None
+    killed: list[int] = []
+    lock = threading.Lock()
+
+    def kill_one_worker(number: int, prompt: str) -> Fault:
+        with lock:
+            if number == 6 and executor is not None and executor.started:
+                killed.append(executor.started[0]["pid"])
+                os.kill(killed[0], signal.SIGKILL)  # whichever worker that is, it dies mid-question
+        return Fault("delay", seconds=0.3)
+
+    with serve_fake_openai(town_of, faults=kill_one_worker) as server:
+        model_env(server)
+        executor = RayExecutor(pipeline.method_spec(), database_url(store._factory), address=ray_cluster.address,
+                               workers=3)
+        outcome = run_with(executor, store.queries("toy"), store, pipeline.run_spec(), progress=False)
+    assert killed, "the worker was never killed"
+    assert (outcome.finished, outcome.failed) == (16, 0)
+    assert rows_per_question(db_url, outcome.run_id) == {f"q{i}": 1 for i in range(16)}
+    died = [r.getMessage() for r in caplog.records if "died" in r.getMessage()]
+    assert len(died) == 1 and re.match(r"the worker answering question q\d+ died", died[0]), died
+
+
+def test_a_lost_node_costs_only_its_questions_in_flight(ray_cluster: Any, db_url: str, model_env: Any) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL: the cluster has two nodes")
+    store = toy_store(db_url, 40)
+    pipeline = nor(store)
+    executor: RayExecutor | None = None
+    lost = threading.Event()
+    second = ray_cluster.second_node_id()
+
+    def lose_the_second_node(number: int, prompt: str) -> Fault:
+        """Slow answers until a worker on the second node answers, then that node goes."""
+        if not lost.is_set() and executor is not None and any(i["node"] == second for i in executor.started):
+            lost.set()
+            threading.Thread(target=ray_cluster.kill_second_node, daemon=True).start()
+        return Fault("delay", seconds=0.05 if lost.is_set() else 1.0)
+
+    try:
+        with serve_fake_openai(town_of, faults=lose_the_second_node) as server:
+            model_env(server)
+            executor = RayExecutor(pipeline.method_spec(), database_url(store._factory), address=ray_cluster.address,
+                                   workers=4)
+            outcome = run_with(executor, store.queries("toy"), store, pipeline.run_spec(), progress=False)
+        assert lost.is_set(), "the second node was never lost"
+        assert (outcome.finished, outcome.failed) == (40, 0)
+        assert rows_per_question(db_url, outcome.run_id) == {f"q{i}": 1 for i in range(40)}
+    finally:
+        ray_cluster.start_second_node(2)
+
+
+def test_hopkit_run_with_the_ray_executor(ray_cluster: Any, db_url: str, model_env: Any,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL: the cluster has two nodes")
+    from hopkit.cli import main
+
+    toy_store(db_url, 5)
+    with serve_fake_openai(town_of) as server:
+        model_env(server)
+        code = main(["--db", db_url, "run", "nor", "--llm", "openai-compatible", "--dataset", "toy", "--executor",
+                     "ray", "--ray-address", ray_cluster.address, "--workers", "2", "--cpus-per-worker", "0.5",
+                     "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "5 to answer, 2 at a time on Ray (2 worker(s))" in out and "5 answered now, 0 failed" in out
