@@ -47,6 +47,12 @@ def use_home(folder: Path) -> None:
     os.environ.setdefault(environment.HOPKIT_HOME, str(folder))
 
 
+def use_model_server(base_url: str, model: str) -> None:
+    """Point the ``openai-compatible`` LLM config (and Ray workers, which inherit these) at a server."""
+    os.environ["OPENAI_BASE_URL"] = base_url
+    os.environ["HOPKIT_OPENAI_MODEL"] = model
+
+
 def chromium() -> str | None:
     """The Chromium to drive: ``$HOPKIT_CHROMIUM``, else ``chromium`` on the PATH (None: neither)."""
     return os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium")

@@ -1,0 +1,179 @@
+"""Scaling: questions per second against the number of workers, threads and Ray, beside the ideal line.
+
+The model is a loopback OpenAI-compatible server that answers every request after a fixed
+delay (``--delay``, 200 ms by default), so the ideal rate with W workers is W / (calls per
+question × delay) and what falls short of it is hopkit's own cost: retrieval, prompts,
+the store, and the executor. The corpus is synthetic (``--questions`` people, each born
+in a town of their own), stored in PostgreSQL (``--db``, the server scripts/start-postgres.sh
+starts) so that Ray workers can write to it too.
+
+It also measures hopkit's overhead per question (the same run with an instant server and
+one worker) and the store's write rate with 1 and 32 concurrent writers.
+
+    bash scripts/start-postgres.sh
+    PYTHONPATH=src .venv/bin/python -m benchmarks.scaling --db postgresql+psycopg://hopkit:hopkit@127.0.0.1:5433/hopkit_test
+
+Each cell is saved in benchmarks/results/scaling.json as soon as it is measured (a rerun
+skips those), and the ``scaling`` section of docs/benchmarks.md and docs/img/scaling.png
+are written from that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._report import command_line, write_section
+from benchmarks.environment import ROOT, use_home, use_model_server
+from hopkit.executors.choice import ExecutorChoice
+from hopkit.llm.testing_server import Fault, serve_fake_openai
+from hopkit.pipelines.generation.registered import method_pipeline
+from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store.connection import DBConnection
+from hopkit.store.records import QueryResult, RunSpec
+from hopkit.store.store import Store
+from hopkit.usage import Usage
+
+RESULTS = ROOT / "benchmarks" / "results" / "scaling.json"
+PLOT = ROOT / "docs" / "img" / "scaling.png"
+DATASET = "scaling"
+PERSON = re.compile(r"Where was person (\d+) born\?")
+log = logging.getLogger("scaling")
+
+
+def reply(prompt: str) -> str:
+    numbers = PERSON.findall(prompt)
+    town = f"Ville{numbers[-1]}" if numbers else "Nowhere"
+    return f"Person {numbers[-1] if numbers else '?'} was born in {town}. So the answer is: {town}."
+
+
+def synthetic_corpus(count: int) -> Corpus:
+    paragraphs = tuple(Paragraph(i, f"Person {i}", f"Person {i} was born in Ville{i}, a town by a river.")
+                       for i in range(count))
+    queries = tuple(Query(id=f"q{i}", text=f"Where was person {i} born?", answers=(f"Ville{i}",))
+                    for i in range(count))
+    return Corpus(DATASET, paragraphs, queries)
+
+
+def pipeline(method: str, session_factory: Any) -> Any:
+    retrieval = BM25RetrievalPipeline(session_factory, "bm25", DATASET)
+    return method_pipeline(method)(session_factory, f"{method}-scaling", "openai-compatible", retrieval,
+                                   dataset=DATASET, batch_size=1)
+
+
+def measure(method: str, executor: str, workers: int, args: argparse.Namespace, session_factory: Any,
+            delay: float) -> dict[str, Any]:
+    """One cell: the whole run from a fresh start, its rate and its calls per question."""
+    store = Store(session_factory)
+    facade = pipeline(method, session_factory)
+    facade.batch_size = workers
+    run_id = facade.run_spec().run_id
+    if any(r.run_id == run_id for r in store.runs(DATASET)):
+        store.delete_run(run_id)
+    with serve_fake_openai(reply, faults=lambda number, prompt: Fault("delay", seconds=delay) if delay else None) \
+            as server:
+        use_model_server(server.base_url, "fake-model")
+        choice = (ExecutorChoice("ray", workers=workers, cpus_per_worker=args.cpus / workers) if executor == "ray"
+                  else None)
+        started, started_monotonic = time.perf_counter(), time.monotonic()
+        outcome = facade.run(limit=args.questions, progress=False, executor=choice)
+        seconds = time.perf_counter() - started
+        sent = sorted(a.sent_at for a in server.answered)
+    calls = len(server.requests) / args.questions
+    steady = args.questions / (sent[-1] - sent[0]) if len(sent) > 1 and sent[-1] > sent[0] else float("nan")
+    ideal = workers / (calls * delay) if delay else float("nan")
+    return {"method": method, "executor": executor, "workers": workers, "delay": delay, "questions": args.questions,
+            "failed": outcome["failed"], "seconds": round(seconds, 2), "rate": round(args.questions / seconds, 2),
+            "until_first_answer": round(sent[0] - started_monotonic, 2) if sent else None,
+            "steady_rate": round(steady, 2), "calls_per_question": round(calls, 2),
+            "ideal_rate": round(ideal, 2)}
+
+
+def write_rate(session_factory: Any, writers: int, per_writer: int) -> dict[str, Any]:
+    """Results per second that ``writers`` threads store at once (each its own results)."""
+    store = Store(session_factory)
+
+    run = store.ensure_run(RunSpec(name=f"writes-{writers}", method="nor", dataset=DATASET,
+                                   config={"writers": writers, "at": time.time()}))
+
+    def write(number: int) -> None:
+        for i in range(per_writer):
+            store.record_result(run.run_id, QueryResult(query_id=f"q{number * per_writer + i}", prediction="x",
+                                                        usage=Usage()))
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.perf_counter() - started
+    store.delete_run(run.run_id)
+    return {"writers": writers, "results": writers * per_writer, "seconds": round(seconds, 2),
+            "per_second": round(writers * per_writer / seconds, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", required=True, help="PostgreSQL URL (Ray workers write to it)")
+    parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--delay", type=float, default=0.2, help="seconds the server waits before each answer")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
+    parser.add_argument("--methods", nargs="+", default=["oner", "ircot"])
+    parser.add_argument("--executors", nargs="+", default=["threads", "ray"])
+    parser.add_argument("--cpus", type=float, default=2.0, help="CPUs the Ray workers share")
+    parser.add_argument("--write-only", action="store_true", help="only write the section from the saved cells")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    use_home(Path(tempfile.mkdtemp(prefix="hopkit-scaling-")))
+    saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"cells": [], "writes": [], "overhead": []}
+    if not args.write_only:
+        session_factory = DBConnection(args.db).get_session_factory()
+        store = Store(session_factory)
+        if DATASET not in store.datasets():
+            store.add_corpus(synthetic_corpus(args.questions))
+        done = {(c["method"], c["executor"], c["workers"], c["questions"], c["delay"]) for c in saved["cells"]}
+        for method in args.methods:
+            if not any(o["method"] == method for o in saved["overhead"]):
+                few = min(200, args.questions)
+                cell = measure(method, "threads", 1, argparse.Namespace(**{**vars(args), "questions": few}),
+                               session_factory, 0.0)
+                saved["overhead"].append({"method": method, "ms_per_question": round(1000 * cell["seconds"] / few, 1),
+                                          "calls_per_question": cell["calls_per_question"]})
+                save(saved, args)
+            for executor in args.executors:
+                for workers in args.workers:
+                    if (method, executor, workers, args.questions, args.delay) in done:
+                        continue
+                    cell = measure(method, executor, workers, args, session_factory, args.delay)
+                    print(json.dumps(cell), flush=True)
+                    saved["cells"].append(cell)
+                    save(saved, args)
+        if not saved["writes"]:
+            saved["writes"] = [write_rate(session_factory, n, 200) for n in (1, 32)]
+            save(saved, args)
+    write(saved)
+
+
+def save(saved: dict[str, Any], args: argparse.Namespace) -> None:
+    saved["command"] = command_line()
+    RESULTS.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+
+
+def write(saved: dict[str, Any]) -> None:
+    from benchmarks.scaling_report import plot, section
+
+    plot(saved, PLOT)
+    write_section("scaling", section(saved, PLOT.relative_to(ROOT / "docs")))
+
+
+if __name__ == "__main__":
+    main()
