@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -127,14 +128,23 @@ def test_a_lost_node_costs_only_its_questions_in_flight(ray_cluster: Any, db_url
     pipeline = nor(store)
     executor: RayExecutor | None = None
     lost = threading.Event()
+    lock = threading.Lock()
     second = ray_cluster.second_node_id()
 
+    def on_second_node() -> bool:
+        return executor is not None and any(info["node"] == second for info in executor.started)
+
     def lose_the_second_node(number: int, prompt: str) -> Fault:
-        """Slow answers until a worker on the second node answers, then that node goes."""
-        if not lost.is_set() and executor is not None and any(i["node"] == second for i in executor.started):
-            lost.set()
-            threading.Thread(target=ray_cluster.kill_second_node, daemon=True).start()
-        return Fault("delay", seconds=0.05 if lost.is_set() else 1.0)
+        """Hold each answer until a worker on the second node is answering too (at most 40 s, within the
+        client's 60 s time-out), then lose that node."""
+        deadline = time.monotonic() + 40
+        while not lost.is_set() and not on_second_node() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with lock:
+            if not lost.is_set() and on_second_node():
+                lost.set()
+                threading.Thread(target=ray_cluster.kill_second_node, daemon=True).start()
+        return Fault("delay", seconds=0.05 if lost.is_set() else 0.5)
 
     try:
         with serve_fake_openai(town_of, faults=lose_the_second_node) as server:
