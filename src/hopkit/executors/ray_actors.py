@@ -100,7 +100,6 @@ class RayExecutor:
         self.address = address
         self.cpus_per_worker = cpus_per_worker
         self.max_attempts = max_attempts
-        self.requested_workers = workers
         self.replacements = replacements
         self.start_seconds = start_seconds
         self.started: list[dict[str, Any]] = []  # each worker's ready() report: its pid and node
@@ -150,15 +149,15 @@ class RayExecutor:
                     if not crew.ever_ready:
                         raise WorkerError(f"a Ray worker could not build the method: {outcome}")
                     log.warning("a Ray worker could not start: %s", outcome)
-                else:
+                else:  # the worker died answering: the question goes to another, or fails at last
                     deaths[query.id] += 1
                     log.warning("the worker answering question %s died (%s); %d worker(s) left", query.id,
                                 _first_line(outcome), len(crew.live))
-                    if deaths[query.id] >= self.max_attempts:
+                    if deaths[query.id] < self.max_attempts:
+                        queue.appendleft(query)
+                    else:
                         yield store_failure(job.store, job.run_id, query, WorkerError(
                             f"{deaths[query.id]} worker(s) died answering it (last: {_first_line(outcome)})"))
-                    else:
-                        queue.appendleft(query)
                     if spare > 0 and queue:
                         spare -= 1
                         crew.start()
