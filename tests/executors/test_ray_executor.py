@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -174,3 +176,49 @@ def test_hopkit_run_with_the_ray_executor(ray_cluster: Any, db_url: str, model_e
     out = capsys.readouterr().out
     assert code == 0, out
     assert "5 to answer, 2 at a time on Ray (2 worker(s))" in out and "5 answered now, 0 failed" in out
+
+
+def test_ctrl_c_stops_a_ray_run_and_its_workers_and_keeps_the_stored_answers(ray_cluster: Any, db_url: str,
+                                                                            tmp_path: Any) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL: the cluster has two nodes")
+    store = toy_store(db_url, 6)
+
+    def answer_two(number: int, prompt: str) -> Fault | None:
+        return None if QUESTION.findall(prompt)[-1] in ("0", "1") else Fault("hang", seconds=60)
+
+    with serve_fake_openai(town_of, faults=answer_two) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "HOPKIT_OPENAI_MODEL": "fake-model",
+               "HOPKIT_HOME": str(tmp_path / "home"), "RAY_AUTH_MODE": "disabled"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hopkit.cli", "--db", db_url, "run", "nor", "--llm", "openai-compatible",
+             "--dataset", "toy", "--executor", "ray", "--ray-address", ray_cluster.address, "--workers", "4",
+             "--cpus-per-worker", "0.5", "--quiet"],
+            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            deadline = time.monotonic() + 600
+            while len(server.answered) < 2 or len(server.requests) < 6:
+                assert time.monotonic() < deadline and process.poll() is None, "the run never got going"
+                time.sleep(0.2)
+            time.sleep(1)  # the two answers reach the store
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert process.returncode == 130, err
+    assert "interrupted; finished questions are stored" in err
+    run = store.runs("toy")[0]
+    assert sorted(r.query_id for r in store.results(run.run_id) if r.error is None) == ["q0", "q1"]
+    deadline = time.monotonic() + 60
+    while worker_processes():
+        assert time.monotonic() < deadline, f"Ray workers still alive after Ctrl-C: {worker_processes()}"
+        time.sleep(0.5)
+
+
+def worker_processes() -> list[str]:
+    """The command lines of this machine's live QuestionWorker actors."""
+    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in listing.splitlines() if line.startswith("ray::QuestionWorker")]
