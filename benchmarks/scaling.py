@@ -50,9 +50,11 @@ log = logging.getLogger("scaling")
 
 
 def reply(prompt: str) -> str:
+    """The model: first the fact (one CoT sentence), then, once the prompt holds it, the answer."""
     numbers = PERSON.findall(prompt)
-    town = f"Ville{numbers[-1]}" if numbers else "Nowhere"
-    return f"Person {numbers[-1] if numbers else '?'} was born in {town}. So the answer is: {town}."
+    person = numbers[-1] if numbers else "?"
+    fact = f"Person {person} was born in Ville{person}."
+    return f"So the answer is: Ville{person}." if fact in prompt else f"{fact} So the answer is: Ville{person}."
 
 
 def synthetic_corpus(count: int) -> Corpus:
