@@ -117,6 +117,16 @@ def allowed_targets() -> tuple[str, ...]:
     return tuple(name for name in value.replace(",", " ").split() if name)
 
 
+def variables_starting_with(prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Every environment variable whose name starts with one of ``prefixes`` (what Ray workers inherit)."""
+    return {name: value for name, value in os.environ.items() if name.startswith(prefixes)}
+
+
+def python_path() -> list[str]:
+    """The folders of ``$PYTHONPATH``, in order."""
+    return [part for part in os.environ.get("PYTHONPATH", "").split(os.pathsep) if part]
+
+
 def openai_api_key() -> str | None:
     """``$OPENAI_API_KEY`` as set (None when unset), for the OpenAI-compatible backend."""
     return os.environ.get(OPENAI_API_KEY)

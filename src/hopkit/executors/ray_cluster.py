@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hopkit import environment
 from hopkit.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -33,10 +34,9 @@ def forwarded_environment() -> dict[str, str]:
     module path (so workers import the same hopkit as the driver)."""
     import hopkit
 
-    chosen = {name: value for name, value in os.environ.items() if name.startswith(FORWARDED_PREFIXES)}
+    chosen = environment.variables_starting_with(FORWARDED_PREFIXES)
     source = str(Path(hopkit.__file__).resolve().parents[1])
-    paths = [source, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
-    chosen["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
+    chosen["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([source, *environment.python_path()]))
     return chosen
 
 
