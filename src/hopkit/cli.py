@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
     ingest.add_argument("--name", help="name in the store (default: the dataset name)")
     ingest.add_argument("--replace", action="store_true", help="replace a stored dataset of the same name")
+    ingest.add_argument("--corpus", action="append", metavar="FILE_OR_FOLDER",
+                        help="also make these paragraphs retrievable: JSONL lines with title and text (.gz, .bz2 "
+                             "too), streamed into the store, e.g. a Wikipedia dump (repeatable)")
 
     index = commands.add_parser("index", help="build and save a retrieval index for a stored dataset")
     index.add_argument("--dataset", help="stored dataset (default: the only one)")

@@ -13,6 +13,7 @@ from hopkit.cli_run import cmd_run, named
 from hopkit.cli_sweep import cmd_sweep
 from hopkit.config import load_llm, load_named
 from hopkit.data.corpus import pool_corpus
+from hopkit.data.corpus_file import corpus_files, read_corpus
 from hopkit.data.registry import load_dataset
 from hopkit.environment import hopkit_home
 from hopkit.errors import ComparisonError, ConfigError, StoreError
@@ -45,10 +46,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     named("--name", args.name)
     examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
     corpus = pool_corpus(args.name or args.dataset, examples)
-    made_stale = Store(_session_factory(args)).add_corpus(corpus, replace=args.replace)
+    more = read_corpus(corpus_files(args.corpus)) if args.corpus else ()
+    store = Store(_session_factory(args))
+    made_stale = store.add_corpus(corpus, replace=args.replace, more=more)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
+    added = f" and {len(store.corpus(corpus.name)) - len(corpus.paragraphs)} from --corpus" if args.corpus else ""
     print(f"ingested {printable(corpus.name)}: {len(corpus.queries)} questions, {len(corpus.paragraphs)} paragraphs "
-          f"in the pooled corpus, {gold} gold paragraph links")
+          f"in the pooled corpus{added}, {gold} gold paragraph links")
     if made_stale:
         print(f"{made_stale} earlier run(s) on {corpus.name} ran on the replaced corpus and are now stale: "
               "evaluate and report skip them (`hopkit runs` marks them); rerun their configs to score "
@@ -240,7 +244,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
         print(f"no datasets stored yet in {store.location}; ingest one with `hopkit ingest FORMAT PATH` "
               "(another store: --db URL or $HOPKIT_DB_URL)")
     for name in names:
-        print(f"{printable(name)}: {len(store.queries(name))} questions, {len(store.paragraphs(name))} paragraphs")
+        print(f"{printable(name)}: {len(store.queries(name))} questions, {len(store.corpus(name))} paragraphs")
     return 0
 
 

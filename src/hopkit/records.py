@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from operator import attrgetter
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -111,14 +111,38 @@ def corpus_fingerprint(paragraphs: Iterable[Paragraph]) -> str:
     Returns:
         64 hex digits; equal for equal sets of (id, title, text), whatever their order.
     """
+    hasher = FingerprintHasher()
     ordered = sorted(paragraphs, key=attrgetter("id"))
-    digest = hashlib.sha256()
     for start in range(0, len(ordered), _FINGERPRINT_CHUNK):
+        hasher.update(ordered[start:start + _FINGERPRINT_CHUNK])
+    return hasher.hexdigest()
+
+
+class FingerprintHasher:
+    """:func:`corpus_fingerprint` taken in pieces, for a corpus too large to hold: feed its
+    paragraphs in ascending id order, in batches of any size."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+        self._last_id: int | None = None
+
+    def update(self, paragraphs: Sequence[Paragraph]) -> None:
+        """Hash the next paragraphs.
+
+        Raises:
+            ValueError: if an id is below one hashed before it.
+        """
+        for paragraph in paragraphs:
+            if self._last_id is not None and paragraph.id < self._last_id:
+                raise ValueError(f"paragraphs must come in id order: {paragraph.id} after {self._last_id}")
+            self._last_id = paragraph.id
         # The very string json.dumps([id, title, text], ensure_ascii=False) makes (the same
         # C string escaper), at twice its speed: an index load checks the fingerprint.
         chunk = "".join(f"[{p.id}, {encode_basestring(p.title)}, {encode_basestring(p.text)}]\n"
-                        for p in ordered[start:start + _FINGERPRINT_CHUNK])
+                        for p in paragraphs)
         # surrogatepass: a lone surrogate (possible in a JSON-escaped source file) hashes
         # instead of raising; every other text encodes exactly as plain UTF-8.
-        digest.update(chunk.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+        self._digest.update(chunk.encode("utf-8", "surrogatepass"))
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()

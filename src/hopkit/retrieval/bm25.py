@@ -5,21 +5,41 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Collection, Iterable, Sequence
 
 import bm25s
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.retrieval.corpus_view import CorpusView, in_id_order, passage_text
+from hopkit.retrieval.bm25_build import build_bm25
+from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order, passage_text
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
-from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize, tokenize_corpus
+from hopkit.retrieval.stored_view import ParagraphSource, SourceView
+from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize
 
 logger = logging.getLogger(__name__)
 
 # bm25s's "bm25l" and "bm25+" give every paragraph a score, even one sharing no query
 # term, which breaks "only paragraphs sharing a term are returned"; they are left out.
 METHODS = ("lucene", "robertson", "atire")
+
+
+BUILD_BATCH = 10_000
+
+
+def _check_parameters(k1: float, b: float, method: str) -> None:
+    if method not in METHODS:
+        raise RetrievalError(f"unknown BM25 method {method!r}; choose one of {', '.join(METHODS)}")
+    if k1 < 0 or not 0 <= b <= 1:
+        raise RetrievalError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+
+
+def _built(batches: Iterable[Sequence[str]], k1: float, b: float, method: str) -> bm25s.BM25:
+    start = time.perf_counter()
+    model = build_bm25(batches, k1=k1, b=b, method=method)
+    logger.info("built the BM25 index (%d documents, %d distinct tokens) in %.1fs",
+                model.scores["num_docs"], len(model.vocab_dict), time.perf_counter() - start)
+    return model
 
 
 class BM25Retriever:
@@ -36,7 +56,7 @@ class BM25Retriever:
         RetrievalError: if the index and the corpus differ in size.
     """
 
-    def __init__(self, model: bm25s.BM25, corpus: CorpusView) -> None:
+    def __init__(self, model: bm25s.BM25, corpus: RankedCorpus) -> None:
         indexed = int(model.scores["num_docs"])
         if indexed != len(corpus):
             raise RetrievalError(f"the BM25 index holds {indexed} documents but the corpus {len(corpus)}")
@@ -61,22 +81,32 @@ class BM25Retriever:
         Raises:
             RetrievalError: for an empty corpus, duplicate ids or a bad parameter.
         """
-        if method not in METHODS:
-            raise RetrievalError(f"unknown BM25 method {method!r}; choose one of {', '.join(METHODS)}")
-        if k1 < 0 or not 0 <= b <= 1:
-            raise RetrievalError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        _check_parameters(k1, b, method)
         if not paragraphs:
             raise RetrievalError("cannot build a BM25 index over an empty corpus")
         corpus = CorpusView(in_id_order(paragraphs))
-        start = time.perf_counter()
-        tokenized = tokenize_corpus(passage_text(p) for p in corpus.paragraphs)
-        if not tokenized.vocab:
-            raise RetrievalError("every paragraph of the corpus is empty or stopwords only; nothing to index")
-        logger.info("tokenised %d paragraphs (%d distinct tokens) in %.1fs",
-                    len(corpus), len(tokenized.vocab), time.perf_counter() - start)
-        model = bm25s.BM25(k1=k1, b=b, method=method)
-        model.index(tokenized, create_empty_token=False, show_progress=False)
-        logger.info("built the BM25 index in %.1fs", time.perf_counter() - start)
+        texts = [passage_text(p) for p in corpus.paragraphs]
+        return cls(_built([texts[i:i + BUILD_BATCH] for i in range(0, len(texts), BUILD_BATCH)], k1, b, method),
+                   corpus)
+
+    @classmethod
+    def build_from(cls, source: ParagraphSource, *, k1: float = 1.2, b: float = 0.75,
+                   method: str = "lucene") -> BM25Retriever:
+        """Index a corpus too large to hold, read from ``source`` a batch at a time.
+
+        The same index as :meth:`build` over the same paragraphs; memory grows with the
+        index (about 12 bytes a distinct token of a paragraph while building), not with
+        the texts, which are read, tokenised and dropped batch by batch.
+
+        Raises:
+            RetrievalError: for an empty corpus or a bad parameter.
+        """
+        _check_parameters(k1, b, method)
+        corpus = SourceView(source)
+        if not len(corpus):
+            raise RetrievalError("cannot build a BM25 index over an empty corpus")
+        texts = ([passage_text(p) for p in batch] for batch in source.batches(BUILD_BATCH))
+        model = _built(texts, k1, b, method)
         return cls(model, corpus)
 
     def save(self, directory: Path) -> None:
@@ -88,7 +118,7 @@ class BM25Retriever:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(str(directory), show_progress=False)
-        write_meta(directory, "bm25", self.corpus.paragraphs, tokenizer=TOKENIZER_ID, k1=self.model.k1,
+        write_meta(directory, "bm25", self.corpus, tokenizer=TOKENIZER_ID, k1=self.model.k1,
                    b=self.model.b, method=self.model.method, bm25s_version=bm25s.__version__)
 
     @classmethod
@@ -108,15 +138,30 @@ class BM25Retriever:
                 tokeniser or for other paragraphs (then rebuild it).
         """
         directory = Path(directory)
+        return cls._loaded(directory, CorpusView(in_id_order(paragraphs)), mmap)
+
+    @classmethod
+    def load_from(cls, directory: Path, source: ParagraphSource, *, mmap: bool = True) -> BM25Retriever:
+        """Load an index written by :meth:`save` for the corpus ``source`` holds, without reading
+        its paragraphs: memory-mapped by default, so that processes on one machine share
+        one copy of it in the page cache.
+
+        Raises:
+            RetrievalError: as :meth:`load`.
+        """
+        return cls._loaded(Path(directory), SourceView(source), mmap)
+
+    @classmethod
+    def _loaded(cls, directory: Path, corpus: RankedCorpus, mmap: bool) -> BM25Retriever:
         meta = read_meta(directory, "bm25")
         rebuild = f"delete {directory} and rebuild it with BM25Retriever.build(paragraphs).save(...)"
         if meta.get("tokenizer") != TOKENIZER_ID:
             raise RetrievalError(
                 f"{directory / META_FILE}: index tokenised with {meta.get('tokenizer')!r}, this hopkit uses "
                 f"{TOKENIZER_ID!r}; {rebuild}")
-        check_corpus(directory, meta, paragraphs, rebuild)
+        check_corpus(directory, meta, corpus, rebuild)
         model = bm25s.BM25.load(str(directory), mmap=mmap, show_progress=False)
-        return cls(model, CorpusView(in_id_order(paragraphs)))
+        return cls(model, corpus)
 
     def retrieve(
         self,

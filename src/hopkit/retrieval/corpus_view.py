@@ -24,7 +24,7 @@ from typing import Collection, Sequence
 import numpy as np
 
 from hopkit.errors import RetrievalError
-from hopkit.records import Paragraph, ScoredParagraph
+from hopkit.records import Paragraph, ScoredParagraph, corpus_fingerprint
 
 INITIAL_POOL = 100
 
@@ -51,42 +51,34 @@ def passage_text(paragraph: Paragraph) -> str:
     return f"{paragraph.title}\n{paragraph.text}"
 
 
-class CorpusView:
-    """A corpus in index order, with the lookups retrieval needs.
+class RankedCorpus:
+    """The protocol's selection over one score per index row, whatever holds the paragraphs.
 
-    Args:
-        paragraphs: the corpus; position ``i`` is row ``i`` of the index.
-
-    Raises:
-        RetrievalError: if two paragraphs share an id.
+    Subclasses give the rows' ids (ascending), positions by id and by title, and the
+    paragraphs at given positions.
     """
 
-    def __init__(self, paragraphs: Sequence[Paragraph]) -> None:
-        self.paragraphs = tuple(paragraphs)
-        self._position: dict[int, int] = {}
-        for position, paragraph in enumerate(self.paragraphs):
-            if paragraph.id in self._position:
-                raise RetrievalError(
-                    f"paragraph id {paragraph.id} appears twice in the corpus (positions "
-                    f"{self._position[paragraph.id]} and {position}); pool and deduplicate the corpus first")
-            self._position[paragraph.id] = position
-        self._ids = np.fromiter((p.id for p in self.paragraphs), dtype=np.int64, count=len(self.paragraphs))
-        self._by_title: dict[str, np.ndarray] | None = None
+    ids: np.ndarray
 
     def __len__(self) -> int:
-        return len(self.paragraphs)
+        return int(self.ids.size)
+
+    @property
+    def fingerprint(self) -> str:
+        """:func:`~hopkit.records.corpus_fingerprint` of the paragraphs."""
+        raise NotImplementedError
 
     def title_positions(self, titles: Collection[str]) -> np.ndarray:
         """Sorted positions of the paragraphs whose title is in ``titles``."""
-        if self._by_title is None:
-            groups: dict[str, list[int]] = {}
-            for position, paragraph in enumerate(self.paragraphs):
-                groups.setdefault(paragraph.title, []).append(position)
-            self._by_title = {title: np.asarray(pos, dtype=np.int64) for title, pos in groups.items()}
-        parts = [self._by_title[t] for t in set(titles) if t in self._by_title]
-        if not parts:
-            return np.empty(0, dtype=np.int64)
-        return np.sort(np.concatenate(parts))
+        raise NotImplementedError
+
+    def positions_of(self, ids: Collection[int]) -> np.ndarray:
+        """Positions of those of ``ids`` that are in the corpus."""
+        raise NotImplementedError
+
+    def paragraphs_at(self, positions: list[int]) -> list[Paragraph]:
+        """The paragraphs at ``positions``, in that order."""
+        raise NotImplementedError
 
     def select(
         self,
@@ -114,8 +106,8 @@ class CorpusView:
         """
         if k < 0:
             raise RetrievalError(f"k must be >= 0, got {k}")
-        if scores.shape != (len(self.paragraphs),):
-            raise RetrievalError(f"got {scores.shape} scores for a corpus of {len(self.paragraphs)} paragraphs")
+        if scores.shape != (len(self),):
+            raise RetrievalError(f"got {scores.shape} scores for a corpus of {len(self)} paragraphs")
         if k == 0:
             return []
         # Narrow to the candidates first (BM25 scores are sparse: usually few paragraphs
@@ -133,7 +125,7 @@ class CorpusView:
         if positive_only:
             keep &= values > 0
         if exclude:
-            excluded = np.fromiter((self._position[i] for i in exclude if i in self._position), dtype=np.int64)
+            excluded = self.positions_of(exclude)
             if positions is None:
                 keep[excluded] = False
             else:
@@ -160,19 +152,68 @@ class CorpusView:
             picked = np.arange(values.size)
         chosen = picked if positions is None else positions[picked]
         picked_values = values[picked]
-        order = np.lexsort((self._ids[chosen], -picked_values))
+        order = np.lexsort((self.ids[chosen], -picked_values))
         return chosen[order], picked_values[order]
 
     def _dedup(self, positions: np.ndarray, scores: np.ndarray, k: int) -> list[ScoredParagraph]:
         seen: set[str] = set()
         hits: list[ScoredParagraph] = []
-        for position, score in zip(positions.tolist(), scores.tolist()):
-            paragraph = self.paragraphs[position]
-            key = dedup_key(paragraph.text)
-            if key in seen:
-                continue
-            seen.add(key)
-            hits.append(ScoredParagraph(paragraph=paragraph, score=score))
-            if len(hits) == k:
-                break
+        ranked = positions.tolist()
+        for start in range(0, len(ranked), INITIAL_POOL):  # paragraphs are read a slice at a time
+            part = ranked[start:start + INITIAL_POOL]
+            for paragraph, score in zip(self.paragraphs_at(part), scores[start:start + len(part)].tolist()):
+                key = dedup_key(paragraph.text)
+                if key in seen:
+                    continue
+                seen.add(key)
+                hits.append(ScoredParagraph(paragraph=paragraph, score=score))
+                if len(hits) == k:
+                    return hits
         return hits
+
+
+class CorpusView(RankedCorpus):
+    """A corpus held in memory, in index order.
+
+    Args:
+        paragraphs: the corpus; position ``i`` is row ``i`` of the index.
+
+    Raises:
+        RetrievalError: if two paragraphs share an id.
+    """
+
+    def __init__(self, paragraphs: Sequence[Paragraph]) -> None:
+        self.paragraphs = tuple(paragraphs)
+        self._position: dict[int, int] = {}
+        for position, paragraph in enumerate(self.paragraphs):
+            if paragraph.id in self._position:
+                raise RetrievalError(
+                    f"paragraph id {paragraph.id} appears twice in the corpus (positions "
+                    f"{self._position[paragraph.id]} and {position}); pool and deduplicate the corpus first")
+            self._position[paragraph.id] = position
+        self.ids = np.fromiter((p.id for p in self.paragraphs), dtype=np.int64, count=len(self.paragraphs))
+        self._by_title: dict[str, np.ndarray] | None = None
+        self._fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = corpus_fingerprint(self.paragraphs)
+        return self._fingerprint
+
+    def title_positions(self, titles: Collection[str]) -> np.ndarray:
+        if self._by_title is None:
+            groups: dict[str, list[int]] = {}
+            for position, paragraph in enumerate(self.paragraphs):
+                groups.setdefault(paragraph.title, []).append(position)
+            self._by_title = {title: np.asarray(pos, dtype=np.int64) for title, pos in groups.items()}
+        parts = [self._by_title[t] for t in set(titles) if t in self._by_title]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return np.sort(np.concatenate(parts))
+
+    def positions_of(self, ids: Collection[int]) -> np.ndarray:
+        return np.fromiter((self._position[i] for i in ids if i in self._position), dtype=np.int64)
+
+    def paragraphs_at(self, positions: list[int]) -> list[Paragraph]:
+        return [self.paragraphs[position] for position in positions]

@@ -101,7 +101,7 @@ class DenseRetriever:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         np.save(directory / MATRIX_FILE, self.matrix, allow_pickle=False)
-        write_meta(directory, "dense", self.corpus.paragraphs, model_id=self.embedder.model_id,
+        write_meta(directory, "dense", self.corpus, model_id=self.embedder.model_id,
                    dim=int(self.matrix.shape[1]))
 
     @classmethod
@@ -129,12 +129,13 @@ class DenseRetriever:
             raise RetrievalError(
                 f"{directory}: index embedded with {meta.get('model_id')!r}, queries would use "
                 f"{embedder.model_id!r}; load it with the same embedder or {rebuild}")
-        check_corpus(directory, meta, paragraphs, rebuild)
+        corpus = CorpusView(in_id_order(paragraphs))
+        check_corpus(directory, meta, corpus, rebuild)
         try:
             matrix = np.load(directory / MATRIX_FILE, mmap_mode="r" if mmap else None, allow_pickle=False)
         except (OSError, ValueError) as error:
             raise RetrievalError(f"{directory / MATRIX_FILE}: cannot read ({error}); {rebuild}") from error
-        return cls(matrix, CorpusView(in_id_order(paragraphs)), embedder)
+        return cls(matrix, corpus, embedder)
 
     def retrieve(
         self,

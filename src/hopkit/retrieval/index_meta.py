@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Sequence
 
 from hopkit.errors import RetrievalError
-from hopkit.records import Paragraph, corpus_fingerprint
+from hopkit.retrieval.corpus_view import RankedCorpus
 
 META_FILE = "hopkit_index.json"
 # 2: rows in paragraph id order and the store's corpus fingerprint (format 1 had rows in
@@ -16,10 +15,9 @@ META_FILE = "hopkit_index.json"
 FORMAT = 2
 
 
-def write_meta(directory: Path, kind: str, paragraphs: Sequence[Paragraph], **extra: object) -> None:
+def write_meta(directory: Path, kind: str, corpus: RankedCorpus, **extra: object) -> None:
     """Write ``META_FILE`` (kind, format, paragraph count and fingerprint, plus ``extra``) into ``directory``."""
-    meta = {"format": FORMAT, "kind": kind, "count": len(paragraphs),
-            "fingerprint": corpus_fingerprint(paragraphs), **extra}
+    meta = {"format": FORMAT, "kind": kind, "count": len(corpus), "fingerprint": corpus.fingerprint, **extra}
     (directory / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
 
@@ -41,18 +39,16 @@ def read_meta(directory: Path, kind: str) -> dict[str, object]:
     return meta
 
 
-def check_corpus(directory: Path, meta: dict[str, object], paragraphs: Sequence[Paragraph], rebuild: str) -> None:
+def check_corpus(directory: Path, meta: dict[str, object], corpus: RankedCorpus, rebuild: str) -> None:
     """Refuse an index built for other paragraphs (count, then content fingerprint).
-
-    The order of ``paragraphs`` does not matter: indexes keep their rows in id order.
 
     Raises:
         RetrievalError: naming the folder and how to rebuild.
     """
-    if meta.get("count") != len(paragraphs):
+    if meta.get("count") != len(corpus):
         raise RetrievalError(
-            f"{directory}: index built for {meta.get('count')} paragraphs, given {len(paragraphs)}; {rebuild}")
-    if meta.get("fingerprint") != corpus_fingerprint(paragraphs):
+            f"{directory}: index built for {meta.get('count')} paragraphs, given {len(corpus)}; {rebuild}")
+    if meta.get("fingerprint") != corpus.fingerprint:
         raise RetrievalError(
             f"{directory}: index built for other paragraphs (same count, different ids, titles or "
             f"texts); {rebuild}")

@@ -22,6 +22,7 @@ from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
 from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.index_meta import FORMAT as INDEX_FORMAT
 from hopkit.retrieval.protocol import Retriever
+from hopkit.retrieval.stored_view import ParagraphSource
 from hopkit.retrieval.tokenize import TOKENIZER_ID
 
 logger = logging.getLogger(__name__)
@@ -65,13 +66,7 @@ def load_or_build(kind: str, paragraphs: Sequence[Paragraph], index_dir: Path, f
         RetrievalError: for a bad fingerprint, or a saved index that does not match
             ``paragraphs`` (its message says which folder to delete).
     """
-    if kind not in KINDS:
-        raise UnknownNameError("retriever kind", kind, list(KINDS))
-    for name in options:
-        if name not in KINDS[kind]:
-            raise UnknownNameError(f"{kind} retriever option", name, list(KINDS[kind]))
-    if not _SAFE.fullmatch(fingerprint):
-        raise RetrievalError(f"corpus fingerprint {fingerprint!r} must be letters, digits, '-' or '_' only")
+    _check(kind, options, fingerprint)
     settings = {**KINDS[kind], **options}
     index_dir = Path(index_dir)
     if kind == "bm25":
@@ -81,6 +76,16 @@ def load_or_build(kind: str, paragraphs: Sequence[Paragraph], index_dir: Path, f
     return HybridRetriever([_bm25(paragraphs, index_dir, fingerprint, settings),
                             _dense(paragraphs, index_dir, fingerprint, settings)],
                            rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+
+
+def _check(kind: str, options: Mapping[str, Any], fingerprint: str) -> None:
+    if kind not in KINDS:
+        raise UnknownNameError("retriever kind", kind, list(KINDS))
+    for name in options:
+        if name not in KINDS[kind]:
+            raise UnknownNameError(f"{kind} retriever option", name, list(KINDS[kind]))
+    if not _SAFE.fullmatch(fingerprint):
+        raise RetrievalError(f"corpus fingerprint {fingerprint!r} must be letters, digits, '-' or '_' only")
 
 
 def index_path(index_dir: Path, kind: str, fingerprint: str, identity: Mapping[str, Any]) -> Path:
@@ -96,13 +101,33 @@ def index_path(index_dir: Path, kind: str, fingerprint: str, identity: Mapping[s
 
 def _bm25(paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,
           settings: Mapping[str, Any]) -> BM25Retriever:
-    k1, b, method = float(settings["k1"]), float(settings["b"]), str(settings["method"])
-    identity = {"k1": k1, "b": b, "method": method, "tokenizer": TOKENIZER_ID}
-    return _load_or_save(
-        index_path(index_dir, "bm25", fingerprint, identity),
-        load=lambda path: BM25Retriever.load(path, paragraphs),
-        build=lambda: BM25Retriever.build(paragraphs, k1=k1, b=b, method=method),
-    )
+    path, parameters = _bm25_place(index_dir, fingerprint, settings)
+    return _load_or_save(path, load=lambda folder: BM25Retriever.load(folder, paragraphs),
+                         build=lambda: BM25Retriever.build(paragraphs, **parameters))
+
+
+def _bm25_place(index_dir: Path, fingerprint: str, settings: Mapping[str, Any]) -> tuple[Path, dict[str, Any]]:
+    """The folder of a BM25 index and the parameters it is built with."""
+    parameters = {"k1": float(settings["k1"]), "b": float(settings["b"]), "method": str(settings["method"])}
+    identity = {**parameters, "tokenizer": TOKENIZER_ID}
+    return index_path(index_dir, "bm25", fingerprint, identity), parameters
+
+
+def load_or_build_bm25(source: ParagraphSource, index_dir: Path, **options: Any) -> BM25Retriever:
+    """:func:`load_or_build` of a BM25 index for a corpus too large to hold, read from ``source``.
+
+    The index is the one :func:`load_or_build` saves for the same paragraphs (same folder),
+    built in bounded memory and loaded memory-mapped; the paragraphs stay in ``source``
+    (e.g. :meth:`hopkit.store.store.Store.corpus`) and are read when a query ranks them.
+
+    Raises:
+        UnknownNameError: for an unknown option.
+        RetrievalError: as :func:`load_or_build`.
+    """
+    _check("bm25", options, source.fingerprint)
+    path, parameters = _bm25_place(Path(index_dir), source.fingerprint, {**BM25_DEFAULTS, **options})
+    return _load_or_save(path, load=lambda folder: BM25Retriever.load_from(folder, source),
+                         build=lambda: BM25Retriever.build_from(source, **parameters))
 
 
 def _dense(paragraphs: Sequence[Paragraph], index_dir: Path, fingerprint: str,

@@ -97,8 +97,31 @@ class TokenizedCorpus:
         return [[words[i] for i in doc] for doc in self.ids]
 
 
+class CorpusTokenizer:
+    """Tokenises document after document with :func:`analyze_word`, analysing each distinct
+    word once; the vocabulary (token -> id, dense from 0, in order of first appearance)
+    grows as documents come."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._word_ids: dict[str, int] = {}  # raw word -> token id, or -1 for a stopword
+
+    def token_ids(self, text: str) -> list[int]:
+        """The token ids of one document, in order, repeats kept."""
+        word_ids, doc = self._word_ids, []
+        for word in split_words(text):
+            token_id = word_ids.get(word)
+            if token_id is None:
+                token = analyze_word(word)
+                token_id = -1 if token is None else self.vocab.setdefault(token, len(self.vocab))
+                word_ids[word] = token_id
+            if token_id >= 0:
+                doc.append(token_id)
+        return doc
+
+
 def tokenize_corpus(texts: Iterable[str]) -> TokenizedCorpus:
-    """Tokenise many texts with :func:`analyze_word`, analysing each distinct word once.
+    """Tokenise many texts with :class:`CorpusTokenizer`.
 
     Args:
         texts: the documents.
@@ -106,21 +129,6 @@ def tokenize_corpus(texts: Iterable[str]) -> TokenizedCorpus:
     Returns:
         Their token ids and the vocabulary (token -> id, ids dense from 0).
     """
-    vocab: dict[str, int] = {}
-    word_ids: dict[str, int] = {}  # raw word -> token id, or -1 for a stopword
-    ids: list[list[int]] = []
-    for text in texts:
-        doc: list[int] = []
-        for word in split_words(text):
-            token_id = word_ids.get(word)
-            if token_id is None:
-                token = analyze_word(word)
-                if token is None:
-                    token_id = -1
-                else:
-                    token_id = vocab.setdefault(token, len(vocab))
-                word_ids[word] = token_id
-            if token_id >= 0:
-                doc.append(token_id)
-        ids.append(doc)
-    return TokenizedCorpus(ids=ids, vocab=vocab)
+    tokenizer = CorpusTokenizer()
+    ids = [tokenizer.token_ids(text) for text in texts]
+    return TokenizedCorpus(ids=ids, vocab=tokenizer.vocab)

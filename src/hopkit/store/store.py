@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager
-from typing import Any, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import StoreError
-from hopkit.records import Corpus, Paragraph, Query, corpus_fingerprint
+from hopkit.records import ContextParagraph, Corpus, Paragraph, Query
 from hopkit.store import convert
 from hopkit.store.connection import DBConnection, factory_location, transaction
 from hopkit.store.models import (
@@ -30,13 +30,14 @@ from hopkit.store.models import (
     utc_now,
 )
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
+from hopkit.store.corpus_writer import write_corpus
 from hopkit.store.run_counts import run_infos
+from hopkit.store.stored_corpus import StoredCorpus
 from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, upsert
 from hopkit.store.verdicts import VerdictStore
 
 logger = logging.getLogger(__name__)
 
-INSERT_BATCH = 5_000
 SELECT_BATCH = 900
 MIN_ID_PREFIX = 4
 MAX_LISTED = 20
@@ -111,7 +112,8 @@ class Store:
 
     # -- corpora and questions -------------------------------------------
 
-    def add_corpus(self, corpus: Corpus, *, replace: bool = False) -> int:
+    def add_corpus(self, corpus: Corpus, *, replace: bool = False,
+                   more: Iterable[ContextParagraph] = ()) -> int:
         """Store a pooled corpus and its questions, all in one transaction.
 
         Replacing a dataset by a different corpus makes the runs computed on the
@@ -121,6 +123,10 @@ class Store:
         Args:
             corpus: the corpus; its ``name`` becomes the dataset name.
             replace: replace an existing dataset of the same name.
+            more: further paragraphs to make retrievable (a Wikipedia dump, read as a stream
+                by :func:`hopkit.data.corpus_file.read_corpus`), numbered after the corpus's
+                own and written in batches, so that memory does not grow with them; those
+                equal to one of the corpus's own (title and text, whitespace aside) are skipped.
 
         Returns:
             How many stored runs were computed on the replaced corpus and are now
@@ -136,51 +142,38 @@ class Store:
         if storable != corpus:  # a NUL or a lone surrogate replaced: ids may now collide
             corpus = storable
             convert.check_corpus(corpus)
-        fingerprint = corpus_fingerprint(corpus.paragraphs)
         made_stale = 0
         with self._transaction(f"storing corpus {corpus.name!r}") as session:
             old = session.scalars(
                 select(DatasetRow).where(DatasetRow.name == corpus.name)).one_or_none()
+            old_fingerprint = None if old is None else old.fingerprint
             if old is not None:
                 if not replace:
                     raise StoreError(
                         f"dataset {corpus.name!r} is already stored; pass replace=True "
                         "(`--replace` on the command line) to overwrite it")
-                if old.fingerprint != fingerprint:
-                    made_stale = session.scalar(
-                        select(func.count()).select_from(RunRow).where(
-                            RunRow.dataset == corpus.name,
-                            RunRow.dataset_fingerprint == old.fingerprint)) or 0
                 session.execute(delete(ParagraphRow).where(ParagraphRow.dataset_id == old.id))
                 session.execute(delete(QueryRow).where(QueryRow.dataset_id == old.id))
                 session.delete(old)
                 session.flush()
-            dataset = DatasetRow(name=corpus.name, fingerprint=fingerprint)
-            session.add(dataset)
-            session.flush()
-            self._insert_batches(session, ParagraphRow,
-                                 (convert.paragraph_row(dataset.id, p) for p in corpus.paragraphs))
-            self._insert_batches(session, QueryRow,
-                                 (convert.query_row(dataset.id, i, q)
-                                  for i, q in enumerate(corpus.queries)))
-        logger.info("stored dataset %r: %d paragraphs, %d questions", corpus.name,
-                    len(corpus.paragraphs), len(corpus.queries))
+            dataset, stored = write_corpus(session, corpus, more)
+            if old_fingerprint is not None and old_fingerprint != dataset.fingerprint:
+                made_stale = session.scalar(
+                    select(func.count()).select_from(RunRow).where(
+                        RunRow.dataset == corpus.name, RunRow.dataset_fingerprint == old_fingerprint)) or 0
+        logger.info("stored dataset %r: %d paragraphs, %d questions", corpus.name, stored, len(corpus.queries))
         if made_stale:
             logger.info("dataset %r was replaced by a different corpus: %d run(s) computed on "
                            "the old one are now stale", corpus.name, made_stale)
         return made_stale
 
-    @staticmethod
-    def _insert_batches(session: Session, model: type[Any], rows: Any) -> None:
-        table = model.__table__
-        batch: list[dict[str, Any]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= INSERT_BATCH:
-                session.execute(table.insert(), batch)
-                batch = []
-        if batch:
-            session.execute(table.insert(), batch)
+    def corpus(self, dataset: str) -> StoredCorpus:
+        """The dataset's corpus, read on demand: for a corpus too large for :meth:`paragraphs`.
+
+        Raises:
+            StoreError: if the dataset is unknown.
+        """
+        return StoredCorpus(self._factory, dataset)
 
     def datasets(self) -> list[str]:
         """Names of the stored datasets, sorted."""

@@ -7,11 +7,13 @@ record (index and id), and the field.
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from hopkit.errors import DataError
 from hopkit.records import ContextParagraph
@@ -97,13 +99,14 @@ def read_json_list(path: Path) -> list[Any]:
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[Where, Any]]:
-    """Yield ``(where, object)`` for every non-blank line of a JSONL file.
+    """Yield ``(where, object)`` for every non-blank line of a JSONL file
+    (``.gz`` and ``.bz2`` files are decompressed as they are read).
 
     Raises:
         DataError: the file cannot be read, or a line is not valid JSON.
     """
     try:
-        handle = path.open(encoding="utf-8")
+        handle = _open_text(path)
     except OSError as exc:
         raise DataError(f"cannot read the file ({exc.strerror or exc})", path=str(path)) from exc
     with handle:
@@ -123,6 +126,16 @@ def iter_jsonl(path: Path) -> Iterator[tuple[Where, Any]]:
         except UnicodeDecodeError as exc:
             raise DataError(f"the file is not UTF-8 text ({exc.reason})", path=str(path),
                             line=line_no + 1) from exc
+        except (OSError, EOFError) as exc:  # a truncated or corrupt compressed file
+            raise DataError(f"cannot read the file past line {line_no} ({exc})", path=str(path)) from exc
+
+
+def _open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    if path.suffix == ".bz2":
+        return bz2.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
 
 
 def type_name(value: Any) -> str:

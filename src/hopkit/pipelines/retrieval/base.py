@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hopkit.environment import index_dir
 from hopkit.errors import StoreError
 from hopkit.options import NonEmptyStr, check_arguments
-from hopkit.retrieval.index_store import load_or_build
+from hopkit.retrieval.index_store import load_or_build, load_or_build_bm25
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
 from hopkit.store.store import Store
@@ -70,8 +70,12 @@ class RetrievalPipeline:
         store = Store(self.session_factory)
         dataset = resolve_dataset(store, dataset or self.dataset)
         if dataset not in self._retrievers:
-            paragraphs = store.paragraphs(dataset)
             root = self.index_root or index_dir()
-            inner = load_or_build(self.kind, paragraphs, root, store.fingerprint(dataset), **self.options)
+            inner: Retriever
+            if self.kind == "bm25":  # the corpus stays in the store: it may be Wikipedia
+                inner = load_or_build_bm25(store.corpus(dataset), root, **self.options)
+            else:
+                inner = load_or_build(self.kind, store.paragraphs(dataset), root, store.fingerprint(dataset),
+                                      **self.options)
             self._retrievers[dataset] = MeteredRetriever(inner)
         return self._retrievers[dataset]
