@@ -62,3 +62,11 @@ def test_scores_rank_like_bm25s() -> None:
 def test_nothing_to_index() -> None:
     with pytest.raises(RetrievalError, match="nothing to index"):
         build_bm25([["the and", ""], []], k1=1.2, b=0.75, method="lucene")
+
+
+def test_scores_computed_in_chunks_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = texts(500, seed=13)
+    whole = build_bm25([corpus], k1=1.2, b=0.75, method="atire")
+    monkeypatch.setattr("hopkit.retrieval.bm25_build.SCORE_CHUNK", 97)
+    chunked = build_bm25([corpus], k1=1.2, b=0.75, method="atire")
+    assert np.array_equal(whole.scores["data"], chunked.scores["data"])

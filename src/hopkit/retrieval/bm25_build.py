@@ -18,6 +18,7 @@ from hopkit.errors import RetrievalError
 from hopkit.retrieval.tokenize import CorpusTokenizer
 
 _TOKEN_BITS = 32
+SCORE_CHUNK = 4_000_000
 
 
 def _idf(method: str, df: int, n_docs: int) -> float:
@@ -75,7 +76,12 @@ def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method:
     counts = _Postings._joined(postings.counts, np.float32)
     frequencies = np.bincount(tokens, minlength=n_vocab)
     idf = np.array([_idf(method, int(df), n_docs) for df in frequencies.tolist()], dtype=np.float32)
-    scores = _scores(method, counts, lengths[docs], float(k1), float(b), lengths.mean(), idf[tokens])
+    average = lengths.mean()
+    scores = np.empty(counts.size, dtype=np.float32)
+    for start in range(0, counts.size, SCORE_CHUNK):  # bounds the float64 temporaries
+        part = slice(start, start + SCORE_CHUNK)
+        scores[part] = _scores(method, counts[part], lengths[docs[part]], float(k1), float(b), average,
+                               idf[tokens[part]])
     del counts
     order = np.argsort(tokens, kind="stable")  # by token, then (already) by document
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)

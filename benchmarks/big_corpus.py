@@ -1,0 +1,180 @@
+"""A Wikipedia-size corpus: ingest, BM25 index, query latency, and the memory of 1 vs 4 workers.
+
+The corpus is synthetic (``--paragraphs``, 5 million by default, about the 5.2 million HotpotQA
+abstracts the IRCoT paper searches): titled paragraphs of 10 to 90 made-up words drawn from a
+Zipf law over ``--vocabulary`` words, written as a gzipped JSONL file, then
+
+1. ingested with ``hopkit ingest jsonl QUESTIONS --corpus CORPUS`` (streamed into the store);
+2. indexed by the BM25 retrieval pipeline (built batch by batch from the store, saved);
+3. queried (``--queries`` queries of 2 to 5 words, k = 15) after loading the index memory-mapped;
+4. loaded by 1 and by 4 worker processes at once, each answering the queries, memory-mapped and
+   (for contrast) read into memory: each worker's resident and proportional set size (PSS
+   splits a page shared by N processes N ways, so the sum of PSS is what the workers cost).
+
+Each phase runs in a process of its own, so its peak memory is its own.
+
+    PYTHONPATH=src .venv/bin/python -m benchmarks.big_corpus [--paragraphs 5000000] [--db URL]
+
+Writes benchmarks/results/big_corpus.json and the ``big-corpus`` section of docs/benchmarks.md.
+The corpus, the store and the index go to ``--work`` (default /tmp/hopkit-big-corpus), not the
+repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.environment import RESULTS as RESULTS_DIR
+
+RESULTS = RESULTS_DIR / "big_corpus.json"
+SYLLABLES = [c + v for c in "bdfgklmnprtvz" for v in "aeiou"]
+CHUNK = 100_000
+
+
+def made_up_words(count: int) -> list[str]:
+    """``count`` distinct pronounceable words that are no English word or stopword."""
+    base = len(SYLLABLES)
+    return ["".join(SYLLABLES[(i // base**j) % base] for j in range(3)) + "x" for i in range(count)]
+
+
+def zipf_picks(rng: np.random.Generator, vocabulary: int, count: int) -> np.ndarray:
+    weights = 1.0 / np.arange(1, vocabulary + 1)
+    return rng.choice(vocabulary, size=count, p=weights / weights.sum())
+
+
+def write_corpus(path: Path, paragraphs: int, vocabulary: int, seed: int) -> float:
+    rng, words, start = np.random.default_rng(seed), made_up_words(vocabulary), time.perf_counter()
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as out:
+        for first in range(0, paragraphs, CHUNK):
+            size = min(CHUNK, paragraphs - first)
+            lengths = rng.integers(10, 91, size=size)
+            picks = zipf_picks(rng, vocabulary, int(lengths.sum()))
+            ends = np.cumsum(lengths)
+            lines = []
+            for i, (end, length) in enumerate(zip(ends.tolist(), lengths.tolist())):
+                text = " ".join(words[w] for w in picks[end - length:end].tolist())
+                lines.append(json.dumps({"title": f"Article {first + i}", "text": text + "."}) + "\n")
+            out.writelines(lines)
+            print(f"  wrote {first + size:,} paragraphs", file=sys.stderr, flush=True)
+    return time.perf_counter() - start
+
+
+def write_questions(path: Path, queries: Path, vocabulary: int, count: int, seed: int) -> None:
+    rng, words = np.random.default_rng(seed + 1), made_up_words(vocabulary)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(10):
+            out.write(json.dumps({"id": f"q{i}", "question": f"Where is {words[100 + i]}?", "answers": [words[i]],
+                                  "paragraphs": [{"title": f"Gold {i}", "text": f"{words[100 + i]} is {words[i]}.",
+                                                  "is_supporting": True}]}) + "\n")
+    lines = [" ".join(words[w] for w in zipf_picks(rng, vocabulary, int(rng.integers(2, 6))).tolist())
+             for _ in range(count)]
+    queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def phase(*args: str) -> dict[str, Any]:
+    print(f"phase {args[0]} ...", file=sys.stderr, flush=True)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.big_corpus_phases", *args], check=True,
+                          stdout=subprocess.PIPE, text=True)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"  {result}", file=sys.stderr, flush=True)
+    return result
+
+
+def memory_of(pid: int) -> dict[str, float]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        key, value = line.split(":", 1)
+        fields[key] = int(value.split()[0]) / 1024
+    return {"rss_mib": fields["Rss"], "pss_mib": fields["Pss"]}
+
+
+def workers(count: int, mode: str, base: list[str]) -> dict[str, Any]:
+    print(f"{count} worker(s), {mode} ...", file=sys.stderr, flush=True)
+    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.big_corpus_phases", "worker", *base, mode],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)]
+    try:
+        reports = [json.loads(proc.stdout.readline()) for proc in procs]  # type: ignore[union-attr]
+        memory = [memory_of(proc.pid) for proc in procs]
+    finally:
+        for proc in procs:
+            proc.communicate()
+    result = {"workers": count, "mode": mode, "rss_mib_each": [m["rss_mib"] for m in memory],
+              "pss_mib_total": sum(m["pss_mib"] for m in memory),
+              "p50_ms": float(np.median([r["p50_ms"] for r in reports]))}
+    print(f"  {result}", file=sys.stderr, flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--paragraphs", type=int, default=5_000_000)
+    parser.add_argument("--vocabulary", type=int, default=200_000)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/hopkit-big-corpus"))
+    parser.add_argument("--db", help="store URL (default: a SQLite file in --work)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    corpus, questions, queries = args.work / "corpus.jsonl.gz", args.work / "questions.jsonl", args.work / "queries.txt"
+    db = args.db or f"sqlite:///{args.work / 'hopkit.db'}"
+    indexes, name = args.work / "indexes", f"synthetic-{args.paragraphs}"
+    saved: dict[str, Any] = {"command": command_line(), "paragraphs": args.paragraphs,
+                             "vocabulary": args.vocabulary, "store": db.split(":")[0]}
+    saved["generate_seconds"] = write_corpus(corpus, args.paragraphs, args.vocabulary, args.seed)
+    saved["corpus_file_mib"] = corpus.stat().st_size / 2**20
+    write_questions(questions, queries, args.vocabulary, args.queries, args.seed)
+    saved["ingest"] = phase("ingest", db, str(questions), str(corpus), name)
+    if db.startswith("sqlite"):
+        saved["ingest"]["store_mib"] = (args.work / "hopkit.db").stat().st_size / 2**20
+    saved["index"] = phase("index", db, name, str(indexes))
+    saved["query"] = phase("query", db, name, str(indexes), str(queries))
+    base = [db, name, str(indexes), str(queries)]
+    saved["workers"] = [workers(n, mode, base) for mode in ("mmap", "copy") for n in (1, 4)]
+    args.out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    if not args.no_docs:
+        write_section("big-corpus", section(saved))
+
+
+def section(saved: dict[str, Any]) -> str:
+    ingest, index, query = saved["ingest"], saved["index"], saved["query"]
+    rows = [f"| {w['workers']} | {w['mode']} | {', '.join(f'{r:,.0f}' for r in w['rss_mib_each'])} | "
+            f"{w['pss_mib_total']:,.0f} | {w['p50_ms']:.1f} |" for w in saved["workers"]]
+    return "\n".join([
+        f"A synthetic corpus of {saved['paragraphs']:,} paragraphs ({saved['vocabulary']:,}-word Zipf vocabulary, "
+        f"10 to 90 words each; {saved['corpus_file_mib']:,.0f} MiB gzipped), store: {saved['store']}.",
+        "",
+        "`" + saved["command"] + "`",
+        "",
+        markdown_table(["step", "time", "peak memory", "on disk"], [
+            f"| ingest (`hopkit ingest ... --corpus`) | {ingest['seconds']:,.0f} s | {ingest['peak_mib']:,.0f} MiB | "
+            f"{ingest.get('store_mib', 0):,.0f} MiB store |",
+            f"| BM25 index (build and save) | {index['seconds']:,.0f} s | {index['peak_mib']:,.0f} MiB | "
+            f"{index['index_mib']:,.0f} MiB index |",
+            f"| load the index (memory-mapped) | {query['load_seconds']:.1f} s | {query['peak_mib']:,.0f} MiB "
+            f"after {query['queries']} queries | |"]),
+        "",
+        f"BM25 query latency (k = 15, {query['queries']} queries of 2 to 5 words, paragraph texts read from the "
+        f"store): mean {query['mean_ms']:.1f} ms, median {query['p50_ms']:.1f} ms, 95th percentile "
+        f"{query['p95_ms']:.1f} ms.",
+        "",
+        "Workers on one machine, each loading the index and answering the same queries "
+        "(PSS: a page shared by N processes counts 1/N in each):",
+        "",
+        markdown_table(["workers", "index", "resident each (MiB)", "PSS of all (MiB)", "median query (ms)"], rows),
+    ])
+
+
+if __name__ == "__main__":
+    main()
