@@ -115,6 +115,19 @@ def workers(count: int, mode: str, base: list[str]) -> dict[str, Any]:
     return result
 
 
+def resumed(out: Path, settings: dict[str, Any], work: Path) -> dict[str, Any]:
+    """The steps saved by an earlier run with the same settings whose files are still in ``work``."""
+    if out.is_file() and (work / "corpus.jsonl.gz").is_file():
+        saved: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        if all(saved.get(key) == value for key, value in settings.items()):
+            return saved
+    return dict(settings)
+
+
+def store_size(db: str, work: Path) -> dict[str, float]:
+    return {"store_mib": (work / "hopkit.db").stat().st_size / 2**20} if db.startswith("sqlite") else {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--paragraphs", type=int, default=5_000_000)
@@ -130,19 +143,24 @@ def main() -> None:
     corpus, questions, queries = args.work / "corpus.jsonl.gz", args.work / "questions.jsonl", args.work / "queries.txt"
     db = args.db or f"sqlite:///{args.work / 'hopkit.db'}"
     indexes, name = args.work / "indexes", f"synthetic-{args.paragraphs}"
-    saved: dict[str, Any] = {"command": command_line(), "paragraphs": args.paragraphs,
-                             "vocabulary": args.vocabulary, "store": db.split(":")[0]}
-    saved["generate_seconds"] = write_corpus(corpus, args.paragraphs, args.vocabulary, args.seed)
+    settings = {"paragraphs": args.paragraphs, "vocabulary": args.vocabulary, "seed": args.seed,
+                "queries": args.queries, "store": db.split(":")[0]}
+    saved = resumed(args.out, settings, args.work)
+    saved["command"] = command_line()
+
+    def keep(step: str, measure: Any) -> None:
+        if step not in saved:  # a rerun with the same settings and --work resumes after the last step saved
+            saved[step] = measure()
+            args.out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+
+    keep("generate_seconds", lambda: write_corpus(corpus, args.paragraphs, args.vocabulary, args.seed))
     saved["corpus_file_mib"] = corpus.stat().st_size / 2**20
     write_questions(questions, queries, args.vocabulary, args.queries, args.seed)
-    saved["ingest"] = phase("ingest", db, str(questions), str(corpus), name)
-    if db.startswith("sqlite"):
-        saved["ingest"]["store_mib"] = (args.work / "hopkit.db").stat().st_size / 2**20
-    saved["index"] = phase("index", db, name, str(indexes))
-    saved["query"] = phase("query", db, name, str(indexes), str(queries))
+    keep("ingest", lambda: {**phase("ingest", db, str(questions), str(corpus), name), **store_size(db, args.work)})
+    keep("index", lambda: phase("index", db, name, str(indexes)))
+    keep("query", lambda: phase("query", db, name, str(indexes), str(queries)))
     base = [db, name, str(indexes), str(queries)]
-    saved["workers"] = [workers(n, mode, base) for mode in ("mmap", "copy") for n in (1, 4)]
-    args.out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    keep("workers", lambda: [workers(n, mode, base) for mode in ("mmap", "copy") for n in (1, 4)])
     if not args.no_docs:
         write_section("big-corpus", section(saved))
 

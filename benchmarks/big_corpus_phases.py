@@ -59,6 +59,10 @@ def load(db: str, name: str, indexes: str, copy: bool) -> BM25Retriever:
 
 
 def query(db: str, name: str, indexes: str, queries: str, copy: bool = False) -> dict[str, Any]:
+    return timed_queries(db, name, indexes, queries, copy)[0]
+
+
+def timed_queries(db: str, name: str, indexes: str, queries: str, copy: bool) -> tuple[dict[str, Any], BM25Retriever]:
     start = time.perf_counter()
     retriever = load(db, name, indexes, copy)
     loaded = time.perf_counter() - start
@@ -70,13 +74,14 @@ def query(db: str, name: str, indexes: str, queries: str, copy: bool = False) ->
     latencies.sort()
     return {"load_seconds": loaded, "queries": len(latencies), "mean_ms": 1000 * sum(latencies) / len(latencies),
             "p50_ms": 1000 * latencies[len(latencies) // 2], "p95_ms": 1000 * latencies[int(len(latencies) * 0.95)],
-            "peak_mib": peak_mib()}
+            "peak_mib": peak_mib()}, retriever
 
 
 def worker(db: str, name: str, indexes: str, queries: str, mode: str) -> None:
-    result = query(db, name, indexes, queries, copy=mode == "copy")
+    result, retriever = timed_queries(db, name, indexes, queries, copy=mode == "copy")
     print(json.dumps(result), flush=True)
-    sys.stdin.read()  # stay alive until the driver has measured every worker
+    sys.stdin.read()  # stay alive, the index loaded, until the driver has measured every worker
+    del retriever
 
 
 def run(argv: list[str]) -> None:

@@ -82,12 +82,17 @@ def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method:
         part = slice(start, start + SCORE_CHUNK)
         scores[part] = _scores(method, counts[part], lengths[docs[part]], float(k1), float(b), average,
                                idf[tokens[part]])
-    del counts
+    del counts, lengths
     order = np.argsort(tokens, kind="stable")  # by token, then (already) by document
+    del tokens
+    data = scores[order]
+    del scores
+    indices = docs[order]
+    del docs, order
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
     np.cumsum(frequencies, out=indptr[1:])
     model = bm25s.BM25(k1=k1, b=b, method=method)
-    model.scores = {"data": scores[order], "indices": docs[order], "indptr": indptr, "num_docs": n_docs}
+    model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
     model.vocab_dict = tokenizer.vocab
     model.unique_token_ids_set = set(tokenizer.vocab.values())
     model.nonoccurrence_array = None
