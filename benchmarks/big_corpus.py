@@ -170,6 +170,8 @@ def section(saved: dict[str, Any]) -> str:
     rows = [f"| {w['workers']} | {w['mode']} | {', '.join(f'{r:,.0f}' for r in w['rss_mib_each'])} | "
             f"{w['pss_mib_total']:,.0f} | {w['p50_ms']:.1f} |" for w in saved["workers"]]
     return "\n".join([
+        f"## A Wikipedia-size corpus: {saved['paragraphs']:,} synthetic paragraphs, BM25 over the store",
+        "",
         f"A synthetic corpus of {saved['paragraphs']:,} paragraphs ({saved['vocabulary']:,}-word Zipf vocabulary, "
         f"10 to 90 words each; {saved['corpus_file_mib']:,.0f} MiB gzipped), store: {saved['store']}.",
         "",
