@@ -2,7 +2,7 @@
 
     python -m benchmarks.big_corpus_phases ingest DB QUESTIONS CORPUS NAME
     python -m benchmarks.big_corpus_phases index DB NAME INDEXES
-    python -m benchmarks.big_corpus_phases query DB NAME INDEXES QUERIES [copy]
+    python -m benchmarks.big_corpus_phases query DB NAME INDEXES QUERIES
     python -m benchmarks.big_corpus_phases worker DB NAME INDEXES QUERIES mmap|copy
 
 Each prints one JSON line (a worker prints it, then waits for its standard input to close,
@@ -58,8 +58,8 @@ def load(db: str, name: str, indexes: str, copy: bool) -> BM25Retriever:
     return BM25Retriever.load_from(folder, corpus, mmap=False)
 
 
-def query(db: str, name: str, indexes: str, queries: str, copy: bool = False) -> dict[str, Any]:
-    return timed_queries(db, name, indexes, queries, copy)[0]
+def query(db: str, name: str, indexes: str, queries: str) -> dict[str, Any]:
+    return timed_queries(db, name, indexes, queries, copy=False)[0]
 
 
 def timed_queries(db: str, name: str, indexes: str, queries: str, copy: bool) -> tuple[dict[str, Any], BM25Retriever]:
@@ -89,10 +89,7 @@ def run(argv: list[str]) -> None:
     if phase == "worker":
         worker(*args)
         return
-    if phase == "query" and len(args) == 5:
-        result = query(*args[:4], copy=args[4] == "copy")
-    else:
-        result = {"ingest": ingest, "index": index, "query": query}[phase](*args)
+    result = {"ingest": ingest, "index": index, "query": query}[phase](*args)
     print(json.dumps(result), flush=True)
 
 

@@ -50,11 +50,12 @@ class _Postings:
         self.lengths.append(lengths)
         self.n_docs += len(documents)
 
-    @staticmethod
-    def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-        joined = np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
-        parts.clear()
-        return joined
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    """The parts as one array; the list is emptied so that they are freed as soon as copied."""
+    joined = np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+    parts.clear()
+    return joined
 
 
 def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method: str) -> bm25s.BM25:
@@ -70,10 +71,10 @@ def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method:
     if not tokenizer.vocab:
         raise RetrievalError("every paragraph of the corpus is empty or stopwords only; nothing to index")
     n_docs, n_vocab = postings.n_docs, len(tokenizer.vocab)
-    lengths = _Postings._joined(postings.lengths, np.int64)
-    docs = _Postings._joined(postings.docs, np.int32)
-    tokens = _Postings._joined(postings.tokens, np.int32)
-    counts = _Postings._joined(postings.counts, np.float32)
+    lengths = _joined(postings.lengths, np.int64)
+    docs = _joined(postings.docs, np.int32)
+    tokens = _joined(postings.tokens, np.int32)
+    counts = _joined(postings.counts, np.float32)
     frequencies = np.bincount(tokens, minlength=n_vocab)
     idf = np.array([_idf(method, int(df), n_docs) for df in frequencies.tolist()], dtype=np.float32)
     average = lengths.mean()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -32,13 +32,12 @@ from hopkit.store.models import (
 from hopkit.store.records import QueryResult, RunInfo, RunSpec
 from hopkit.store.corpus_writer import write_corpus
 from hopkit.store.run_counts import run_infos
-from hopkit.store.stored_corpus import StoredCorpus
+from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks
 from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, upsert
 from hopkit.store.verdicts import VerdictStore
 
 logger = logging.getLogger(__name__)
 
-SELECT_BATCH = 900
 MIN_ID_PREFIX = 4
 MAX_LISTED = 20
 
@@ -47,12 +46,6 @@ def _known(names: Sequence[str]) -> str:
     shown = ", ".join(names[:MAX_LISTED]) or "(none)"
     more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
     return shown + more
-
-
-def _batches(ids: list[int]) -> Iterator[list[int]]:
-    """``ids`` in slices small enough for one ``IN (...)`` on every database."""
-    for start in range(0, len(ids), SELECT_BATCH):
-        yield ids[start:start + SELECT_BATCH]
 
 
 class Store:
@@ -210,14 +203,8 @@ class Store:
             StoreError: if the dataset is unknown or an id is not in its corpus.
         """
         wanted = list(dict.fromkeys(int(pid) for pid in ids))
-        found: dict[int, Paragraph] = {}
         with self._transaction(f"reading paragraphs of {dataset!r}") as session:
-            dataset_id = self._dataset(session, dataset).id
-            for chunk in _batches(wanted):
-                rows = session.execute(
-                    select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
-                    .where(ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk)))
-                found.update((pid, Paragraph(pid, title, text)) for pid, title, text in rows)
+            found = fetch_paragraphs(session, self._dataset(session, dataset).id, wanted)
         missing = [pid for pid in wanted if pid not in found]
         if missing:
             raise StoreError(f"dataset {dataset!r} has no paragraphs with ids {missing[:10]}"
@@ -235,7 +222,7 @@ class Store:
         present: set[int] = set()
         with self._transaction(f"checking paragraph ids of {dataset!r}") as session:
             dataset_id = self._dataset(session, dataset).id
-            for chunk in _batches([pid for pid in wanted if 0 <= pid <= convert.MAX_PARAGRAPH_ID]):
+            for chunk in in_chunks([pid for pid in wanted if 0 <= pid <= convert.MAX_PARAGRAPH_ID]):
                 present.update(session.scalars(select(ParagraphRow.id).where(
                     ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk))))
         return [pid for pid in wanted if pid not in present]

@@ -7,6 +7,7 @@ index them), and fetching a few paragraphs by id or by title (to answer a query)
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 
 import numpy as np
 from sqlalchemy import func, select
@@ -35,6 +36,22 @@ def paragraph_batches(session: Session, dataset_id: int, size: int = READ_BATCH)
             return
         yield batch
         after = batch[-1].id
+
+
+def in_chunks(values: Sequence[object]) -> Iterator[Sequence[object]]:
+    """``values`` in slices small enough for one ``IN (...)`` on every database."""
+    for start in range(0, len(values), SELECT_BATCH):
+        yield values[start:start + SELECT_BATCH]
+
+
+def fetch_paragraphs(session: Session, dataset_id: int, ids: Iterable[int]) -> dict[int, Paragraph]:
+    """The dataset's paragraphs with these ids, by id (an unknown id is simply absent)."""
+    found: dict[int, Paragraph] = {}
+    for chunk in in_chunks(list(dict.fromkeys(int(pid) for pid in ids))):
+        rows = session.execute(select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
+                               .where(ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk)))
+        found.update((pid, Paragraph(pid, title, text)) for pid, title, text in rows)
+    return found
 
 
 def stored_fingerprint(session: Session, dataset_id: int) -> str:
@@ -66,7 +83,7 @@ class StoredCorpus:
             self._dataset_id = row.id
             self.fingerprint: str = row.fingerprint
 
-    def _read(self, action: str):  # type: ignore[no-untyped-def]
+    def _read(self, action: str) -> AbstractContextManager[Session]:
         return transaction(self._factory, f"{action} of {self.dataset!r}")
 
     def __len__(self) -> int:
@@ -96,24 +113,14 @@ class StoredCorpus:
 
     def fetch(self, ids: Iterable[int]) -> dict[int, Paragraph]:
         """The paragraphs with these ids, by id (an unknown id is simply absent)."""
-        wanted = list(dict.fromkeys(int(pid) for pid in ids))
-        found: dict[int, Paragraph] = {}
         with self._read("reading paragraphs") as session:
-            for start in range(0, len(wanted), SELECT_BATCH):
-                rows = session.execute(
-                    select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
-                    .where(ParagraphRow.dataset_id == self._dataset_id,
-                           ParagraphRow.id.in_(wanted[start:start + SELECT_BATCH])))
-                found.update((pid, Paragraph(pid, title, text)) for pid, title, text in rows)
-        return found
+            return fetch_paragraphs(session, self._dataset_id, ids)
 
     def ids_with_titles(self, titles: Collection[str]) -> list[int]:
         """Ids of the paragraphs whose title is one of ``titles``, ascending."""
-        names: Sequence[str] = sorted(set(titles))
         ids: list[int] = []
         with self._read("finding paragraphs by title") as session:
-            for start in range(0, len(names), SELECT_BATCH):
-                ids.extend(session.scalars(
-                    select(ParagraphRow.id).where(ParagraphRow.dataset_id == self._dataset_id,
-                                                  ParagraphRow.title.in_(names[start:start + SELECT_BATCH]))))
+            for chunk in in_chunks(sorted(set(titles))):
+                ids.extend(session.scalars(select(ParagraphRow.id).where(
+                    ParagraphRow.dataset_id == self._dataset_id, ParagraphRow.title.in_(chunk))))
         return sorted(ids)
