@@ -39,6 +39,7 @@ BUILT_IN = (
     "hopkit.methods.ircot",
     "hopkit.methods.migres",
     "hopkit.methods.searchain",
+    "hopkit.methods.iter_retgen",
 )
 
 #: The entry-point group through which other packages add methods.

@@ -106,7 +106,7 @@ def test_every_template_and_asset_is_package_data() -> None:
     needed = {path for path in (package / "report" / "html").rglob("*")
               if path.is_file() and path.suffix not in (".py", ".pyc")}
     needed |= set((package / "methods").rglob("*.j2"))  # each method's own report template
-    assert len(needed) == 11 and needed <= shipped, sorted(str(p) for p in needed - shipped)
+    assert len(needed) >= 11 and needed <= shipped, sorted(str(p) for p in needed - shipped)
 
 
 def test_a_chunk_carries_its_pages_gzipped_or_plain() -> None:
