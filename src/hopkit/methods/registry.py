@@ -40,6 +40,7 @@ BUILT_IN = (
     "hopkit.methods.migres",
     "hopkit.methods.searchain",
     "hopkit.methods.iter_retgen",
+    "hopkit.methods.self_ask",
 )
 
 #: The entry-point group through which other packages add methods.

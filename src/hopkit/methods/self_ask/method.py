@@ -1,0 +1,151 @@
+"""Self-Ask with a retriever (Press et al., 2023; with paragraphs as Yoran et al. and Shao et al.
+give them to the model), as an algorithm box::
+
+    (a) P <- top-k paragraphs for the question
+        transcript <- ""
+    (b) g <- LLM(demonstrations, P, "Question: q", "Are follow up questions needed here:", transcript)
+           stopping before "Intermediate answer:"; transcript += g
+    (c) while g ends with "Follow up: f" (and fewer than the limit were asked):
+            P <- P + top-k paragraphs for f
+            transcript += "Intermediate answer:"; go to (b): the model answers f, then asks again or ends
+    (d) the answer after "So the final answer is:"; when the model wrote none, the loop writes that
+        line and the model completes it
+
+The paragraphs gathered sit before the question, every one retrieved so far, each once; when
+they no longer fit in the context, the oldest are left out of the prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.prompting import check_fits
+from hopkit.methods.self_ask.prompts import DEMONSTRATIONS, FINAL, INTERMEDIATE, STOP, question_line
+from hopkit.methods.self_ask.steps import (FinalReason, SelfAskAsk, SelfAskExtract, SelfAskRead, SelfAskRetrieve,
+                                           SelfAskSummary)
+from hopkit.methods.self_ask.transcript import final_answer, follow_up, without_trailing_follow_up
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer
+from hopkit.prompts.layout import render_paragraphs
+from hopkit.records import GenerationResult, Paragraph, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+
+@dataclass(frozen=True)
+class SelfAskConfig:
+    """Options of Self-Ask.
+
+    Attributes:
+        k: paragraphs retrieved per query (Shao et al.'s 5).
+        max_follow_ups: follow-up questions answered at most (Shao et al.: at most 5 retrievals).
+        retrieve_question: retrieve with the question before the first generation (Shao et al.'s
+            cost table counts one retrieval per model call).
+        max_tokens: budget of each generation.
+    """
+
+    k: PositiveInt = 5
+    max_follow_ups: PositiveInt = 5
+    retrieve_question: bool = True
+    max_tokens: PositiveInt = 100
+
+    def __post_init__(self) -> None:
+        check_fields(self, "Self-Ask option")
+
+
+class Gathered:
+    """The paragraphs retrieved so far, each once, in the order they first came."""
+
+    def __init__(self) -> None:
+        self.paragraphs: list[Paragraph] = []
+        self._ids: set[int] = set()
+
+    def add(self, paragraphs: Sequence[Paragraph]) -> tuple[int, ...]:
+        """Add the paragraphs not gathered yet; their ids."""
+        added = [p for p in paragraphs if p.id not in self._ids]
+        self.paragraphs.extend(added)
+        self._ids.update(p.id for p in added)
+        return tuple(p.id for p in added)
+
+
+class SelfAsk:
+    """Self-Ask: (a) retrieve with the question; (b) the model asks a follow-up; (c) retrieve for
+    it, the model answers it and goes on; (d) the final answer.
+
+    Its trace: ``retrieve`` steps (:class:`SelfAskRetrieve`), a ``reason`` step per generation
+    (:class:`SelfAskAsk`), and an ``extract`` (:class:`SelfAskExtract`) or ``read``
+    (:class:`SelfAskRead`) step for the answer.
+    """
+
+    name = "self-ask"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: SelfAskConfig = SelfAskConfig()) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+
+    def generate(self, query: Query) -> GenerationResult:
+        gathered = Gathered()
+        parent = self._retrieve(query.text, 0, gathered, None) if self.config.retrieve_question else None  # (a)
+        transcript, follow_ups = "", []
+        forced: FinalReason | None = "no_final_answer"
+        for round_number in range(1, self.config.max_follow_ups + 2):
+            generation, shown = self._generate(query.text, transcript, gathered, "self-ask:ask", STOP)  # (b)
+            transcript += generation
+            asked = follow_up(generation)
+            parent = record(SelfAskAsk(generation=generation, follow_up=asked, round=round_number), parent=parent,
+                            paragraph_ids=[p.id for p in shown])
+            if asked is None:
+                break
+            if len(follow_ups) == self.config.max_follow_ups:
+                transcript, forced = without_trailing_follow_up(transcript), "follow_up_limit"
+                break
+            follow_ups.append(asked)
+            parent = self._retrieve(asked, len(follow_ups), gathered, parent)                         # (c)
+            transcript += f"\n{INTERMEDIATE}"
+        answer = final_answer(transcript)                                                            # (d)
+        if answer is not None and forced != "follow_up_limit":
+            forced = None
+            record(SelfAskExtract(transcript=transcript, answer=answer), parent=parent)
+        else:
+            transcript = f"{transcript.rstrip()}\n{FINAL}"
+            generation, shown = self._generate(query.text, transcript, gathered, "self-ask:final", ("\n",))
+            transcript += generation
+            answer = clean_direct_answer(generation)
+            record(SelfAskRead(question=query.text, answer=answer, generation=generation, reason=forced or
+                               "no_final_answer"), parent=parent, paragraph_ids=[p.id for p in shown])
+        return GenerationResult(
+            text=answer,
+            chunk_ids=tuple(p.id for p in gathered.paragraphs),
+            metadata=SelfAskSummary(follow_ups=tuple(follow_ups), transcript=transcript, forced_final=forced,
+                                    retrieved_titles=tuple(p.title for p in gathered.paragraphs)),
+        )
+
+    def _retrieve(self, text: str, number: int, gathered: Gathered, parent: int | None) -> int | None:
+        hits = self.retriever.retrieve(text, self.config.k)
+        added = gathered.add([hit.paragraph for hit in hits])
+        return record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=parent,
+                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+
+    def _generate(self, question: str, transcript: str, gathered: Gathered, label: str,
+                  stop: Sequence[str]) -> tuple[str, list[Paragraph]]:
+        prompt, shown = self._prompt(question, transcript, gathered.paragraphs)
+        with usage_component(label):
+            completion = self.llm.complete(prompt, stop=list(stop), max_tokens=self.config.max_tokens,
+                                           temperature=0.0)
+        return completion.text.rstrip(), shown
+
+    def _prompt(self, question: str, transcript: str, paragraphs: Sequence[Paragraph]) -> tuple[str, list[Paragraph]]:
+        """The prompt with as many of the newest paragraphs as fit beside the generation's budget."""
+        shown = list(paragraphs)
+        while True:
+            parts = [DEMONSTRATIONS, render_paragraphs(shown), question_line(question) + transcript]
+            prompt = "\n\n".join(part for part in parts if part)
+            size = self.llm.count_tokens(prompt)
+            if not shown or size + self.config.max_tokens <= self.llm.context_length:
+                check_fits(self.llm, size, self.config.max_tokens)
+                return prompt, shown
+            shown = shown[1:]
