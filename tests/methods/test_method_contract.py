@@ -13,6 +13,7 @@ corpus, its model calls are counted, and a rerun resumes without asking anything
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -50,7 +51,11 @@ QUERIES = (
 
 
 def answering(prompt: str) -> str:
-    """A model that reasons one sentence, then answers (any prompt, any method)."""
+    """A model that reasons one sentence, then answers (any prompt, any method; ReAct's turns end with
+    its Finish action)."""
+    turn = re.search(r"Thought (\d+):$", prompt)
+    if turn:
+        return f" Ada Quill founded Velmora Ironworks.\nAction {turn.group(1)}: Finish[Tarsk]"
     if prompt.rstrip().endswith("A:"):
         return "Ada Quill founded Velmora Ironworks. So the answer is: Tarsk."
     return "So the answer is: Tarsk."

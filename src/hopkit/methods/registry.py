@@ -41,6 +41,7 @@ BUILT_IN = (
     "hopkit.methods.searchain",
     "hopkit.methods.iter_retgen",
     "hopkit.methods.self_ask",
+    "hopkit.methods.react",
 )
 
 #: The entry-point group through which other packages add methods.

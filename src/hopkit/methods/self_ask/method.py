@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from hopkit.llm.protocol import LLM
+from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.self_ask.prompts import DEMONSTRATIONS, FINAL, INTERMEDIATE, STOP, question_line
 from hopkit.methods.self_ask.steps import (FinalReason, SelfAskAsk, SelfAskExtract, SelfAskRead, SelfAskRetrieve,
@@ -54,21 +55,6 @@ class SelfAskConfig:
 
     def __post_init__(self) -> None:
         check_fields(self, "Self-Ask option")
-
-
-class Gathered:
-    """The paragraphs retrieved so far, each once, in the order they first came."""
-
-    def __init__(self) -> None:
-        self.paragraphs: list[Paragraph] = []
-        self._ids: set[int] = set()
-
-    def add(self, paragraphs: Sequence[Paragraph]) -> tuple[int, ...]:
-        """Add the paragraphs not gathered yet; their ids."""
-        added = [p for p in paragraphs if p.id not in self._ids]
-        self.paragraphs.extend(added)
-        self._ids.update(p.id for p in added)
-        return tuple(p.id for p in added)
 
 
 class SelfAsk:
@@ -119,9 +105,9 @@ class SelfAsk:
                                "no_final_answer"), parent=parent, paragraph_ids=[p.id for p in shown])
         return GenerationResult(
             text=answer,
-            chunk_ids=tuple(p.id for p in gathered.paragraphs),
+            chunk_ids=gathered.ids,
             metadata=SelfAskSummary(follow_ups=tuple(follow_ups), transcript=transcript, forced_final=forced,
-                                    retrieved_titles=tuple(p.title for p in gathered.paragraphs)),
+                                    retrieved_titles=gathered.titles),
         )
 
     def _retrieve(self, text: str, number: int, gathered: Gathered, parent: int | None) -> int | None:

@@ -1,0 +1,26 @@
+"""ReAct (Yao et al., 2023), the original: Thought / Action (Search, Lookup, Finish) / Observation
+turns with the authors' six HotpotQA trajectories, over a passage retriever."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hopkit.errors import ConfigError
+from hopkit.methods.react.method import ReAct, ReActConfig
+from hopkit.methods.react.steps import PAYLOADS
+from hopkit.methods.registry import MethodEntry, MethodParts
+
+
+def build(parts: MethodParts) -> ReAct:
+    if parts.retriever is None:
+        raise ConfigError("ReAct needs a retrieval pipeline")
+    return ReAct(parts.llm, parts.retriever, parts.options)
+
+
+METHOD = MethodEntry(
+    name="react", title="ReAct", options=ReActConfig, build=build, retrieves=True, top_k="k",
+    template=Path(__file__).with_name("report.html.j2"),
+    summary="Thought / Action / Observation turns: the model searches, looks up and finishes",
+    payloads=PAYLOADS)
+
+__all__ = ["METHOD", "ReAct", "ReActConfig"]

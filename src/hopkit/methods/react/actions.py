@@ -1,0 +1,45 @@
+"""Reading ReAct's model output: the thought and the action of a step, and the action's verb and
+argument. Model output is untrusted text: nothing here raises on what it cannot read."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Verb = Literal["search", "lookup", "finish"]
+_ACTION = re.compile(r"^\s*(?P<verb>search|lookup|finish)\s*\[(?P<argument>.*)\]\s*\.?\s*$",
+                     re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A readable action: its verb (lower case) and the text between its brackets."""
+
+    verb: Verb
+    argument: str
+
+
+def split_thought_action(generation: str, number: int) -> tuple[str, str] | None:
+    """The step's thought and action text, split at ``Action <number>:`` as the authors' loop does;
+    None when the generation has no such line (the loop then asks for the action alone)."""
+    parts = re.split(rf"\n\s*Action\s*{number}\s*:\s*", generation.strip(), maxsplit=1)
+    if len(parts) != 2:
+        return None
+    thought, action = parts
+    return thought.strip(), action.strip().split("\n")[0].strip()
+
+
+def first_line(text: str) -> str:
+    """The text's first non-blank line (the thought kept when no action came with it)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def parse_action(text: str) -> Action | None:
+    """``Search[x]``, ``Lookup[x]`` or ``Finish[x]`` (any case, spaces around the bracket allowed);
+    None for anything else, which the environment answers as an invalid action."""
+    match = _ACTION.match(text)
+    if match is None:
+        return None
+    verb: Verb = match.group("verb").lower()  # type: ignore[assignment]  # one of the regex's three
+    return Action(verb=verb, argument=" ".join(match.group("argument").split()))

@@ -1,0 +1,123 @@
+"""ReAct (Yao et al., 2023) on HotpotQA, the authors' ``webthink`` loop over a passage retriever::
+
+    prompt <- instruction, six trajectories, "Question: q"
+    for i = 1 .. 7:
+        (a) g <- LLM(prompt + "Thought i:"), stopping before "Observation i:"
+            split g into the thought and "Action i: ..."; without an action line, keep the
+            thought's first line and ask for the action alone (LLM(... "Action i:"), one line)
+        (b) Search[x]: the first sentences of what the retriever finds for x
+            Lookup[k]: the next sentence of the last search's paragraphs that holds k
+            Finish[a]: the answer is a; stop
+            anything else: "Invalid action: ..."
+        (c) prompt += "Thought i: ...\\nAction i: ...\\nObservation i: ...\\n"
+    no Finish in 7 turns: the answer is empty (the authors' finish[])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.gathered import Gathered
+from hopkit.methods.react.actions import first_line, parse_action, split_thought_action
+from hopkit.methods.react.environment import PassageEnvironment
+from hopkit.methods.react.prompts import prompt_start
+from hopkit.methods.react.steps import ReActFinish, ReActInvalid, ReActLookup, ReActSearch, ReActSummary, ReActThink
+from hopkit.options import PositiveInt, check_fields
+from hopkit.records import GenerationResult, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+
+@dataclass(frozen=True)
+class ReActConfig:
+    """Options of ReAct.
+
+    Attributes:
+        max_turns: Thought/Action/Observation turns at most (the authors' 7).
+        k: paragraphs a Search returns (1: the "first paragraph" of the authors' Wikipedia search);
+            the observation shows the first sentences of them.
+        max_tokens: budget of each generation.
+    """
+
+    max_turns: PositiveInt = 7
+    k: PositiveInt = 1
+    max_tokens: PositiveInt = 100
+
+    def __post_init__(self) -> None:
+        check_fields(self, "ReAct option")
+
+
+class ReAct:
+    """ReAct: (a) the model thinks and acts; (b) the action runs against the retriever; (c) its
+    observation joins the trajectory; until Finish or the turns run out.
+
+    Its trace: per turn a ``reason`` step (:class:`ReActThink`, or :class:`ReActInvalid`), a
+    ``retrieve`` step per Search (:class:`ReActSearch`) and Lookup (:class:`ReActLookup`), and
+    an ``extract`` step with the answer (:class:`ReActFinish`).
+    """
+
+    name = "react"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: ReActConfig = ReActConfig()) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+
+    def generate(self, query: Query) -> GenerationResult:
+        environment = PassageEnvironment(self.retriever, self.config.k)
+        start = prompt_start(query.text)
+        trajectory, searches, found = "", [], Gathered()
+        parent, answer, finished, turn = None, None, False, 0
+        for turn in range(1, self.config.max_turns + 1):
+            prompt = start + trajectory
+            thought, action, reprompted = self._think(prompt, turn)                                # (a)
+            parent = record(ReActThink(thought=thought, action=action, turn=turn, reprompted=reprompted),
+                            parent=parent)
+            parsed = parse_action(action)                                                          # (b)
+            if parsed is not None and parsed.verb == "finish":
+                answer, finished = parsed.argument, True
+                observation = "Episode finished"
+            elif parsed is not None and parsed.verb == "search":
+                observation, hits = environment.search(parsed.argument)
+                searches.append(parsed.argument)
+                found.add([hit.paragraph for hit in hits])
+                parent = record(ReActSearch(query=parsed.argument, observation=observation, turn=turn),
+                                parent=parent, paragraph_ids=[hit.id for hit in hits],
+                                scores=[float(hit.score) for hit in hits])
+            elif parsed is not None:
+                observation, paragraph_id = environment.lookup(parsed.argument)
+                parent = record(ReActLookup(keyword=parsed.argument, observation=observation, turn=turn),
+                                parent=parent, paragraph_ids=[] if paragraph_id is None else [paragraph_id])
+            else:
+                observation = f"Invalid action: {action}"
+                parent = record(ReActInvalid(action=action, observation=observation, turn=turn), parent=parent)
+            trajectory += (f"Thought {turn}: {thought}\nAction {turn}: {action}\n"                          # (c)
+                           f"Observation {turn}: {observation}\n")
+            if finished:
+                break
+        record(ReActFinish(action=f"Finish[{answer}]" if finished else "finish[]", answer=answer or "",
+                           out_of_turns=not finished), parent=parent)
+        return GenerationResult(
+            text=answer or "",
+            chunk_ids=found.ids,
+            metadata=ReActSummary(turns=turn, trajectory=f"Question: {query.text}\n{trajectory}",
+                                  searches=tuple(searches), retrieved_titles=found.titles,
+                                  finished=finished),
+        )
+
+    def _think(self, prompt: str, turn: int) -> tuple[str, str, bool]:
+        """The turn's thought and action; the action asked for alone when the generation has none."""
+        with usage_component("react:think"):
+            generation = self.llm.complete(f"{prompt}Thought {turn}:", stop=[f"\nObservation {turn}:"],
+                                           max_tokens=self.config.max_tokens, temperature=0.0).text
+        split = split_thought_action(generation, turn)
+        if split is not None:
+            return split[0], split[1], False
+        thought = first_line(generation)
+        with usage_component("react:act"):
+            action = self.llm.complete(f"{prompt}Thought {turn}: {thought}\nAction {turn}:", stop=["\n"],
+                                       max_tokens=self.config.max_tokens, temperature=0.0).text
+        return thought, action.strip(), True
+
