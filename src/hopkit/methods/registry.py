@@ -42,6 +42,7 @@ BUILT_IN = (
     "hopkit.methods.iter_retgen",
     "hopkit.methods.self_ask",
     "hopkit.methods.react",
+    "hopkit.methods.react_shao",
 )
 
 #: The entry-point group through which other packages add methods.

@@ -74,35 +74,36 @@ class SelfAsk:
         self.config = config
 
     def generate(self, query: Query) -> GenerationResult:
-        gathered = Gathered()
-        parent = self._retrieve(query.text, 0, gathered, None) if self.config.retrieve_question else None  # (a)
+        gathered, from_question, parent = Gathered(), [], None
+        if self.config.retrieve_question:
+            parent, from_question = self._retrieve(query.text, 0, gathered, None)                      # (a)
         transcript, follow_ups = "", []
         forced: FinalReason | None = "no_final_answer"
         for round_number in range(1, self.config.max_follow_ups + 2):
-            generation, shown = self._generate(query.text, transcript, gathered, "self-ask:ask", STOP)  # (b)
+            generation, shown = self._generate(query.text, transcript, gathered, from_question, "ask", STOP)  # (b)
             transcript += generation
             asked = follow_up(generation)
             parent = record(SelfAskAsk(generation=generation, follow_up=asked, round=round_number), parent=parent,
-                            paragraph_ids=[p.id for p in shown])
+                            paragraph_ids=shown)
             if asked is None:
                 break
             if len(follow_ups) == self.config.max_follow_ups:
                 transcript, forced = without_trailing_follow_up(transcript), "follow_up_limit"
                 break
             follow_ups.append(asked)
-            parent = self._retrieve(asked, len(follow_ups), gathered, parent)                         # (c)
-            transcript += f"\n{INTERMEDIATE}"
+            parent, hits = self._retrieve(asked, len(follow_ups), gathered, parent)                    # (c)
+            transcript += f"{self.observation(hits)}\n{INTERMEDIATE}"
         answer = final_answer(transcript)                                                            # (d)
         if answer is not None and forced != "follow_up_limit":
             forced = None
             record(SelfAskExtract(transcript=transcript, answer=answer), parent=parent)
         else:
             transcript = f"{transcript.rstrip()}\n{FINAL}"
-            generation, shown = self._generate(query.text, transcript, gathered, "self-ask:final", ("\n",))
+            generation, shown = self._generate(query.text, transcript, gathered, from_question, "final", ("\n",))
             transcript += generation
             answer = clean_direct_answer(generation)
             record(SelfAskRead(question=query.text, answer=answer, generation=generation, reason=forced or
-                               "no_final_answer"), parent=parent, paragraph_ids=[p.id for p in shown])
+                               "no_final_answer"), parent=parent, paragraph_ids=shown)
         return GenerationResult(
             text=answer,
             chunk_ids=gathered.ids,
@@ -110,19 +111,35 @@ class SelfAsk:
                                     retrieved_titles=gathered.titles),
         )
 
-    def _retrieve(self, text: str, number: int, gathered: Gathered, parent: int | None) -> int | None:
-        hits = self.retriever.retrieve(text, self.config.k)
-        added = gathered.add([hit.paragraph for hit in hits])
-        return record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=parent,
-                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+    def before_question(self, gathered: Gathered, from_question: list[Paragraph]) -> list[Paragraph]:
+        """The paragraphs put before the question: every one gathered so far."""
+        return gathered.paragraphs
 
-    def _generate(self, question: str, transcript: str, gathered: Gathered, label: str,
-                  stop: Sequence[str]) -> tuple[str, list[Paragraph]]:
-        prompt, shown = self._prompt(question, transcript, gathered.paragraphs)
-        with usage_component(label):
+    def observation(self, paragraphs: list[Paragraph]) -> str:
+        """What the transcript gets after a follow-up, before "Intermediate answer:": nothing, the
+        follow-up's paragraphs having joined those before the question."""
+        return ""
+
+    def in_prompt(self, shown: list[Paragraph], gathered: Gathered) -> list[int]:
+        """The ids of the paragraphs a prompt holds, given those shown before the question."""
+        return [p.id for p in shown]
+
+    def _retrieve(self, text: str, number: int, gathered: Gathered,
+                  parent: int | None) -> tuple[int | None, list[Paragraph]]:
+        hits = self.retriever.retrieve(text, self.config.k)
+        paragraphs = [hit.paragraph for hit in hits]
+        added = gathered.add(paragraphs)
+        step = record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=parent,
+                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+        return step, paragraphs
+
+    def _generate(self, question: str, transcript: str, gathered: Gathered, from_question: list[Paragraph],
+                  purpose: str, stop: Sequence[str]) -> tuple[str, list[int]]:
+        prompt, shown = self._prompt(question, transcript, self.before_question(gathered, from_question))
+        with usage_component(f"{self.name}:{purpose}"):
             completion = self.llm.complete(prompt, stop=list(stop), max_tokens=self.config.max_tokens,
                                            temperature=0.0)
-        return completion.text.rstrip(), shown
+        return completion.text.rstrip(), self.in_prompt(shown, gathered)
 
     def _prompt(self, question: str, transcript: str, paragraphs: Sequence[Paragraph]) -> tuple[str, list[Paragraph]]:
         """The prompt with as many of the newest paragraphs as fit beside the generation's budget."""

@@ -1,0 +1,26 @@
+"""ReAct as Shao et al. (2023) run it, the ReAct of the MIGRES paper's Table 3: Self-Ask's markers,
+each follow-up's retrieved paragraphs as its observation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hopkit.errors import ConfigError
+from hopkit.methods.react_shao.method import ReActShao, ReActShaoConfig
+from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.self_ask.steps import PAYLOADS
+
+
+def build(parts: MethodParts) -> ReActShao:
+    if parts.retriever is None:
+        raise ConfigError("ReAct (Shao et al.) needs a retrieval pipeline")
+    return ReActShao(parts.llm, parts.retriever, parts.options)
+
+
+METHOD = MethodEntry(
+    name="react-shao", title="ReAct-Shao", options=ReActShaoConfig, build=build, retrieves=True, top_k="k",
+    template=Path(__file__).parent.parent / "self_ask" / "report.html.j2",
+    summary="ReAct in Self-Ask's markers (Shao et al.): each follow-up's paragraphs are its observation",
+    payloads=PAYLOADS)
+
+__all__ = ["METHOD", "ReActShao", "ReActShaoConfig"]
