@@ -1,0 +1,74 @@
+"""The seeds' baselines (ITER-RETGEN, Self-Ask, ReAct in both forms) from the command line with the
+real SmolLM2 GGUF, a real BM25 index and a real SQLite store: each run stores its questions with
+typed traces, and a second run resumes without redoing any.
+
+A 135M model answers badly; what is checked is that each loop survives its output (an empty
+answer is a failed question, nothing else is) and records what it did.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hopkit.cli import main
+from hopkit.config import instantiate, load_yaml, named_config_path
+from hopkit.methods.registry import entries
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
+from hopkit.traces import Trace
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
+BASELINES = {
+    "iter-retgen": {"iterations": 2, "k": 2, "max_tokens": 48, "demonstrations": None},
+    "self-ask": {"k": 2, "max_follow_ups": 2, "max_tokens": 48},
+    "react": {"max_turns": 3, "k": 1, "max_tokens": 48},
+    "react-shao": {"k": 2, "max_follow_ups": 2, "max_tokens": 48},
+}
+
+
+def hopkit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("method", sorted(BASELINES))
+def test_the_shipped_config_of_each_baseline_builds(method: str) -> None:
+    path = named_config_path("pipelines", method)
+    config = instantiate(load_yaml(path), str(path), kind="pipelines")
+    assert config.name == method and hasattr(config, "build")
+
+
+@pytest.mark.parametrize("method", sorted(BASELINES))
+def test_a_baseline_runs_and_resumes_from_the_command_line(method: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    db = f"sqlite:///{tmp_path / 'baselines.db'}"
+    code, _, err = hopkit(capsys, "--db", db, "ingest", "jsonl", str(SAMPLE), "--name", "qs", "--limit", "2")
+    assert code == 0, err
+    config = tmp_path / f"{method}.yaml"
+    config.write_text(yaml.safe_dump({"method": method, "name": method, "llm": "smollm2",
+                                      "retrieval_pipeline_name": "bm25", **BASELINES[method]}), encoding="utf-8")
+    code, text, err = hopkit(capsys, "--db", db, "run", str(config), "--dataset", "qs", "--quiet")
+    counts = re.search(r"2 questions, 0 already done, (\d) answered now, (\d) failed", text)
+    assert counts is not None, text + err
+    answered, failed = int(counts[1]), int(counts[2])
+    assert answered + failed == 2 and (failed == 0 or "EmptyAnswerError" in err), err
+    store = Store(DBConnection(db).get_session_factory())
+    [run] = [r for r in store.runs("qs") if r.method == method]
+    entry = entries()[method]
+    for result in store.results(run.run_id):
+        steps = Trace.from_result_trace(result.trace).steps
+        assert steps and all(entry.payload(step) is not None for step in steps)
+        assert result.usage.llm_calls == sum(step.llm_calls for step in steps) >= 1
+    code, text, err = hopkit(capsys, "--db", db, "run", str(config), "--dataset", "qs", "--quiet")
+    assert f"2 questions, {answered} already done" in text, text + err
