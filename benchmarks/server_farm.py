@@ -148,9 +148,12 @@ def measure(args: argparse.Namespace, saved: dict[str, Any]) -> None:
             RESULTS.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
 
 
+VARIANT_ORDER = ("in-process", "one llama_cpp.server", "farm of two servers")
+
+
 def section(saved: dict[str, Any]) -> str:
     rows = []
-    for cell in saved["cells"]:
+    for cell in sorted(saved["cells"], key=lambda c: (c["method"] != "oner", VARIANT_ORDER.index(c["variant"]))):
         reference = next((c for c in saved["cells"] if c["method"] == cell["method"] and c["variant"] == "in-process"
                           and c["dataset"] == cell["dataset"] and c["limit"] == cell["limit"]), None)
         same = (sum(cell["answers"].get(q) == a for q, a in reference["answers"].items()) if reference else "-")
@@ -160,11 +163,21 @@ def section(saved: dict[str, Any]) -> str:
     return "\n\n".join([
         "## One model in-process, behind one server, behind a farm of two",
         f"Command: `{saved.get('command', '')}` (cells in `benchmarks/results/server_farm.json`).",
-        "Qwen2.5-Coder-1.5B (Q4_K_M), 2 cores; each variant run alone on the same questions. Servers are "
-        "`python -m llama_cpp.server`, which answers one request at a time; hopkit keeps two questions in "
-        "flight against a server or the farm.",
+        "Qwen2.5-Coder-1.5B (Q4_K_M), 2 cores; each method with its default options (zero-shot), each variant "
+        "run alone on the same questions. Servers are `python -m llama_cpp.server`, which answers one request "
+        "at a time; hopkit keeps two questions in flight against a server or the farm.",
         markdown_table(["method", "variant", "threads per model", "questions", "seconds", "questions/hour",
                         "generated tokens/s", "answers as in-process"], rows),
+        "Two cores are one budget however they are split: two one-thread servers do the work of one two-thread "
+        "model, so a farm pays off when its servers have hardware of their own (GPUs, nodes), not here. OneR "
+        "(one short call per question) runs at about the same rate all three ways. IRCoT is slower behind a "
+        "server: in-process hopkit keeps a question's prompt (its paragraphs and reasoning so far) in the KV "
+        "cache from one call to the next, while a server taking two questions' calls in turn finds the other "
+        "question's prompt in its context and evaluates most of each prompt again (the replay benchmark above "
+        "measures that cost one request at a time). Answers behind a server differ from the in-process ones in "
+        "wording on half the questions, most likely because llama.cpp's logits depend on how a prompt is split "
+        "into batches, which depends on what the server's context held before, and greedy decoding follows a "
+        "near-tie either way.",
     ])
 
 
