@@ -73,6 +73,16 @@ class MethodParts:
     dataset: str | None = None
     paragraphs: Callable[[], Sequence[Paragraph]] = _no_paragraphs
 
+    def needed_retriever(self, method: str) -> Retriever:
+        """The retriever, for a method that cannot run without one.
+
+        Raises:
+            ConfigError: there is none (the message names ``method``).
+        """
+        if self.retriever is None:
+            raise ConfigError(f"{method} needs a retrieval pipeline")
+        return self.retriever
+
 
 @dataclass(frozen=True)
 class MethodEntry:

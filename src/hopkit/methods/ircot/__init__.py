@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence, cast
 
-from hopkit.errors import ConfigError
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.ircot.iirc import RetrieverTitleMatcher
 from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
@@ -81,14 +80,13 @@ def _title_step(parts: MethodParts) -> tuple[CorpusTitleMatcher | None, list[str
 
 
 def build(parts: MethodParts) -> IRCoT:
-    if parts.retriever is None:
-        raise ConfigError("IRCoT needs a retrieval pipeline")
+    retriever = parts.needed_retriever("IRCoT")
     options = parts.options
     reasoning = load_demonstrations(options.demonstrations, "cot", with_context=True)
     reader = [] if options.reader == "none" else load_demonstrations(options.demonstrations, options.reader,
                                                                       with_context=True)
     matcher, title_demonstrations = _title_step(parts)
-    return IRCoT(parts.llm, parts.retriever, options, reasoning, reader, title_matcher=matcher,
+    return IRCoT(parts.llm, retriever, options, reasoning, reader, title_matcher=matcher,
                  title_demonstrations=title_demonstrations)
 
 

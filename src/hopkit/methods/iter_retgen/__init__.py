@@ -9,7 +9,6 @@ from typing import Annotated
 
 from annotated_types import Ge
 
-from hopkit.errors import ConfigError
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.iter_retgen.method import IterRetGen, IterRetGenConfig
 from hopkit.methods.iter_retgen.steps import PAYLOADS
@@ -34,11 +33,10 @@ class IterRetGenOptions(IterRetGenConfig):
 
 
 def build(parts: MethodParts) -> IterRetGen:
-    if parts.retriever is None:
-        raise ConfigError("ITER-RETGEN needs a retrieval pipeline")
+    retriever = parts.needed_retriever("ITER-RETGEN")
     options = parts.options
     demonstrations = load_demonstrations(options.demonstrations, "cot", with_context=True)[:options.shots]
-    return IterRetGen(parts.llm, parts.retriever, options, demonstrations)
+    return IterRetGen(parts.llm, retriever, options, demonstrations)
 
 
 def warnings(options: IterRetGenOptions) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.judges.factory import judge_spec
 from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.methods.migres.steps import PAYLOADS
@@ -17,15 +16,14 @@ from hopkit.methods.registry import MethodEntry, MethodParts
 
 
 def build(parts: MethodParts) -> MIGRES:
-    if parts.retriever is None:
-        raise ConfigError("MIGRES needs a retrieval pipeline")
+    retriever = parts.needed_retriever("MIGRES")
     options = parts.options
     demonstrations = None
     if options.few_shot:
         from hopkit.methods.migres.demonstrations import load_migres_demonstrations
 
         demonstrations = load_migres_demonstrations(options.demonstration_set)
-    return MIGRES(parts.llm, parts.retriever, options, demonstrations)
+    return MIGRES(parts.llm, retriever, options, demonstrations)
 
 
 # Table 11's δ for multi-hop QA, a logit of the paper's BGE reranker.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.oner.method import PAYLOADS, OneR, OneRConfig
 from hopkit.methods.registry import MethodEntry, MethodParts
@@ -26,11 +25,10 @@ class OneROptions(OneRConfig):
 
 
 def build(parts: MethodParts) -> OneR:
-    if parts.retriever is None:
-        raise ConfigError("OneR needs a retrieval pipeline")
+    retriever = parts.needed_retriever("OneR")
     options = parts.options
     demonstrations = load_demonstrations(options.demonstrations, options.reader.mode, with_context=True)
-    return OneR(parts.llm, parts.retriever, options, demonstrations)
+    return OneR(parts.llm, retriever, options, demonstrations)
 
 
 METHOD = MethodEntry(

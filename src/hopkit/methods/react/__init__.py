@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.methods.react.method import ReAct, ReActConfig
 from hopkit.methods.react.steps import PAYLOADS
 from hopkit.methods.registry import MethodEntry, MethodParts
 
 
 def build(parts: MethodParts) -> ReAct:
-    if parts.retriever is None:
-        raise ConfigError("ReAct needs a retrieval pipeline")
-    return ReAct(parts.llm, parts.retriever, parts.options)
+    retriever = parts.needed_retriever("ReAct")
+    return ReAct(parts.llm, retriever, parts.options)
 
 
 METHOD = MethodEntry(

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.methods.react_shao.method import ReActShao, ReActShaoConfig
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.self_ask.steps import PAYLOADS
 
 
 def build(parts: MethodParts) -> ReActShao:
-    if parts.retriever is None:
-        raise ConfigError("ReAct (Shao et al.) needs a retrieval pipeline")
-    return ReActShao(parts.llm, parts.retriever, parts.options)
+    retriever = parts.needed_retriever("ReAct (Shao et al.)")
+    return ReActShao(parts.llm, retriever, parts.options)
 
 
 METHOD = MethodEntry(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.searchain.method import SearChain, SearChainConfig
 from hopkit.methods.searchain.steps import PAYLOADS
@@ -31,9 +30,8 @@ def uncalibrated_theta(options: SearChainConfig) -> list[str]:
 
 
 def build(parts: MethodParts) -> SearChain:
-    if parts.retriever is None:
-        raise ConfigError("SearChain needs a retrieval pipeline")
-    return SearChain(parts.llm, parts.retriever, parts.options)
+    retriever = parts.needed_retriever("SearChain")
+    return SearChain(parts.llm, retriever, parts.options)
 
 
 METHOD = MethodEntry(

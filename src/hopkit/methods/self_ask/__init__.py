@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.errors import ConfigError
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.self_ask.method import SelfAsk, SelfAskConfig
 from hopkit.methods.self_ask.steps import PAYLOADS
 
 
 def build(parts: MethodParts) -> SelfAsk:
-    if parts.retriever is None:
-        raise ConfigError("Self-Ask needs a retrieval pipeline")
-    return SelfAsk(parts.llm, parts.retriever, parts.options)
+    retriever = parts.needed_retriever("Self-Ask")
+    return SelfAsk(parts.llm, retriever, parts.options)
 
 
 METHOD = MethodEntry(
