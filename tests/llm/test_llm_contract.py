@@ -25,8 +25,8 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
-from hopkit.llm.protocol import (CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SCORING, ChatMessage, Completion, Scores,
-                                 capabilities_of, require)
+from hopkit.llm.protocol import (CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatMessage,
+                                 Completion, Scores, capabilities_of, require)
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.unit
 PROMPT = "Q: Where is Tarsk?\nA:"
 REPLY = "Tarsk is a port.\nQ: another question"
 LOGPROBS = {" yes": -0.2, " no": -1.8}
-KNOWN = {EARLY_STOP, SCORING, CHAT, "concurrent_calls"}
+KNOWN = {EARLY_STOP, SCORING, TOKEN_SCORING, CHAT, "concurrent_calls"}
 
 
 def first_line_settled(text: str) -> bool:
@@ -98,6 +98,9 @@ def test_every_backend_and_wrapper_keeps_the_contract(llm: LLM) -> None:
     if SCORING in capabilities:
         scores = llm.score_continuations(PROMPT, [" yes", " no"])  # type: ignore[attr-defined]
         assert isinstance(scores, Scores) and len(scores) == 2 and all(value <= 0 for value in scores)
+    if TOKEN_SCORING in capabilities:
+        tokens = llm.score_tokens(PROMPT, " Tarsk is a port.")  # type: ignore[attr-defined]
+        assert "".join(tokens.tokens) == " Tarsk is a port." and all(value <= 0 for value in tokens.logprobs)
     if CHAT in capabilities:
         check_completion(llm.complete_chat([ChatMessage("user", "Where is Tarsk?")],  # type: ignore[attr-defined]
                                            stop=["\n"], max_tokens=8))

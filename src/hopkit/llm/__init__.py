@@ -1,18 +1,22 @@
-"""Language model backends behind one small protocol, with optional capabilities (early stop, scoring)."""
+"""Language model backends behind one small protocol, with optional capabilities (early stop, scoring, token
+scoring, chat)."""
 
 from hopkit.llm.protocol import (
     EARLY_STOP,
     LLM,
     SCORING,
+    TOKEN_SCORING,
     Capability,
     Completion,
     Scores,
     ScoringLLM,
     StreamingLLM,
+    TokenScores,
+    TokenScoringLLM,
     capabilities_of,
     require,
     supports,
 )
 
-__all__ = ["EARLY_STOP", "LLM", "SCORING", "Capability", "Completion", "Scores", "ScoringLLM", "StreamingLLM",
-           "capabilities_of", "require", "supports"]
+__all__ = ["EARLY_STOP", "LLM", "SCORING", "TOKEN_SCORING", "Capability", "Completion", "Scores", "ScoringLLM",
+           "StreamingLLM", "TokenScores", "TokenScoringLLM", "capabilities_of", "require", "supports"]

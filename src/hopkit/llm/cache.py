@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
-                                 ScoringLLM, StreamingLLM)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage, Completion,
+                                 Done, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 
 logger = logging.getLogger(__name__)
@@ -212,6 +212,16 @@ class CachedLLM(LLMWrapper):
                   (key, self.inner.model_id, json.dumps(list(scores.logprobs)), json.dumps(list(scores.floored)),
                    scores.prompt_tokens, scores.seconds, time.time()))
         return scores
+
+    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
+        """The wrapped model's ``score_tokens``, not cached: a per-token scoring is cheap beside the
+        generation it checks, and the cache's tables keep one number per candidate.
+
+        Raises:
+            LLMError: the wrapped model has no ``"token_scoring"`` capability, or its call failed.
+        """
+        scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
+        return scoring.score_tokens(prompt, continuation)
 
     def _stored_completion(self, key: str, started: float) -> Completion | None:
         row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))

@@ -7,9 +7,12 @@ from typing import Callable, Mapping, Sequence
 
 from hopkit.errors import LLMError
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done, Scores,
+                                 TokenScores, missing_capability)
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
+# (prompt, continuation) -> the continuation's tokens, each with its log-probability
+TokenScript = Callable[[str, str], Sequence[tuple[str, float]]]
 
 # What the scripted model "streams": each piece is a word with the whitespace before it.
 _PIECES = re.compile(r"\s*\S+|\s+$")
@@ -27,6 +30,8 @@ class ScriptedLLM:
             the model has the ``"scoring"`` capability.
         streaming: offer ``complete_until`` (the ``"early_stop"`` capability), streaming
             the scripted text word by word.
+        token_scores: scripted tokens of a continuation with their log-probabilities, a function
+            of the prompt and the continuation; given, the model has ``"token_scoring"``.
         chat: offer ``complete_chat`` (the ``"chat"`` capability): the turns are laid out as
             ``<|role|>\ncontent`` blocks ending in ``<|assistant|>\n`` (see :func:`chat_prompt`),
             recorded in ``prompts`` and answered like a prompt.
@@ -39,14 +44,17 @@ class ScriptedLLM:
     model_id = "scripted"
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
-                 scores: ScoreScript | None = None, streaming: bool = False, chat: bool = False) -> None:
+                 scores: ScoreScript | None = None, streaming: bool = False, chat: bool = False,
+                 token_scores: TokenScript | None = None) -> None:
         self.script = script
         self.context_length = context_length
         self.scores = scores
+        self.token_scores = token_scores
         self.prompts: list[str] = []
         self.scored: list[tuple[str, tuple[str, ...]]] = []
         self.capabilities: frozenset[str] = frozenset(
-            ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []) + ([CHAT] if chat else []))
+            ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []) + ([CHAT] if chat else [])
+            + ([TOKEN_SCORING] if token_scores is not None else []))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -93,6 +101,21 @@ class ScriptedLLM:
         self.scored.append((prompt, chosen))
         return Scores(candidates=chosen, logprobs=tuple(float(table[c]) for c in chosen),
                       prompt_tokens=self.count_tokens(prompt), seconds=0.0)
+
+    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
+        """The scripted tokens of ``continuation`` with their log-probabilities (needs ``token_scores=``).
+
+        Raises:
+            LLMError: no scripted token scores, or tokens that do not join to the continuation.
+        """
+        if self.token_scores is None:
+            raise missing_capability(self, TOKEN_SCORING)
+        pairs = list(self.token_scores(prompt, continuation))
+        if "".join(token for token, _ in pairs) != continuation:
+            raise LLMError(f"ScriptedLLM: the scripted tokens {pairs!r} do not join to {continuation!r}")
+        self.scored.append((prompt, (continuation,)))
+        return TokenScores(tokens=tuple(t for t, _ in pairs), logprobs=tuple(float(v) for _, v in pairs),
+                           prompt_tokens=self.count_tokens(prompt), seconds=0.0)
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())

@@ -36,7 +36,8 @@ from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVState, KVStateCache, abandons, shared_prefix_length
 from hopkit.llm.logprobs import check_candidates, log_softmax
-from hopkit.llm.protocol import CHAT, EARLY_STOP, SCORING, ChatMessage, Completion, Done, Scores, missing_capability
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done, Scores,
+                                 TokenScores, missing_capability)
 from hopkit.llm.text import cut_at_stop
 from hopkit.options import NonNegativeInt, PositiveInt
 
@@ -101,7 +102,7 @@ class LlamaCppLLM:
 
     # No "concurrent_calls": one context answers one prompt at a time, and interleaving
     # questions would evict each other's cached prompt prefix. "chat" when the GGUF has a template.
-    capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING})
+    capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING, TOKEN_SCORING})
 
     def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:
         if not model_id:
@@ -264,6 +265,30 @@ class LlamaCppLLM:
         chosen = check_candidates(candidates, backend=self.model_id)
         tokens = self._model.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         pieces = [self._continuation_tokens(tokens, prompt, candidate) for candidate in chosen]
+        values, kept, seconds = self._score_pieces(tokens, pieces)
+        return Scores(candidates=chosen, logprobs=tuple(sum(v) for v in values), prompt_tokens=len(tokens),
+                      seconds=seconds, cached_prompt_tokens=kept)
+
+    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
+        """Each token of ``continuation`` after ``prompt`` with its natural-log probability, from the
+        model's raw distribution (temperature 1), evaluated as :meth:`score_continuations` does.
+
+        Raises:
+            LLMError: an empty continuation, a prompt plus continuation that does not fit the
+                context, or a llama.cpp failure.
+        """
+        if not continuation:
+            raise LLMError(f"{self.model_id}: score_tokens needs a non-empty continuation")
+        tokens = self._model.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        piece = self._continuation_tokens(tokens, prompt, continuation)
+        [values], kept, seconds = self._score_pieces(tokens, [piece])
+        texts = tuple(self._model.detokenize([token]).decode("utf-8", errors="replace") for token in piece)
+        return TokenScores(tokens=texts, logprobs=tuple(values), prompt_tokens=len(tokens), seconds=seconds,
+                           cached_prompt_tokens=kept)
+
+    def _score_pieces(self, tokens: list[int], pieces: list[list[int]]) -> tuple[list[list[float]], int, float]:
+        """Each piece's per-token log-probabilities after the prompt's ``tokens``; the prompt tokens
+        reused from the cache; the seconds taken."""
         longest = max(len(piece) for piece in pieces)
         if len(tokens) + longest > self.context_length:
             raise LLMError(f"{self.model_id}: the prompt has {len(tokens)} tokens and the longest candidate "
@@ -275,7 +300,7 @@ class LlamaCppLLM:
             try:
                 kept = self._evaluate(tokens, held)
                 first = log_softmax(self._last_logits())
-                values = [self._continuation_logprob(first, piece, len(tokens)) for piece in pieces]
+                values = [self._continuation_logprobs(first, piece, len(tokens)) for piece in pieces]
                 if longest > 1:  # cut the context back to the prompt; its last logits are gone
                     self._model._ctx.kv_cache_seq_rm(-1, len(tokens), -1)
                     self._model._requires_eval = True
@@ -284,8 +309,7 @@ class LlamaCppLLM:
                 raise LLMError(f"{self.model_id}: llama.cpp failed scoring after a {len(tokens)}-token prompt: "
                                f"{exc}") from exc
             seconds = time.perf_counter() - started
-        return Scores(candidates=chosen, logprobs=tuple(values), prompt_tokens=len(tokens), seconds=seconds,
-                      cached_prompt_tokens=kept)
+        return values, kept, seconds
 
     def _continuation_tokens(self, tokens: list[int], prompt: str, candidate: str) -> list[int]:
         """The token ids ``candidate`` adds after the prompt's ``tokens``."""
@@ -316,14 +340,16 @@ class LlamaCppLLM:
         logits: npt.NDArray[np.float32] = np.ctypeslib.as_array(pointer, shape=(self._model.n_vocab(),)).copy()
         return logits
 
-    def _continuation_logprob(self, first: npt.NDArray[np.float64], piece: list[int], prompt_length: int) -> float:
-        """log P(piece | prompt): ``first`` gives its first token; later tokens are evaluated one by one."""
-        total = float(first[piece[0]])
+    def _continuation_logprobs(self, first: npt.NDArray[np.float64], piece: list[int],
+                               prompt_length: int) -> list[float]:
+        """log P of each token of ``piece`` after the prompt: ``first`` gives the first token's; later
+        tokens are evaluated one by one."""
+        values = [float(first[piece[0]])]
         for previous, token in zip(piece, piece[1:]):
             self._model.eval([previous])
-            total += float(log_softmax(self._last_logits())[token])
+            values.append(float(log_softmax(self._last_logits())[token]))
         self._model.n_tokens = prompt_length  # the next candidate is evaluated from the prompt's end
-        return total
+        return values
 
     def _take_prefix(self, tokens: list[int]) -> int:
         """How many leading ``tokens`` the context holds, after saving the live state if ``tokens``

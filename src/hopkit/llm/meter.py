@@ -6,8 +6,8 @@ import threading
 import time
 from typing import Sequence
 
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, ChatLLM, ChatMessage, Completion, Done, Scores,
-                                 ScoringLLM, StreamingLLM)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage, Completion,
+                                 Done, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
@@ -104,6 +104,18 @@ class MeteredLLM(LLMWrapper):
         scoring: ScoringLLM = self._able(SCORING)
         started = time.perf_counter()
         scores = scoring.score_continuations(prompt, candidates)
+        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
+        return scores
+
+    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
+        """The wrapped LLM's ``score_tokens``, recorded as one call with its prompt tokens.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"token_scoring"`` capability, or its call failed.
+        """
+        scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
+        started = time.perf_counter()
+        scores = scoring.score_tokens(prompt, continuation)
         self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
         return scores
 

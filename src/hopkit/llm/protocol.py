@@ -25,14 +25,16 @@ from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runti
 
 from hopkit.errors import LLMError
 
-Capability = Literal["early_stop", "scoring", "chat", "concurrent_calls"]
+Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "concurrent_calls"]
 EARLY_STOP: Final = "early_stop"
 SCORING: Final = "scoring"
+# The log-probability of each token of a given continuation (FLARE's look-ahead check).
+TOKEN_SCORING: Final = "token_scoring"
 CHAT: Final = "chat"
 # Serves several calls at once (a server); a model without it is sent one question at a time.
 CONCURRENT_CALLS: Final = "concurrent_calls"
 CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations",
-                                              CHAT: "complete_chat"}
+                                              TOKEN_SCORING: "score_tokens", CHAT: "complete_chat"}
 Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
@@ -132,6 +134,41 @@ class Scores:
         return tuple(weight / total for weight in weights)
 
 
+@dataclass(frozen=True)
+class TokenScores:
+    """The tokens of one continuation of a prompt, each with its natural-log probability given the prompt
+    and the tokens before it, and what the scoring cost.
+
+    ``tokens[i]`` is the text of the continuation's i-th token as the model's tokenizer cut it (a
+    character split across two tokens shows as a replacement character in each); the tokens
+    joined are the continuation.
+
+    Raises:
+        LLMError: ``tokens`` and ``logprobs`` differ in length.
+    """
+
+    tokens: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    prompt_tokens: int
+    seconds: float
+    cached_prompt_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.tokens) != len(self.logprobs):
+            raise LLMError(f"TokenScores needs one log-probability per token; got {len(self.tokens)} tokens and "
+                           f"{len(self.logprobs)} log-probabilities")
+
+    @property
+    def probabilities(self) -> tuple[float, ...]:
+        """Each token's probability."""
+        return tuple(math.exp(value) for value in self.logprobs)
+
+    @property
+    def total(self) -> float:
+        """log P(continuation | prompt): the sum over its tokens."""
+        return sum(self.logprobs)
+
+
 @runtime_checkable
 class LLM(Protocol):
     """A text-completion language model.
@@ -199,6 +236,22 @@ class ScoringLLM(LLM, Protocol):
 
 
 @runtime_checkable
+class TokenScoringLLM(LLM, Protocol):
+    """An LLM with the ``"token_scoring"`` capability: the log-probability of each token of a continuation."""
+
+    capabilities: frozenset[str]
+
+    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
+        """Each token of ``continuation`` (the exact text after ``prompt``, leading space included) with its
+        log-probability.
+
+        Raises:
+            LLMError: an empty continuation, or one that does not fit the context.
+        """
+        ...
+
+
+@runtime_checkable
 class ChatLLM(LLM, Protocol):
     """An LLM with the ``"chat"`` capability: it answers chat turns through its chat template."""
 
@@ -252,9 +305,10 @@ def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LL
     has = sorted(capabilities_of(llm))
     needed = f" (needed by {purpose})" if purpose else ""
     return LLMError(f"{_name_of(llm)} does not support {capability!r} ({method}){needed}; its capabilities: "
-                    f"{', '.join(has) or 'none'}. Use a backend that has it (llama.cpp has early_stop and "
-                    "scoring, and chat when the GGUF has a chat template; OpenAI-compatible servers and LangChain chat models "
-                    "that return logprobs have scoring; servers on their chat endpoint and LangChain chat models have chat)")
+                    f"{', '.join(has) or 'none'}. Use a backend that has it (llama.cpp has early_stop, "
+                    "scoring and token_scoring, and chat when the GGUF has a chat template; OpenAI-compatible servers "
+                    "and LangChain chat models that return logprobs have scoring; servers on their chat endpoint and "
+                    "LangChain chat models have chat)")
 
 
 def _name_of(llm: object) -> str:
