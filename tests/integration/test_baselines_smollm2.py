@@ -1,4 +1,4 @@
-"""The seeds' baselines (ITER-RETGEN, Self-Ask, ReAct in both forms) from the command line with the
+"""The seeds' baselines (ITER-RETGEN, Self-Ask, ReAct in both forms, FLARE) from the command line with the
 real SmolLM2 GGUF, a real BM25 index and a real SQLite store: each run stores its questions with
 typed traces, and a second run resumes without redoing any.
 
@@ -30,6 +30,7 @@ BASELINES = {
     "self-ask": {"k": 2, "max_follow_ups": 2, "max_tokens": 48},
     "react": {"max_turns": 3, "k": 1, "max_tokens": 48},
     "react-shao": {"k": 2, "max_follow_ups": 2, "max_tokens": 48},
+    "flare": {"k": 2, "max_sentences": 3, "look_ahead_tokens": 32, "demonstrations": None},
 }
 
 

@@ -84,3 +84,9 @@ def test_llama_cpp_scores_each_token_of_a_continuation_as_its_sum_scores_the_who
     assert completion.text
     with pytest.raises(LLMError, match="non-empty continuation"):
         smollm2.score_tokens(prompt, "")
+
+
+@pytest.mark.unit
+def test_one_number_scripts_every_word_as_a_token_as_a_config_file_can() -> None:
+    scores = ScriptedLLM(["x"], token_scores=-0.5).score_tokens("p", " in Tarsk, now")
+    assert scores.tokens == (" in", " Tarsk,", " now") and scores.logprobs == (-0.5, -0.5, -0.5)

@@ -61,6 +61,11 @@ def answering(prompt: str) -> str:
     return "So the answer is: Tarsk."
 
 
+def confident(prompt: str, continuation: str) -> list[tuple[str, float]]:
+    """Every word of a continuation a sure token (FLARE checks its look-ahead sentences with them)."""
+    return [(word, -0.01) for word in re.findall(r"\s*\S+|\s+$", continuation)]
+
+
 # Beside each method's defaults: a K and a number of rounds that fit the four-paragraph corpus.
 CONTRACT_OPTIONS: dict[str, dict[str, Any]] = {
     "oner": {"k": 2},
@@ -96,18 +101,18 @@ def run_twice(tmp_path: Path, name: str) -> tuple[Store, str, ScriptedLLM, list[
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'contract.db'}").get_session_factory())
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
     retriever = BM25Retriever.build(PARAGRAPHS)
-    scripted = ScriptedLLM(answering)
+    scripted = ScriptedLLM(answering, token_scores=confident)
     method = build(name, MeteredLLM(scripted), retriever)
     spec = RunSpec(name=f"contract-{name}", method=name, dataset="toy", config={"method": name})
     first = run_method(method, QUERIES, store, spec, progress=False)
-    asked = len(scripted.prompts)
+    asked = len(scripted.prompts) + len(scripted.scored)  # generations, and scorings (FLARE's checks)
     second = run_method(build(name, MeteredLLM(scripted), retriever), QUERIES, store, spec, progress=False)
     return store, first.run_id, scripted, [first.finished, first.failed, asked, second.already_done,
-                                           second.finished, len(scripted.prompts)]
+                                           second.finished, len(scripted.prompts) + len(scripted.scored)]
 
 
 def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> None:
-    method = build(method_name, ScriptedLLM(answering), BM25Retriever.build(PARAGRAPHS))
+    method = build(method_name, ScriptedLLM(answering, token_scores=confident), BM25Retriever.build(PARAGRAPHS))
     assert isinstance(method, Method) and isinstance(method.name, str) and method.name
 
     store, run_id, scripted, counts = run_twice(tmp_path, method_name)
@@ -143,7 +148,8 @@ def test_an_empty_or_cue_only_final_answer_is_a_failed_question(tmp_path: Path, 
     'The answer is:' (its own cue), as answers; every method must record EmptyAnswerError instead."""
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'blank.db'}").get_session_factory())
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
-    method = build(method_name, MeteredLLM(ScriptedLLM(lambda prompt: reply)), BM25Retriever.build(PARAGRAPHS))
+    method = build(method_name, MeteredLLM(ScriptedLLM(lambda prompt: reply, token_scores=confident)),
+                   BM25Retriever.build(PARAGRAPHS))
     spec = RunSpec(name=f"blank-{method_name}", method=method_name, dataset="toy", config={"reply": reply})
     outcome = run_method(method, QUERIES, store, spec, progress=False)
     assert (outcome.finished, outcome.failed) == (0, len(QUERIES))

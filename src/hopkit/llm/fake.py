@@ -11,8 +11,9 @@ from hopkit.llm.protocol import (CHAT, EARLY_STOP, SCORING, TOKEN_SCORING, ChatM
                                  TokenScores, missing_capability)
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
-# (prompt, continuation) -> the continuation's tokens, each with its log-probability
-TokenScript = Callable[[str, str], Sequence[tuple[str, float]]]
+# (prompt, continuation) -> the continuation's tokens, each with its log-probability; or one
+# log-probability for every word of any continuation (what a YAML config can say)
+TokenScript = Callable[[str, str], Sequence[tuple[str, float]]] | float
 
 # What the scripted model "streams": each piece is a word with the whitespace before it.
 _PIECES = re.compile(r"\s*\S+|\s+$")
@@ -31,7 +32,8 @@ class ScriptedLLM:
         streaming: offer ``complete_until`` (the ``"early_stop"`` capability), streaming
             the scripted text word by word.
         token_scores: scripted tokens of a continuation with their log-probabilities, a function
-            of the prompt and the continuation; given, the model has ``"token_scoring"``.
+            of the prompt and the continuation, or one log-probability for every word (each word
+            a token); given, the model has ``"token_scoring"``.
         chat: offer ``complete_chat`` (the ``"chat"`` capability): the turns are laid out as
             ``<|role|>\ncontent`` blocks ending in ``<|assistant|>\n`` (see :func:`chat_prompt`),
             recorded in ``prompts`` and answered like a prompt.
@@ -110,7 +112,10 @@ class ScriptedLLM:
         """
         if self.token_scores is None:
             raise missing_capability(self, TOKEN_SCORING)
-        pairs = list(self.token_scores(prompt, continuation))
+        if callable(self.token_scores):
+            pairs = list(self.token_scores(prompt, continuation))
+        else:
+            pairs = [(piece, float(self.token_scores)) for piece in _PIECES.findall(continuation)]
         if "".join(token for token, _ in pairs) != continuation:
             raise LLMError(f"ScriptedLLM: the scripted tokens {pairs!r} do not join to {continuation!r}")
         self.scored.append((prompt, (continuation,)))

@@ -43,6 +43,7 @@ BUILT_IN = (
     "hopkit.methods.self_ask",
     "hopkit.methods.react",
     "hopkit.methods.react_shao",
+    "hopkit.methods.flare",
 )
 
 #: The entry-point group through which other packages add methods.

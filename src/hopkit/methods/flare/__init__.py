@@ -1,0 +1,58 @@
+"""FLARE-direct (Jiang et al., 2023): one look-ahead sentence at a time; a sentence with an uncertain
+token is retrieved for (uncertain tokens masked) and written again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from annotated_types import Ge
+
+from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
+from hopkit.methods.flare.method import FLARE, FLAREConfig
+from hopkit.methods.flare.steps import PAYLOADS
+from hopkit.methods.registry import MethodEntry, MethodParts
+
+
+@dataclass(frozen=True)
+class FLAREOptions(FLAREConfig):
+    """FLARE's options (defaults: the authors' 2WikiMultihopQA configuration).
+
+    Attributes:
+        k: paragraphs per retrieval (2 on 2WikiMultihopQA, 3 on StrategyQA).
+        theta: θ, a look-ahead sentence with a token below this probability triggers a retrieval
+            (0.8 on 2WikiMultihopQA, 0.4 on StrategyQA).
+        beta: β, tokens below this probability are masked out of the retrieval query (0.4).
+        look_ahead_tokens: the look-ahead's budget; its first sentence is kept (64).
+        max_sentences: sentences generated at most before the answer.
+        demonstrations: the chain-of-thought demonstrations (the IRCoT authors' files, as FLARE's
+            2WikiMultihopQA configuration uses); None for a zero-shot chain of thought.
+        shots: how many of them the prompt holds (the authors' 8).
+    """
+
+    demonstrations: DemonstrationSpec | None = None
+    shots: Annotated[int, Ge(1)] = 8
+
+
+def build(parts: MethodParts) -> FLARE:
+    retriever = parts.needed_retriever("FLARE")
+    options = parts.options
+    demonstrations = load_demonstrations(options.demonstrations, "cot", with_context=True)[:options.shots]
+    return FLARE(parts.llm, retriever, options, demonstrations)
+
+
+def warnings(options: FLAREOptions) -> list[str]:
+    if options.demonstrations is None:
+        return ["FLARE runs zero-shot: the authors prompt with 8 chain-of-thought exemplars "
+                "(set demonstrations: {dataset: 2wikimultihopqa})"]
+    return []
+
+
+METHOD = MethodEntry(
+    name="flare", title="FLARE", options=FLAREOptions, build=build, retrieves=True, top_k="k",
+    template=Path(__file__).with_name("report.html.j2"), warnings=warnings,
+    summary="one look-ahead sentence at a time; an uncertain one is retrieved for and written again",
+    payloads=PAYLOADS)
+
+__all__ = ["METHOD", "FLARE", "FLAREConfig", "FLAREOptions"]
