@@ -21,7 +21,6 @@ from hopkit.llm.openai_compat import OpenAICompatibleLLM
 from hopkit.llm.testing_server import FAULT_KINDS, Fault, serve_fake_openai
 from hopkit.methods.nor.method import NoR
 from hopkit.runner import run_method
-from hopkit.store.store import Store
 
 pytestmark = pytest.mark.unit
 
