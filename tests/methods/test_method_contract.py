@@ -23,6 +23,7 @@ from hopkit.judges.protocol import SpanAnswer
 from hopkit.judges.scripted import ScriptedAnswer, ScriptedEntailment, ScriptedRelevance
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
+from hopkit.methods.alce import ALCE
 from hopkit.methods.migres import MIGRES
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodParts, entries
@@ -80,6 +81,7 @@ JUDGED: dict[str, Callable[[ScriptedLLM | MeteredLLM, BM25Retriever, Any], Metho
                                                      nli=ScriptedEntailment({}, default=1.0)),
     "searchain": lambda llm, retriever, options: SearChain(llm, retriever, options,
                                                            reader=ScriptedAnswer({}, default=SpanAnswer("", 0.0))),
+    "alce": lambda llm, retriever, options: ALCE(llm, retriever, options, reranker=ScriptedRelevance({}, default=5.0)),
 }
 
 

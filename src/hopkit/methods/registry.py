@@ -44,6 +44,7 @@ BUILT_IN = (
     "hopkit.methods.react",
     "hopkit.methods.react_shao",
     "hopkit.methods.flare",
+    "hopkit.methods.alce",
 )
 
 #: The entry-point group through which other packages add methods.

@@ -118,13 +118,15 @@ class KnowledgeFilter:
             if score < self.threshold:
                 outcomes.append({"paragraph_id": hit.id, "relevance": score, "outcome": "below_threshold"})
                 continue
-            knowledge, outcome = self._sentences(query, hit, score)
+            knowledge, outcome = self.keep_sentences(query, hit, score)
             outcomes.append({"paragraph_id": hit.id, "relevance": score, **outcome})
             kept.append(knowledge)
         kept.sort(key=lambda k: -(k.relevance or 0.0))
         return kept, outcomes
 
-    def _sentences(self, query: str, hit: ScoredParagraph, score: float) -> tuple[Knowledge, dict[str, Any]]:
+    def keep_sentences(self, query: str, hit: ScoredParagraph, score: float) -> tuple[Knowledge, dict[str, Any]]:
+        """The sentence level alone, for a passage the judge scored ``score``: the passage whole, or its
+        sentences at or above δ (ALCE's VANILLA-s uses it on the top passages)."""
         paragraph = hit.paragraph
         whole = Knowledge(paragraph.text, query, paragraph.title, paragraph.id, score)
         if not self.sentence_level:

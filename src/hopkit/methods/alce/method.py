@@ -1,0 +1,158 @@
+"""ALCE's zero-shot readers (Gao et al., 2023) as the MIGRES paper runs them (Section 4.2, Table 3)::
+
+    (a) H <- BM25 top-N for the question
+    (b) H <- H ordered by the reranker's relevance to the question
+    (c) documents:  vanilla    the top k, whole
+                    vanilla-s  the top k, each cut to its relevant sentences (MIGRES's sentence filter, δ)
+                    summ       in rank order, the model's summary of each, "irrelevant" dropped, until k
+                    snippet    the same with the model's extraction
+    (d) answer <- LLM(ALCE's instruction, the question, "Document [i](Title: T): text", "Answer:")
+    the prediction: the answer's first line without its citation marks, cleaned as a direct answer
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from hopkit.judges.factory import relevance_judge
+from hopkit.judges.protocol import RelevanceJudge
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
+from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, supports
+from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUMMARY_SYSTEM, SUMMARY_USER,
+                                         answer_prompt, is_irrelevant, without_citations)
+from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESummary
+from hopkit.methods.migres.filter import KnowledgeFilter, shown
+from hopkit.methods.protocol import WarmsUp
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer
+from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+ReaderName = Literal["vanilla", "vanilla-s", "summ", "snippet"]
+_CONDENSING = {"summ": ("summary", SUMMARY_SYSTEM, SUMMARY_USER), "snippet": ("extraction", EXTRACTION_SYSTEM,
+                                                                            EXTRACTION_USER)}
+
+
+@dataclass(frozen=True)
+class ALCEConfig:
+    """Options of ALCE's readers.
+
+    Attributes:
+        reader: vanilla, vanilla-s, summ or snippet.
+        hits: BM25 hits the reranker orders (MIGRES's 50).
+        k: documents the answer reads (ALCE's ndoc 5).
+        reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``; the paper's
+            is BGE-reranker-base).
+        relevance_threshold: δ of vanilla-s's sentence filter, in the reranker's own scale.
+        condense_max_tokens: budget of a summary or extraction (ALCE's 100).
+        max_tokens: budget of the answer.
+    """
+
+    reader: ReaderName = "vanilla"
+    hits: PositiveInt = 50
+    k: PositiveInt = 5
+    reranker: str | Mapping[str, Any] = "llm"
+    relevance_threshold: float = 3.0
+    condense_max_tokens: PositiveInt = 100
+    max_tokens: PositiveInt = 300
+
+    def __post_init__(self) -> None:
+        check_fields(self, "ALCE option")
+
+
+class ALCE(WarmsUp):
+    """ALCE's zero-shot reader: (a) retrieve; (b) rerank; (c) the documents, whole or made shorter;
+    (d) an answer with citations.
+
+    Its trace: two ``retrieve`` steps (:class:`ALCERetrieve`, :class:`ALCERerank`), a ``reason`` step
+    per document made shorter (:class:`ALCECondense`) and the ``read`` step (:class:`ALCERead`).
+    """
+
+    name = "alce"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: ALCEConfig = ALCEConfig(),
+                 reranker: RelevanceJudge | None = None, splitter: SentenceSplitter | None = None) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+        self.reranker = reranker
+        self.splitter = splitter or SyntokSplitter()
+
+    def build_heavy_parts(self) -> None:
+        if self.reranker is None:
+            self.reranker = relevance_judge(self.config.reranker, llm=self.llm, option="reranker")
+
+    def generate(self, query: Query) -> GenerationResult:
+        self.warm_up()
+        hits = self.retriever.retrieve(query.text, self.config.hits)                                     # (a)
+        parent = record(ALCERetrieve(query=query.text, k=self.config.hits), paragraph_ids=[h.id for h in hits],
+                        scores=[float(h.score) for h in hits])
+        ranked = self._rerank(query.text, hits)                                                          # (b)
+        parent = record(ALCERerank(query=query.text), parent=parent, paragraph_ids=[h.id for h in ranked],
+                        scores=[float(h.score) for h in ranked])
+        chosen, texts, calls, parent = self._documents(query.text, ranked, parent)                       # (c)
+        with usage_component("alce:answer"):
+            generation = self.llm.complete(answer_prompt(query.text, chosen, texts), stop=["\n\n"],     # (d)
+                                           max_tokens=self.config.max_tokens, temperature=0.0).text.strip()
+        answer = clean_direct_answer(without_citations(generation))
+        record(ALCERead(question=query.text, answer=answer, generation=generation), parent=parent,
+               paragraph_ids=[p.id for p in chosen])
+        return GenerationResult(
+            text=answer, chunk_ids=tuple(p.id for p in chosen),
+            metadata=ALCESummary(reader=self.config.reader, generation=generation, documents=tuple(texts),
+                                 condensing_calls=calls, retrieved_titles=tuple(p.title for p in chosen)))
+
+    def _rerank(self, question: str, hits: list[ScoredParagraph]) -> list[ScoredParagraph]:
+        assert self.reranker is not None  # built by warm_up
+        scores = self.reranker.relevance(question, [shown(h.paragraph.title, h.paragraph.text) for h in hits])
+        rescored = [ScoredParagraph(h.paragraph, float(s)) for h, s in zip(hits, scores)]
+        return sorted(rescored, key=lambda h: -h.score)
+
+    def _documents(self, question: str, ranked: list[ScoredParagraph],
+                   parent: int | None) -> tuple[list[Paragraph], list[str], int, int | None]:
+        reader, k = self.config.reader, self.config.k
+        if reader == "vanilla":
+            top = ranked[:k]
+            return [h.paragraph for h in top], [h.paragraph.text for h in top], 0, parent
+        if reader == "vanilla-s":
+            assert self.reranker is not None
+            sentence_filter = KnowledgeFilter(self.reranker, self.config.relevance_threshold, True, self.splitter)
+            chosen, texts = [], []
+            for hit in ranked[:k]:
+                knowledge, _ = sentence_filter.keep_sentences(question, hit, hit.score)
+                chosen.append(hit.paragraph)
+                texts.append(knowledge.text)
+                parent = record(ALCECondense(how="sentences", text=knowledge.text), parent=parent,
+                                paragraph_ids=[hit.id])
+            return chosen, texts, 0, parent
+        how, system, user = _CONDENSING[reader]
+        chosen, texts, calls = [], [], 0
+        for hit in ranked:
+            if len(chosen) == k:
+                break
+            text = self._condense(system, user.format(question=question, title=hit.paragraph.title,
+                                                      text=hit.paragraph.text))
+            calls += 1
+            kept = not is_irrelevant(text)
+            parent = record(ALCECondense(how=how, text=text, kept=kept), parent=parent,  # type: ignore[arg-type]
+                            paragraph_ids=[hit.id])
+            if kept:
+                chosen.append(hit.paragraph)
+                texts.append(text)
+        return chosen, texts, calls, parent
+
+    def _condense(self, system: str, user: str) -> str:
+        """The model's summary or extraction: as chat turns when the model has a chat template, else the
+        system line and the request as one completion prompt."""
+        with usage_component("alce:condense"):
+            if supports(self.llm, CHAT):
+                chat: ChatLLM = self.llm  # type: ignore[assignment]
+                completion = chat.complete_chat([ChatMessage("system", system), ChatMessage("user", user)],
+                                                max_tokens=self.config.condense_max_tokens, temperature=0.0)
+            else:
+                completion = self.llm.complete(f"{system}\n\n{user}", stop=["\n\n"],
+                                               max_tokens=self.config.condense_max_tokens, temperature=0.0)
+        return completion.text.strip()
