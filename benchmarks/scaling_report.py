@@ -49,6 +49,7 @@ def section(saved: dict[str, Any], image: Path) -> str:
             for c in sorted(saved["cells"], key=lambda c: (c["method"], c["executor"], c["workers"]))]
     overhead = [f"| {o['method']} | {o['calls_per_question']} | {o['ms_per_question']} |" for o in saved["overhead"]]
     writes = [f"| {w['writers']} | {w['results']} | {w['seconds']} | {w['per_second']} |" for w in saved["writes"]]
+    alone = [one_worker_row(saved, o) for o in saved["overhead"]]
     return "\n\n".join([
         "## Scaling: workers, threads and Ray, against a server with a fixed delay",
         f"Command: `{saved.get('command', '')}` (cells saved in `benchmarks/results/scaling.json`).",
@@ -61,6 +62,20 @@ def section(saved: dict[str, Any], image: Path) -> str:
                         "steady q/s", "ideal q/s", "of ideal", "failed"], rows),
         "hopkit's own cost per question (one worker, a server that answers at once):",
         markdown_table(["method", "calls/q", "ms per question"], overhead),
+        "One worker: the ideal rate less hopkit's own cost, 1 / (calls × delay + cost per question), against "
+        "what the one-worker runs measured:",
+        markdown_table(["method", "predicted q/s", "threads q/s", "Ray q/s"], [row for row in alone if row]),
         "The store's write rate (PostgreSQL, one result per transaction, each writer a thread):",
         markdown_table(["writers", "results", "seconds", "results/s"], writes),
     ])
+
+
+def one_worker_row(saved: dict[str, Any], overhead: dict[str, Any]) -> str:
+    """A method's one-worker rate as its cost per question predicts it, beside the measured ones."""
+    single = {c["executor"]: c for c in saved["cells"] if c["method"] == overhead["method"] and c["workers"] == 1}
+    if not single:
+        return ""
+    delay = next(iter(single.values()))["delay"]
+    predicted = 1 / (overhead["calls_per_question"] * delay + overhead["ms_per_question"] / 1000)
+    measured = [str(single[e]["rate"]) if e in single else "" for e in ("threads", "ray")]
+    return f"| {overhead['method']} | {predicted:.2f} | {' | '.join(measured)} |"
