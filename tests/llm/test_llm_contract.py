@@ -25,8 +25,8 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
-from hopkit.llm.protocol import (CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatMessage,
-                                 Completion, Scores, capabilities_of, require)
+from hopkit.llm.protocol import (CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
+                                 ChatMessage, Completion, Scores, capabilities_of, require)
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.unit
 PROMPT = "Q: Where is Tarsk?\nA:"
 REPLY = "Tarsk is a port.\nQ: another question"
 LOGPROBS = {" yes": -0.2, " no": -1.8}
-KNOWN = {EARLY_STOP, SCORING, TOKEN_SCORING, CHAT, "concurrent_calls"}
+KNOWN = {EARLY_STOP, SCORING, TOKEN_SCORING, CHAT, SAMPLING, "concurrent_calls"}
 
 
 def first_line_settled(text: str) -> bool:
@@ -47,7 +47,7 @@ def scripted(**options: Any) -> ScriptedLLM:
 
 
 def full_scripted() -> ScriptedLLM:
-    return scripted(scores=LOGPROBS, streaming=True, chat=True)
+    return scripted(scores=LOGPROBS, streaming=True, chat=True, sampling=True)
 
 
 def llama_cpp(_: FakeOpenAIServer, __: Path) -> LLM:
@@ -101,6 +101,8 @@ def test_every_backend_and_wrapper_keeps_the_contract(llm: LLM) -> None:
     if TOKEN_SCORING in capabilities:
         tokens = llm.score_tokens(PROMPT, " Tarsk is a port.")  # type: ignore[attr-defined]
         assert "".join(tokens.tokens) == " Tarsk is a port." and all(value <= 0 for value in tokens.logprobs)
+    if SAMPLING in capabilities:
+        check_completion(llm.complete_sample(PROMPT, 1, stop=["\n"], max_tokens=8))  # type: ignore[attr-defined]
     if CHAT in capabilities:
         check_completion(llm.complete_chat([ChatMessage("user", "Where is Tarsk?")],  # type: ignore[attr-defined]
                                            stop=["\n"], max_tokens=8))

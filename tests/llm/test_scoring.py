@@ -40,8 +40,9 @@ def test_capabilities_are_declared_and_an_undeclared_model_has_none() -> None:
     assert capabilities_of(plain) == frozenset() and not supports(plain, SCORING)
     assert supports(scoring, SCORING) and not supports(scoring, EARLY_STOP)
     assert isinstance(scoring, ScoringLLM) and isinstance(scoring, LLM)
-    assert LlamaCppLLM.capabilities == frozenset({EARLY_STOP, SCORING, "token_scoring"})
-    assert OpenAICompatibleLLM("http://127.0.0.1:1", "m").capabilities == frozenset({SCORING, "concurrent_calls"})
+    assert LlamaCppLLM.capabilities == frozenset({EARLY_STOP, SCORING, "token_scoring", "sampling"})
+    server = OpenAICompatibleLLM("http://127.0.0.1:1", "m")
+    assert server.capabilities == frozenset({SCORING, "sampling", "concurrent_calls"})
 
     class NoDeclaration:  # a third-party LLM that never heard of capabilities
         model_id, context_length = "bare", 10

@@ -1,13 +1,15 @@
 """Language model backends behind one small protocol, with optional capabilities (early stop, scoring, token
-scoring, chat)."""
+scoring, chat, sampling)."""
 
 from hopkit.llm.protocol import (
     EARLY_STOP,
     LLM,
+    SAMPLING,
     SCORING,
     TOKEN_SCORING,
     Capability,
     Completion,
+    SamplingLLM,
     Scores,
     ScoringLLM,
     StreamingLLM,
@@ -18,5 +20,6 @@ from hopkit.llm.protocol import (
     supports,
 )
 
-__all__ = ["EARLY_STOP", "LLM", "SCORING", "TOKEN_SCORING", "Capability", "Completion", "Scores", "ScoringLLM",
-           "StreamingLLM", "TokenScores", "TokenScoringLLM", "capabilities_of", "require", "supports"]
+__all__ = ["EARLY_STOP", "LLM", "SAMPLING", "SCORING", "TOKEN_SCORING", "Capability", "Completion", "SamplingLLM",
+           "Scores", "ScoringLLM", "StreamingLLM", "TokenScores", "TokenScoringLLM", "capabilities_of", "require",
+           "supports"]

@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage, Completion,
-                                 Done, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage,
+                                 Completion, Done, SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores,
+                                 TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 
 logger = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ _ATTEMPTS = 3  # the statement, then after up to two new files
 
 
 def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence[str], max_tokens: int,
-              temperature: float, early_stop: EarlyStop | None = None) -> str:
+              temperature: float, early_stop: EarlyStop | None = None, sample: int | None = None) -> str:
     """The sha256 hex digest identifying one request.
 
     Args:
@@ -77,6 +78,7 @@ def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence
         max_tokens: the token limit.
         temperature: the temperature (as a float, so 0 and 0.0 are one key).
         early_stop: for a ``complete_until`` answer, how it ended (``None``: a plain completion).
+        sample: for a ``complete_sample`` answer, which sample (``None``: a plain completion).
 
     Returns:
         64 hex characters.
@@ -85,6 +87,8 @@ def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence
     fields: list[object] = [model_id, shown, list(stop), int(max_tokens), float(temperature)]
     if early_stop is not None:
         fields.append(f"early_stop:{early_stop}")
+    if sample is not None:
+        fields.append(f"sample:{int(sample)}")
     material = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
@@ -151,6 +155,20 @@ class CachedLLM(LLMWrapper):
         return self._stored_or_asked(
             cache_key(self.inner.model_id, messages, stop, max_tokens, temperature),
             lambda: chat.complete_chat(messages, stop=stop, max_tokens=max_tokens, temperature=temperature))
+
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """:meth:`complete` for one sample, keyed on which sample it is (sample 0 is not the plain
+        completion: that one may be greedy).
+
+        Raises:
+            LLMError: the wrapped model has no ``"sampling"`` capability, or its call failed.
+        """
+        sampling: SamplingLLM = self._able(SAMPLING)
+        return self._stored_or_asked(
+            cache_key(self.inner.model_id, prompt, stop, max_tokens, temperature, sample=sample),
+            lambda: sampling.complete_sample(prompt, sample, stop=stop, max_tokens=max_tokens,
+                                             temperature=temperature))
 
     def _stored_or_asked(self, key: str, ask: Callable[[], Completion]) -> Completion:
         """The completion stored under ``key``, or ``ask()``'s, stored."""

@@ -7,8 +7,8 @@ from typing import Callable, Mapping, Sequence
 
 from hopkit.errors import LLMError
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done, Scores,
-                                 TokenScores, missing_capability)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done,
+                                 Scores, TokenScores, missing_capability)
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 # (prompt, continuation) -> the continuation's tokens, each with its log-probability; or one
@@ -37,6 +37,9 @@ class ScriptedLLM:
         chat: offer ``complete_chat`` (the ``"chat"`` capability): the turns are laid out as
             ``<|role|>\ncontent`` blocks ending in ``<|assistant|>\n`` (see :func:`chat_prompt`),
             recorded in ``prompts`` and answered like a prompt.
+        sampling: offer ``complete_sample`` (the ``"sampling"`` capability): each sample is the next
+            scripted completion (or the script's answer to the prompt); ``samples`` records which
+            sample each call asked for.
 
     The text is cut at the first stop sequence and after ``max_tokens`` words (then its
     ``finish_reason`` is ``"length"``), as a real backend would. Scored prompts
@@ -47,16 +50,17 @@ class ScriptedLLM:
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
                  scores: ScoreScript | None = None, streaming: bool = False, chat: bool = False,
-                 token_scores: TokenScript | None = None) -> None:
+                 token_scores: TokenScript | None = None, sampling: bool = False) -> None:
         self.script = script
         self.context_length = context_length
         self.scores = scores
         self.token_scores = token_scores
         self.prompts: list[str] = []
         self.scored: list[tuple[str, tuple[str, ...]]] = []
+        self.samples: list[int] = []
         self.capabilities: frozenset[str] = frozenset(
             ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []) + ([CHAT] if chat else [])
-            + ([TOKEN_SCORING] if token_scores is not None else []))
+            + ([TOKEN_SCORING] if token_scores is not None else []) + ([SAMPLING] if sampling else []))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -65,6 +69,16 @@ class ScriptedLLM:
         return Completion(text=text, prompt_tokens=self.count_tokens(prompt),
                           completion_tokens=self.count_tokens(text), seconds=0.0,
                           finish_reason="length" if len(pieces) > max_tokens else "stop")
+
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """The next scripted completion, as sample ``sample`` (needs ``sampling=True``)."""
+        if SAMPLING not in self.capabilities:
+            raise missing_capability(self, SAMPLING)
+        if sample < 0:
+            raise LLMError(f"ScriptedLLM: sample must be >= 0, got {sample}")
+        self.samples.append(sample)
+        return self.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:

@@ -36,8 +36,8 @@ from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVState, KVStateCache, abandons, shared_prefix_length
 from hopkit.llm.logprobs import check_candidates, log_softmax
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done, Scores,
-                                 TokenScores, missing_capability)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done,
+                                 Scores, TokenScores, missing_capability)
 from hopkit.llm.text import cut_at_stop
 from hopkit.options import NonNegativeInt, PositiveInt
 
@@ -87,7 +87,8 @@ class LlamaCppLLM:
     Build it with :meth:`load`; the constructor only wraps an already loaded model.
     Calls are serialised by a lock (one llama.cpp context cannot run two prompts at
     once). Temperature 0 decodes greedily; a higher temperature samples with
-    top-k 40, top-p 0.95, min-p 0.05 and the instance's seed.
+    top-k 40, top-p 0.95, min-p 0.05 and the instance's seed (sample i of
+    :meth:`complete_sample`: the seed plus i).
 
     Args:
         model: a loaded ``llama_cpp.Llama``.
@@ -102,7 +103,7 @@ class LlamaCppLLM:
 
     # No "concurrent_calls": one context answers one prompt at a time, and interleaving
     # questions would evict each other's cached prompt prefix. "chat" when the GGUF has a template.
-    capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING, TOKEN_SCORING})
+    capabilities: frozenset[str] = frozenset({EARLY_STOP, SCORING, TOKEN_SCORING, SAMPLING})
 
     def __init__(self, model: Any, *, model_id: str, seed: int = 0, kv_states: int = 4) -> None:
         if not model_id:
@@ -185,6 +186,18 @@ class LlamaCppLLM:
         """
         return self._call(prompt, None, stop, max_tokens, temperature)
 
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """:meth:`complete` sampled with the seed plus ``sample`` (the KV cache of the prompt is reused
+        across samples).
+
+        Raises:
+            LLMError: a negative ``sample``, or :meth:`complete`'s errors.
+        """
+        if sample < 0:
+            raise LLMError(f"{self.model_id}: sample must be >= 0, got {sample}")
+        return self._call(prompt, None, stop, max_tokens, temperature, seed=self.seed + sample)
+
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
         """The assistant's turn after ``messages``, laid out by the GGUF's own chat template.
@@ -205,7 +218,7 @@ class LlamaCppLLM:
         return self._call(prompt, done, stop, max_tokens, temperature)
 
     def _call(self, prompt: str, done: Done | None, stop: Sequence[str], max_tokens: int,
-              temperature: float) -> Completion:
+              temperature: float, *, seed: int | None = None) -> Completion:
         if max_tokens < 1 or temperature < 0:
             raise LLMError(f"{self.model_id}: need max_tokens >= 1 and temperature >= 0, "
                            f"got max_tokens={max_tokens}, temperature={temperature}")
@@ -223,7 +236,8 @@ class LlamaCppLLM:
             cached = min(held, len(tokens) - 1)
             started = time.perf_counter()
             options = dict(max_tokens=budget, temperature=temperature, top_k=40, top_p=0.95, min_p=0.05,
-                           repeat_penalty=1.0, stop=[s for s in stop if s], seed=self.seed)
+                           repeat_penalty=1.0, stop=[s for s in stop if s],
+                           seed=self.seed if seed is None else seed)
             try:
                 if done is None:
                     response = self._model.create_completion(tokens, **options)

@@ -6,8 +6,9 @@ import threading
 import time
 from typing import Sequence
 
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage, Completion,
-                                 Done, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage,
+                                 Completion, Done, SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores,
+                                 TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
@@ -65,6 +66,20 @@ class MeteredLLM(LLMWrapper):
         note_prompt(prompt)
         started = time.perf_counter()
         completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
+        return self._record(completion, time.perf_counter() - started)
+
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """The wrapped LLM's ``complete_sample``, recorded like :meth:`complete`.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"sampling"`` capability, or its call failed.
+        """
+        sampling: SamplingLLM = self._able(SAMPLING)
+        note_prompt(prompt)
+        started = time.perf_counter()
+        completion = sampling.complete_sample(prompt, sample, stop=stop, max_tokens=max_tokens,
+                                              temperature=temperature)
         return self._record(completion, time.perf_counter() - started)
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,

@@ -13,7 +13,8 @@ from hopkit import environment
 from hopkit.errors import LLMError, LLMServerError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, SCORING, ChatMessage, Completion, Scores, missing_capability
+from hopkit.llm.protocol import (CHAT, CONCURRENT_CALLS, SAMPLING, SCORING, ChatMessage, Completion, Scores,
+                                 missing_capability)
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
@@ -124,7 +125,7 @@ class OpenAICompatibleLLM:
         self.endpoints = EndpointPool(self.urls)
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
         chat = {CHAT} if endpoint == "chat" else set()
-        self.capabilities: frozenset[str] = frozenset({SCORING, CONCURRENT_CALLS, *chat})
+        self.capabilities: frozenset[str] = frozenset({SCORING, SAMPLING, CONCURRENT_CALLS, *chat})
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 
@@ -152,6 +153,21 @@ class OpenAICompatibleLLM:
             return self.complete_chat([ChatMessage("user", prompt)], stop=stop, max_tokens=max_tokens,
                                       temperature=temperature)
         return self._request({"prompt": prompt}, prompt, stop, max_tokens, temperature)
+
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """:meth:`complete` with ``seed: sample`` in the request (vLLM, llama.cpp's servers and OpenAI take
+        it; OpenAI repeats a seeded sample only on a best-effort basis).
+
+        Raises:
+            LLMError: a negative ``sample``, or :meth:`complete`'s errors.
+        """
+        if sample < 0:
+            raise LLMError(f"{self!r}: sample must be >= 0, got {sample}")
+        if self.endpoint == "chat":
+            return self._request({"messages": [{"role": "user", "content": prompt}], "seed": sample}, prompt, stop,
+                                 max_tokens, temperature)
+        return self._request({"prompt": prompt, "seed": sample}, prompt, stop, max_tokens, temperature)
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:

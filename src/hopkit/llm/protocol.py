@@ -9,7 +9,9 @@ the matching method:
 - ``"scoring"``: ``score_continuations(prompt, candidates)`` (:class:`ScoringLLM`), the
   log-probability of each candidate continuation, as :class:`Scores`;
 - ``"chat"``: ``complete_chat(messages, ...)`` (:class:`ChatLLM`), the answer to system
-  and user turns laid out by the model's own chat template (or a server's chat endpoint).
+  and user turns laid out by the model's own chat template (or a server's chat endpoint);
+- ``"sampling"``: ``complete_sample(prompt, sample, ...)`` (:class:`SamplingLLM`), the
+  ``sample``-th of several independent samples of one prompt (each its own seed).
 
 Ask with :func:`supports` (or :func:`require`, which raises), never by looking for the
 method: wrappers such as ``CachedLLM`` and ``MeteredLLM`` always have the methods but
@@ -25,16 +27,19 @@ from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runti
 
 from hopkit.errors import LLMError
 
-Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "concurrent_calls"]
+Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "sampling", "concurrent_calls"]
 EARLY_STOP: Final = "early_stop"
 SCORING: Final = "scoring"
 # The log-probability of each token of a given continuation (FLARE's look-ahead check).
 TOKEN_SCORING: Final = "token_scoring"
 CHAT: Final = "chat"
+# Several independent samples of one prompt (ALCE's RERANK): each call names which sample it is.
+SAMPLING: Final = "sampling"
 # Serves several calls at once (a server); a model without it is sent one question at a time.
 CONCURRENT_CALLS: Final = "concurrent_calls"
 CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations",
-                                              TOKEN_SCORING: "score_tokens", CHAT: "complete_chat"}
+                                              TOKEN_SCORING: "score_tokens", CHAT: "complete_chat",
+                                              SAMPLING: "complete_sample"}
 Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
@@ -263,6 +268,23 @@ class ChatLLM(LLM, Protocol):
         ...
 
 
+@runtime_checkable
+class SamplingLLM(LLM, Protocol):
+    """An LLM with the ``"sampling"`` capability: independent samples of one prompt, each repeatable."""
+
+    capabilities: frozenset[str]
+
+    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                        temperature: float = 1.0) -> Completion:
+        """``complete`` at ``temperature``, drawn with the ``sample``-th seed: samples 0, 1, 2, ... of one
+        prompt are independent draws, and asking for the same sample again gives the same text.
+
+        Raises:
+            LLMError: a negative ``sample``, or :meth:`LLM.complete`'s errors.
+        """
+        ...
+
+
 def capabilities_of(llm: object) -> frozenset[str]:
     """The optional capabilities ``llm`` declares (none if it declares nothing).
 
@@ -280,7 +302,7 @@ def capabilities_of(llm: object) -> frozenset[str]:
 
 
 def supports(llm: object, capability: Capability) -> bool:
-    """Whether ``llm`` declares ``capability`` (``"early_stop"`` or ``"scoring"``)."""
+    """Whether ``llm`` declares ``capability`` (one of :data:`Capability`)."""
     return capability in capabilities_of(llm)
 
 
@@ -289,7 +311,7 @@ def require(llm: object, capability: Capability, *, purpose: str = "") -> None:
 
     Args:
         llm: the model.
-        capability: ``"early_stop"`` or ``"scoring"``.
+        capability: one of :data:`Capability`.
         purpose: who needs it, for the message (e.g. ``"the yes/no reader"``).
 
     Raises:
@@ -306,9 +328,10 @@ def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LL
     needed = f" (needed by {purpose})" if purpose else ""
     return LLMError(f"{_name_of(llm)} does not support {capability!r} ({method}){needed}; its capabilities: "
                     f"{', '.join(has) or 'none'}. Use a backend that has it (llama.cpp has early_stop, "
-                    "scoring and token_scoring, and chat when the GGUF has a chat template; OpenAI-compatible servers "
+                    "scoring, token_scoring and sampling, and chat when the GGUF has a chat template; "
+                    "OpenAI-compatible servers "
                     "and LangChain chat models that return logprobs have scoring; servers on their chat endpoint and "
-                    "LangChain chat models have chat)")
+                    "LangChain chat models have chat; servers have sampling)")
 
 
 def _name_of(llm: object) -> str:
