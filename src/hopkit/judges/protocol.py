@@ -66,6 +66,10 @@ class RelevanceJudge(Protocol):
         ...
 
 
+# An entailment probability from which a statement counts as supported (ALCE's NLI check: >= 0.5).
+ENTAILED: Final = 0.5
+
+
 @runtime_checkable
 class EntailmentJudge(Protocol):
     """Says how probably each premise entails its hypothesis."""

@@ -94,6 +94,6 @@ def test_citations_and_irrelevance_are_read_tolerantly() -> None:
 
 def test_an_unknown_reader_is_refused_naming_the_option() -> None:
     with pytest.raises(ConfigError, match="'reader'"):
-        ALCEConfig(reader="rerank")  # type: ignore[arg-type]
+        ALCEConfig(reader="reranked")  # type: ignore[arg-type]
     assert METHOD.warnings is not None and METHOD.warnings(ALCEConfig(reader="vanilla-s")) != []
     assert METHOD.warnings(ALCEConfig()) == []

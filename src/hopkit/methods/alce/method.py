@@ -2,11 +2,12 @@
 
     (a) H <- BM25 top-N for the question
     (b) H <- H ordered by the reranker's relevance to the question
-    (c) documents:  vanilla    the top k, whole
+    (c) documents:  vanilla    the top k, whole (rerank: the same)
                     vanilla-s  the top k, each cut to its relevant sentences (MIGRES's sentence filter, δ)
                     summ       in rank order, the model's summary of each, "irrelevant" dropped, until k
                     snippet    the same with the model's extraction
     (d) answer <- LLM(ALCE's instruction, the question, "Document [i](Title: T): text", "Answer:")
+        rerank: n sampled answers, the first with the highest citation recall ("" when none is above 0)
     the prediction: the answer's first line without its citation marks, cleaned as a direct answer
 """
 
@@ -15,23 +16,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from hopkit.judges.factory import relevance_judge
-from hopkit.judges.protocol import RelevanceJudge
+from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
+from hopkit.judges.protocol import EntailmentJudge, RelevanceJudge
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, supports
+from hopkit.llm.protocol import CHAT, LLM, SAMPLING, ChatLLM, ChatMessage, SamplingLLM, require, supports
 from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUMMARY_SYSTEM, SUMMARY_USER,
                                          answer_prompt, is_irrelevant, without_citations)
-from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESummary
+from hopkit.methods.alce.rerank import best_sample, citation_recall
+from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESample, ALCESummary
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
 from hopkit.methods.protocol import WarmsUp
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import NonNegativeFloat, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
 from hopkit.usage import usage_component
 
-ReaderName = Literal["vanilla", "vanilla-s", "summ", "snippet"]
+ReaderName = Literal["vanilla", "vanilla-s", "summ", "snippet", "rerank"]
 _CONDENSING = {"summ": ("summary", SUMMARY_SYSTEM, SUMMARY_USER), "snippet": ("extraction", EXTRACTION_SYSTEM,
                                                                             EXTRACTION_USER)}
 
@@ -41,7 +43,7 @@ class ALCEConfig:
     """Options of ALCE's readers.
 
     Attributes:
-        reader: vanilla, vanilla-s, summ or snippet.
+        reader: vanilla, vanilla-s, summ, snippet or rerank.
         hits: BM25 hits the reranker orders (MIGRES's 50).
         k: documents the answer reads (ALCE's ndoc 5).
         reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``; the paper's
@@ -49,6 +51,10 @@ class ALCEConfig:
         relevance_threshold: δ of vanilla-s's sentence filter, in the reranker's own scale.
         condense_max_tokens: budget of a summary or extraction (ALCE's 100).
         max_tokens: budget of the answer.
+        samples: answers RERANK samples (ALCE's 4).
+        sample_temperature: their temperature (ALCE's default 0.5, top-p 1).
+        entailment: RERANK's judge of citation recall: "llm" or {kind: nli, model: ...} (ALCE's is
+            google/t5_xxl_true_nli_mixture).
     """
 
     reader: ReaderName = "vanilla"
@@ -58,9 +64,13 @@ class ALCEConfig:
     relevance_threshold: float = 3.0
     condense_max_tokens: PositiveInt = 100
     max_tokens: PositiveInt = 300
+    samples: PositiveInt = 4
+    sample_temperature: NonNegativeFloat = 0.5
+    entailment: str | Mapping[str, Any] = "llm"
 
     def __post_init__(self) -> None:
         check_fields(self, "ALCE option")
+        judge_spec("entailment", self.entailment, "entailment")
 
 
 class ALCE(WarmsUp):
@@ -68,22 +78,32 @@ class ALCE(WarmsUp):
     (d) an answer with citations.
 
     Its trace: two ``retrieve`` steps (:class:`ALCERetrieve`, :class:`ALCERerank`), a ``reason`` step
-    per document made shorter (:class:`ALCECondense`) and the ``read`` step (:class:`ALCERead`).
+    per document made shorter (:class:`ALCECondense`) or per RERANK sample (:class:`ALCESample`) and the
+    ``read`` step (:class:`ALCERead`).
+
+    Raises:
+        LLMError: RERANK with a model that cannot draw repeatable samples (``"sampling"``).
     """
 
     name = "alce"
 
     def __init__(self, llm: LLM, retriever: Retriever, config: ALCEConfig = ALCEConfig(),
-                 reranker: RelevanceJudge | None = None, splitter: SentenceSplitter | None = None) -> None:
+                 reranker: RelevanceJudge | None = None, splitter: SentenceSplitter | None = None,
+                 entailment: EntailmentJudge | None = None) -> None:
+        if config.reader == "rerank":
+            require(llm, SAMPLING, purpose="ALCE's RERANK (several sampled answers)")
         self.llm = llm
         self.retriever = retriever
         self.config = config
         self.reranker = reranker
         self.splitter = splitter or SyntokSplitter()
+        self.entailment = entailment
 
     def build_heavy_parts(self) -> None:
         if self.reranker is None:
             self.reranker = relevance_judge(self.config.reranker, llm=self.llm, option="reranker")
+        if self.entailment is None and self.config.reader == "rerank":
+            self.entailment = entailment_judge(self.config.entailment, llm=self.llm, option="entailment")
 
     def generate(self, query: Query) -> GenerationResult:
         self.warm_up()
@@ -94,16 +114,22 @@ class ALCE(WarmsUp):
         parent = record(ALCERerank(query=query.text), parent=parent, paragraph_ids=[h.id for h in ranked],
                         scores=[float(h.score) for h in ranked])
         chosen, texts, calls, parent = self._documents(query.text, ranked, parent)                       # (c)
-        with usage_component("alce:answer"):
-            generation = self.llm.complete(answer_prompt(query.text, chosen, texts), stop=["\n\n"],     # (d)
-                                           max_tokens=self.config.max_tokens, temperature=0.0).text.strip()
+        prompt = answer_prompt(query.text, chosen, texts)                                               # (d)
+        recalls: tuple[float, ...] = ()
+        if self.config.reader == "rerank":
+            generation, recalls, parent = self._best_of_samples(prompt, chosen, texts, parent)
+        else:
+            with usage_component("alce:answer"):
+                generation = self.llm.complete(prompt, stop=["\n\n"], max_tokens=self.config.max_tokens,
+                                               temperature=0.0).text.strip()
         answer = clean_direct_answer(without_citations(generation))
         record(ALCERead(question=query.text, answer=answer, generation=generation), parent=parent,
                paragraph_ids=[p.id for p in chosen])
         return GenerationResult(
             text=answer, chunk_ids=tuple(p.id for p in chosen),
             metadata=ALCESummary(reader=self.config.reader, generation=generation, documents=tuple(texts),
-                                 condensing_calls=calls, retrieved_titles=tuple(p.title for p in chosen)))
+                                 condensing_calls=calls, retrieved_titles=tuple(p.title for p in chosen),
+                                 citation_recalls=recalls))
 
     def _rerank(self, question: str, hits: list[ScoredParagraph]) -> list[ScoredParagraph]:
         assert self.reranker is not None  # built by warm_up
@@ -114,7 +140,7 @@ class ALCE(WarmsUp):
     def _documents(self, question: str, ranked: list[ScoredParagraph],
                    parent: int | None) -> tuple[list[Paragraph], list[str], int, int | None]:
         reader, k = self.config.reader, self.config.k
-        if reader == "vanilla":
+        if reader in ("vanilla", "rerank"):
             top = ranked[:k]
             return [h.paragraph for h in top], [h.paragraph.text for h in top], 0, parent
         if reader == "vanilla-s":
@@ -144,6 +170,27 @@ class ALCE(WarmsUp):
                 texts.append(text)
         return chosen, texts, calls, parent
 
+    def _best_of_samples(self, prompt: str, chosen: list[Paragraph], texts: list[str],
+                         parent: int | None) -> tuple[str, tuple[float, ...], int | None]:
+        """RERANK: the answer sampled ``samples`` times, each scored by its citation recall over the
+        documents; the first best, or "" when no sample cites a document that supports it."""
+        assert self.entailment is not None  # built by warm_up
+        sampler: SamplingLLM = self.llm  # type: ignore[assignment]
+        documents = [(p.title, text) for p, text in zip(chosen, texts)]
+        generations, recalls = [], []
+        for sample in range(self.config.samples):
+            with usage_component("alce:answer"):
+                generation = sampler.complete_sample(prompt, sample, stop=["\n\n"], max_tokens=self.config.max_tokens,
+                                                     temperature=self.config.sample_temperature).text.strip()
+            with usage_component("alce:citations"):
+                recall = citation_recall(_first_line(generation), documents, self.entailment, self.splitter)
+            parent = record(ALCESample(sample=sample, generation=generation, citation_recall=recall), parent=parent,
+                            paragraph_ids=[p.id for p in chosen])
+            generations.append(generation)
+            recalls.append(recall)
+        best = best_sample(recalls)
+        return ("" if best is None else generations[best]), tuple(recalls), parent
+
     def _condense(self, system: str, user: str) -> str:
         """The model's summary or extraction: as chat turns when the model has a chat template, else the
         system line and the request as one completion prompt."""
@@ -156,3 +203,8 @@ class ALCE(WarmsUp):
                 completion = self.llm.complete(f"{system}\n\n{user}", stop=["\n\n"],
                                                max_tokens=self.config.condense_max_tokens, temperature=0.0)
         return completion.text.strip()
+
+
+def _first_line(text: str) -> str:
+    """The answer the prediction is read from (ALCE's generations stop at the first newline)."""
+    return next((line for line in text.splitlines() if line.strip()), "")

@@ -1,6 +1,7 @@
 """ALCE's steps as the MIGRES paper runs its readers, each naming the one before::
 
-    retrieve (BM25) -> retrieve (rerank) -> [reason per document: sentences, summary or snippet] -> read
+    retrieve (BM25) -> retrieve (rerank) -> [reason per document: sentences, summary or snippet]
+        -> [reason per RERANK sample] -> read
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ class ALCECondense(Payload):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ALCESample(Payload):
+    """One of RERANK's sampled answers (the step's ``paragraph_ids``: the documents it read): which sample,
+    the answer with its marks, and its citation recall over the documents."""
+
+    kind = "reason"
+    sample: int
+    generation: str = at("output")
+    citation_recall: float
+
+
+@dataclass(frozen=True, kw_only=True)
 class ALCERead(Payload):
     """The answer from the documents (the step's ``paragraph_ids``, numbered from 1 in the prompt): the
     question, the answer without its citation marks, the ``generation`` with them."""
@@ -57,7 +69,7 @@ class ALCERead(Payload):
 
 
 #: ALCE's payloads, in the order a step is tried against them.
-PAYLOADS: tuple[type[Payload], ...] = (ALCERetrieve, ALCERerank, ALCECondense, ALCERead)
+PAYLOADS: tuple[type[Payload], ...] = (ALCERetrieve, ALCERerank, ALCECondense, ALCESample, ALCERead)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,11 +77,12 @@ class ALCESummary(Summary):
     """The reader's summary of one question.
 
     Attributes:
-        reader: which ALCE reader (vanilla, vanilla-s, summ, snippet).
+        reader: which ALCE reader (vanilla, vanilla-s, summ, snippet, rerank).
         generation: the answer with its citation marks.
         documents: the texts the answer read, in their prompt order.
         condensing_calls: model calls spent on summaries or extractions.
         retrieved_titles: the titles of the documents the answer read (the result's ``chunk_ids``).
+        citation_recalls: RERANK's citation recall of each sampled answer, in sample order.
     """
 
     reader: str
@@ -77,3 +90,4 @@ class ALCESummary(Summary):
     documents: tuple[str, ...] = ()
     condensing_calls: int = 0
     retrieved_titles: tuple[str, ...] = ()
+    citation_recalls: tuple[float, ...] = ()

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from hopkit.judges.protocol import EntailmentJudge
+from hopkit.judges.protocol import ENTAILED, EntailmentJudge
 from hopkit.judges.sentences import SentenceSplitter
 from hopkit.methods.searchain.tree import PathNode
 from hopkit.parsing.answers import extract_answer
@@ -32,7 +32,6 @@ from hopkit.methods.searchain.prompts import TaskKind
 MARK = re.compile(r"\[(\d{1,3})\]")
 _WORD_MARK = "zzmark"  # a mark written as a word while sentences are split
 _WORDED = re.compile(_WORD_MARK + r"(\d{1,3})")
-ENTAILED = 0.5  # an entailment probability from which a statement counts as supported
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _VERDICT = re.compile(r"\b(SUPPORTS|REFUTES)\b", re.IGNORECASE)
 
