@@ -53,8 +53,8 @@ def check_calibrated(methods: Sequence[str], datasets: Sequence[str], llm_name: 
 
 
 def calibrated_options(variant: Variant, llm_name: str, path: Path = THRESHOLDS_FILE) -> dict[str, Any]:
-    """The options ``variant``'s calibrated threshold sets: MIGRES's δ with the ``rerank_top`` it was
-    calibrated on (none: every hit is scored), or SearChain's θ.
+    """The options ``variant``'s calibrated threshold sets: MIGRES's δ (for MIGRES, with the ``rerank_top`` it
+    was calibrated on; none: every hit is scored; ALCE's VANILLA-s takes δ alone), or SearChain's θ.
 
     Raises:
         NotCalibrated: the threshold was not measured for ``llm_name`` and the task group.
@@ -64,6 +64,8 @@ def calibrated_options(variant: Variant, llm_name: str, path: Path = THRESHOLDS_
         return {}
     if needed.threshold == MIGRES_RELEVANCE:
         delta = calibration_entry(MIGRES_RELEVANCE, llm_name, needed.task, path)
+        if variant.config.get("method") != "migres":
+            return {"relevance_threshold": float(delta["value"])}
         return {"relevance_threshold": float(delta["value"]), "rerank_top": delta.get("rerank_top")}
     if needed.threshold == SEARCHAIN_CONFIDENCE:
         return {"confidence_threshold": calibrated(SEARCHAIN_CONFIDENCE, llm_name, needed.task, path)}
