@@ -1,8 +1,9 @@
-"""MIGRES or SearChain against the other methods and its own ablations, paired on the same questions.
+"""A method against the others, paired on the same questions: MIGRES or SearChain against NoR, OneR,
+IRCoT, the other and its own ablations; each of the seeds' baselines against IRCoT, MIGRES,
+SearChain and the baselines the papers rank it against (:data:`OTHERS`).
 
-Reads the stored runs of qa_bench (nothing is run): the method on each sample against NoR,
-OneR, IRCoT, the other method and its own ablations (:data:`OTHERS`), on the questions
-both answered (a pair whose run was not made is left out). IRCoT is the paper's
+Reads the stored runs of qa_bench (nothing is run): the method on each sample against each run
+of :data:`OTHERS`, on the questions both answered (a pair whose run was not made is left out). IRCoT is the paper's
 configuration (its own-context reader) as ``benchmarks.reader_context_check`` stored it:
 the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's reader
 (``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on StrategyQA.
@@ -14,6 +15,7 @@ Written to docs/benchmarks.md, section ``<method>-claims``::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method searchain
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method migres
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method iter-retgen
 """
 
 from __future__ import annotations
@@ -47,7 +49,21 @@ OTHERS = {
     "migres": ("nor", "oner", "ircot", "searchain", "migres-fewshot", "migres-no-sentence-filter",
                "migres-no-knowledge"),
 }
-NAMES = {"searchain": "SearChain", "migres": "MIGRES"}
+#: The three methods every baseline is placed among (the issue's paired comparisons).
+METHODS = ("ircot", "migres", "searchain")
+#: Table 3 of the MIGRES paper ranks ITER-RETGEN and Self-Ask above ReAct (Shao et al.'s) on multi-hop.
+OTHERS.update({
+    "iter-retgen": (*METHODS, "self-ask", "react-shao"),
+    "self-ask": (*METHODS, "react-shao"),
+    "react-shao": METHODS,
+    "react": (*METHODS, "react-shao"),
+    "flare": (*METHODS, "iter-retgen"),
+    **{f"alce-{reader}": (*METHODS, "oner") for reader in ("vanilla", "vanilla-s", "summ", "snippet", "rerank")},
+})
+NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
+         "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
+         "alce-vanilla-s": "ALCE VANILLA-s", "alce-summ": "ALCE SUMM", "alce-snippet": "ALCE SNIPPET",
+         "alce-rerank": "ALCE RERANK", "ircot": "IRCoT", "nor": "NoR", "oner": "OneR"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
@@ -76,6 +92,8 @@ def run_answers(store: Store, method: str, dataset: str, session_factory: Any, l
 
 def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
                  limit: int) -> Answers:
+    if (method, dataset) in SKIPPED:
+        return Answers()
     if method == "ircot":
         if (REFERENCE_REASONING, dataset) in SKIPPED:
             return Answers()
@@ -97,8 +115,13 @@ def judged(store: Store, run_id: str, results: list[Any]) -> dict[str, float]:
     return accuracy_by_question(results, verdicts) or {}
 
 
-def other_method(method: str) -> str:
-    return next(m for m in OTHERS if m != method)
+def against(method: str) -> str:
+    """What the section's heading says ``method`` is compared with."""
+    if method in ABLATIONS:
+        other = next(m for m in ABLATIONS if m != method)
+        return f"NoR, OneR, IRCoT, {NAMES[other]} and {ABLATIONS[method]}"
+    names = [NAMES.get(m, m) for m in OTHERS[method]]
+    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def scores_on(queries: list[Query], answers: Answers, dataset: str) -> list[QuestionScores]:
@@ -179,8 +202,7 @@ def main() -> int:
     session_factory, store, llm = open_store(args)
     name = NAMES[args.method]
     write_section(f"{args.method}-claims", "\n\n".join([
-        f"## {name} against NoR, OneR, IRCoT, {NAMES[other_method(args.method)]} and {ABLATIONS[args.method]} "
-        "(paired, first questions of each sample)",
+        f"## {name} against {against(args.method)} (paired, first questions of each sample)",
         f"Command: `{command}`",
         "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
         "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
