@@ -1,0 +1,114 @@
+"""Table 4 of the MIGRES paper on the QA benchmark's stored runs: what each method spends per question.
+
+For each run of qa_bench on the first questions of each sample (nothing is run): the model calls
+the method makes (judges apart), its retrievals, the passages it reads (distinct, the result's
+paragraphs) and per retrieval, tokens and seconds, every attempted question counted; beside it
+the paper's Table 4 (# API, # Iter, # Passages; its WikiHop is 2WikiMultihopQA; ReAct there is
+Shao et al.'s, our ``react-shao``). Written to docs/benchmarks.md, section ``baseline-costs``::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.baseline_costs \\
+        --methods react-shao self-ask iter-retgen migres
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence
+
+from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.qa_bench import ingest, pipeline_for
+from benchmarks.qa_pipelines import SKIPPED
+from hopkit.errors import StoreError
+from hopkit.store.store import Store
+
+#: Table 4 of the MIGRES paper: (# API, # Iter, # Passages) by method and dataset.
+PAPER: dict[str, dict[str, tuple[float, float, float]]] = {
+    "react-shao": {"2wikimultihopqa": (3.0, 3.0, 15.0), "hotpotqa": (2.9, 2.9, 14.4), "musique": (2.9, 2.9, 14.3),
+                   "strategyqa": (2.9, 2.9, 14.3)},
+    "self-ask": {"2wikimultihopqa": (3.2, 3.2, 15.9), "hotpotqa": (3.0, 3.0, 14.8), "musique": (3.2, 3.2, 16.0),
+                 "strategyqa": (3.2, 3.2, 16.0)},
+    "iter-retgen": {d: (2.0, 2.0, 5.0) for d in ("2wikimultihopqa", "hotpotqa", "musique", "strategyqa")},
+    "migres": {"2wikimultihopqa": (8.4, 2.5, 1.3), "hotpotqa": (9.5, 2.7, 3.1), "musique": (6.4, 1.9, 2.3),
+               "strategyqa": (4.0, 1.3, 1.3)},
+}
+HEADER = ["method", "dataset", "n", "model calls/q", "judge calls/q", "retrievals/q", "passages read/q",
+          "prompt tok/q", "completion tok/q", "s/q", "paper # API / # Iter / # Passages"]
+
+
+def run_costs(results: Sequence[Any]) -> dict[str, Any]:
+    """Per-question means over ``results`` (every attempted question, failed ones included)."""
+    n = len(results)
+    calls = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if not name.startswith("judge:"))
+    judged = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if name.startswith("judge:"))
+    retrievals = sum(r.usage.retrieval_calls for r in results)
+    passages = sum(len(set(r.chunk_ids)) for r in results)
+    return {"n": n, "calls": calls / n, "judge": judged / n if all(map(judges_split, results)) else None,
+            "retrievals": retrievals / n, "passages": passages / n,
+            "prompt": sum(r.usage.prompt_tokens for r in results) / n,
+            "completion": sum(r.usage.completion_tokens for r in results) / n,
+            "seconds": sum(r.usage.total_seconds for r in results) / n}
+
+
+def judges_split(result: Any) -> bool:
+    """Whether the LLM judges' model calls are counted apart (runs made before the judges had their own
+    usage labels count them with the method's)."""
+    return not any(name.startswith("judge:") and c.calls and not c.llm_calls
+                   for name, c in result.usage.components.items())
+
+
+def cost_row(method: str, dataset: str, costs: dict[str, Any]) -> str:
+    paper = PAPER.get(method, {}).get(dataset)
+    shown = " / ".join(f"{v:g}" for v in paper) if paper else "-"
+    judge = "in model calls" if costs["judge"] is None else f"{costs['judge']:.2f}"
+    return (f"| {method} | {dataset} | {costs['n']:.0f} | {costs['calls']:.2f} | {judge} | "
+            f"{costs['retrievals']:.2f} | {costs['passages']:.1f} | "
+            f"{costs['prompt']:.0f} | {costs['completion']:.0f} | {costs['seconds']:.1f} | {shown} |")
+
+
+def cost_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, methods: Sequence[str],
+              datasets: Sequence[str], limit: int) -> list[str]:
+    rows = []
+    for dataset in datasets:
+        ingest(store, dataset)
+        first = {q.id for q in store.queries(dataset, limit=limit)}
+        for method in methods:
+            if (method, dataset) in SKIPPED:
+                continue
+            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+            try:
+                results = [r for r in store.results(run_id) if r.query_id in first]
+            except StoreError:  # the run was not made
+                continue
+            if results:
+                rows.append(cost_row(method, dataset, run_costs(results)))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--methods", nargs="+", default=["react-shao", "self-ask", "iter-retgen", "migres"])
+    parser.add_argument("--datasets", nargs="+", default=["2wikimultihopqa", "hotpotqa", "musique", "strategyqa"])
+    parser.add_argument("--limit", type=int, default=30)
+    add_store_options(parser)
+    args = parser.parse_args()
+    command = command_line()
+    session_factory, store, llm = open_store(args)
+    rows = cost_rows(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit)
+    write_section("baseline-costs", "\n\n".join([
+        "## What each method spends per question, beside the MIGRES paper's Table 4",
+        f"Command: `{command}`",
+        f"The stored runs of qa_bench ({args.llm}, BM25), first {args.limit} questions of each sample, every "
+        "attempted question counted. *model calls*: the method's own calls to the model (the paper's # API); "
+        "*judge calls*: those of them the LLM judges made (MIGRES's relevance and NLI, ALCE's reranker), "
+        "which the paper leaves to BGE and NLI models (\"in model calls\": a run made before the judges' calls "
+        "were counted apart); *retrievals*: BM25 searches (the paper's # Iter for "
+        "the baselines; MIGRES searches several queries per iteration); *passages read*: the distinct "
+        "paragraphs the answer rests on (the paper's # Passages). The paper ran GPT-3.5 with ColBERTv2 over Wikipedia.",
+        markdown_table(HEADER, rows) if rows else "No stored run yet.",
+    ]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
