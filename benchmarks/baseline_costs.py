@@ -85,16 +85,27 @@ def cost_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, metho
     return rows
 
 
-def main() -> int:
+def costs_table(store: Store, session_factory: Any, llm: Any, llm_name: str, methods: Sequence[str],
+                datasets: Sequence[str], limit: int) -> str:
+    """The section's table (``llm`` names the runs; nothing is generated)."""
+    rows = cost_rows(store, session_factory, llm, llm_name, methods, datasets, limit)
+    return markdown_table(HEADER, rows) if rows else "No stored run yet."
+
+
+def command_parser() -> argparse.ArgumentParser:
+    """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=["react-shao", "self-ask", "iter-retgen", "migres"])
     parser.add_argument("--datasets", nargs="+", default=["2wikimultihopqa", "hotpotqa", "musique", "strategyqa"])
     parser.add_argument("--limit", type=int, default=30)
     add_store_options(parser)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = command_parser().parse_args()
     command = command_line()
     session_factory, store, llm = open_store(args)
-    rows = cost_rows(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit)
     write_section("baseline-costs", "\n\n".join([
         "## What each method spends per question, beside the MIGRES paper's Table 4",
         f"Command: `{command}`",
@@ -105,7 +116,7 @@ def main() -> int:
         "were counted apart); *retrievals*: BM25 searches (the paper's # Iter for "
         "the baselines; MIGRES searches several queries per iteration); *passages read*: the distinct "
         "paragraphs the answer rests on (the paper's # Passages). The paper ran GPT-3.5 with ColBERTv2 over Wikipedia.",
-        markdown_table(HEADER, rows) if rows else "No stored run yet.",
+        costs_table(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit),
     ]))
     return 0
 

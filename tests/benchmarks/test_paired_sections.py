@@ -1,8 +1,9 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
-to the character: ``searchain-claims`` and ``migres-claims`` (benchmarks.method_claims),
-``reader-context`` (benchmarks.reader_context_check), ``ircot-demonstrations``
-(benchmarks.ircot_demonstrations_check) and ``searchain-citations`` (benchmarks.searchain_citations,
-from its saved scores).
+to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
+``self-ask-claims`` and ``react-shao-claims`` (benchmarks.method_claims), ``baseline-costs``
+(benchmarks.baseline_costs), ``reader-context`` (benchmarks.reader_context_check),
+``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check) and ``searchain-citations``
+(benchmarks.searchain_citations, from its saved scores).
 
 Each section's tables are built again by its script from its command, on the scratch store the
 ``restored`` fixture fills with the saved runs. No model is loaded: the run ids are those of the
@@ -34,6 +35,10 @@ SECTIONS = {
     "reader-context": ("reader_context_check", "| dataset |"),
     "ircot-demonstrations": ("ircot_demonstrations_check", "| dataset |"),
     "searchain-citations": ("searchain_citations", "| method |"),
+    "iter-retgen-claims": ("method_claims", "| against |"),
+    "self-ask-claims": ("method_claims", "| against |"),
+    "react-shao-claims": ("method_claims", "| against |"),
+    "baseline-costs": ("baseline_costs", "| method |"),
 }
 
 
@@ -65,6 +70,8 @@ def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
     if script.__name__ == "benchmarks.method_claims":
         return "\n\n".join(script.claims_body(store, restored, llm, args.llm, args.method, args.datasets,
                                               args.limit))
+    if script.__name__ == "benchmarks.baseline_costs":
+        return script.costs_table(store, restored, llm, args.llm, args.methods, args.datasets, args.limit)
     if script.__name__ == "benchmarks.reader_context_check":
         return script.reader_table(store, restored, llm, args.datasets, args.limit)
     if script.__name__ == "benchmarks.searchain_citations":
