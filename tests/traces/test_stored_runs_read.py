@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from hopkit.methods.ircot.steps import IRCoTSummary
+from hopkit.methods.iter_retgen.steps import IterRetGenSummary
 from hopkit.methods.migres.steps import MIGRESSummary
 from hopkit.methods.reader_steps import NoRSummary, OneRSummary
 from hopkit.methods.registry import entries
 from hopkit.methods.searchain.steps import SearChainSummary
+from hopkit.methods.self_ask.steps import SelfAskSummary
 from hopkit.store.export_format import read_records, result_line, run_line
 from hopkit.traces import Trace
 from hopkit.traces.summary import Summary
@@ -20,7 +22,8 @@ pytestmark = pytest.mark.unit
 
 RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs").glob("*.jsonl.gz"))
 SUMMARIES: dict[str, type[Summary]] = {"ircot": IRCoTSummary, "migres": MIGRESSummary, "searchain": SearChainSummary,
-                                       "nor": NoRSummary, "oner": OneRSummary}
+                                       "nor": NoRSummary, "oner": OneRSummary, "iter-retgen": IterRetGenSummary,
+                                       "self-ask": SelfAskSummary, "react-shao": SelfAskSummary}
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")
