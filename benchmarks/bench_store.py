@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from benchmarks.environment import LLM_NAME, use_bench_home
-from benchmarks.token_floor import load_llm
+from hopkit.config import instantiate, load_yaml, named_config_path
+from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -17,8 +18,27 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
 
 
-def open_store(args: argparse.Namespace) -> tuple[Any, Store, Any]:
-    """The session factory, the store and the loaded model ``args`` name."""
+def open_bench_store(args: argparse.Namespace) -> tuple[Any, Store]:
+    """The session factory and the store ``args.db`` names (default: qa_bench's SQLite file)."""
     use_bench_home()
     session_factory = DBConnection.from_config(args.db).get_session_factory()
-    return session_factory, Store(session_factory), load_llm(args.llm, None)
+    return session_factory, Store(session_factory)
+
+
+def open_store(args: argparse.Namespace) -> tuple[Any, Store, Any]:
+    """The session factory, the store and the loaded model ``args`` name."""
+    session_factory, store = open_bench_store(args)
+    return session_factory, store, load_llm(args.llm, None)
+
+
+def load_llm(name: str, threads: int | None) -> LlamaCppLLM:
+    """The named llama.cpp config, with ``n_threads`` overridden when given."""
+    path = named_config_path("llm", name)
+    spec = load_yaml(path)
+    spec.pop("cache", None)
+    if threads is not None:
+        spec["n_threads"] = threads
+    llm = instantiate(spec, str(path), kind="llm")
+    if not isinstance(llm, LlamaCppLLM):
+        raise SystemExit(f"{name}: the benchmark needs a llama.cpp model, got {type(llm).__name__}")
+    return llm

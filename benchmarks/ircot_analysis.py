@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks._report import command_line, write_section
-from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.bench_store import add_store_options, open_bench_store
 from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1, paragraph_recall
@@ -28,7 +28,6 @@ from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.parsing import extract_answer
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.records import Query
-from hopkit.store.connection import DBConnection
 from hopkit.store.records import QueryResult
 from hopkit.store.store import Store
 
@@ -131,12 +130,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=20)
-    parser.add_argument("--llm", default=LLM_NAME)
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     args = parser.parse_args()
-    use_bench_home()
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
+    session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm)  # the run ids depend on the model
     analyses: list[Analysis] = []
     for dataset in args.datasets:

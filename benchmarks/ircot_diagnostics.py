@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from benchmarks._report import command_line, write_section
-from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.bench_store import add_store_options, open_bench_store
 from benchmarks.ircot_analysis import stored_results
 from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
@@ -51,7 +51,6 @@ from hopkit.pipelines.generation.config import load_demonstrations
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.prompts.layout import test_block
 from hopkit.records import Paragraph, Query
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.traces import Step, Trace
 
@@ -286,12 +285,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=50)
-    parser.add_argument("--llm", default=LLM_NAME)
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     args = parser.parse_args()
-    use_bench_home()
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
+    session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm)  # run ids depend on the model; its tokenizer counts the demonstrations
     diagnoses = [d for dataset in args.datasets
                  if (d := diagnose(store, session_factory, llm, dataset, args.limit)) is not None]

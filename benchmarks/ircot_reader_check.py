@@ -12,26 +12,21 @@ import argparse
 
 from tqdm import tqdm
 
-from benchmarks.environment import LLM_NAME, use_bench_home
+from benchmarks.bench_store import add_store_options, open_bench_store
 from benchmarks.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.pipelines.generation.config import DemonstrationSpec, load_demonstrations
-from hopkit.store.connection import DBConnection
-from hopkit.store.store import Store
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="hotpotqa")
     parser.add_argument("--limit", type=int, default=20)
-    parser.add_argument("--llm", default=LLM_NAME)
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     args = parser.parse_args()
-    use_bench_home()
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
+    session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm)
     run_id = pipeline_for("ircot-cot", args.dataset, session_factory, llm).run_spec().run_id
     run = next(r for r in store.runs(args.dataset) if r.run_id == run_id)

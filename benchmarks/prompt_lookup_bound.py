@@ -24,9 +24,9 @@ import time
 from typing import Sequence
 
 from benchmarks._report import command_line, write_section
+from benchmarks.bench_store import load_llm
 from benchmarks.environment import LLM_NAME
 from benchmarks.server_replay import RECORDED, RESULTS
-from benchmarks.token_floor import load_llm
 
 
 def draft(context: Sequence[int], limit: int, longest_ngram: int = 3) -> list[int]:

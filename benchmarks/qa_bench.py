@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from benchmarks._report import command_line, write_section
-from benchmarks.environment import DOCS_IMG, LLM_NAME, use_bench_home
+from benchmarks.bench_store import add_store_options, open_bench_store
+from benchmarks.environment import DOCS_IMG
 from benchmarks.qa_section import Cell, score_section, section_body
 from benchmarks.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from benchmarks.saved_runs import restore, save
@@ -30,7 +31,6 @@ from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.pipelines.base import GenerationPipeline
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 STRATEGYQA_NOTE = ("On StrategyQA (gold answers \"yes\"/\"no\"): NoR and OneR read zero-shot with a yes/no "
@@ -63,8 +63,7 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
     parser.add_argument("--limit", type=int, default=100)
-    parser.add_argument("--llm", default=LLM_NAME)
-    parser.add_argument("--db", default=None, help="default: sqlite file in $HOPKIT_HOME (.hopkit-bench)")
+    add_store_options(parser)
     parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
@@ -77,9 +76,7 @@ def main() -> int:
     uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
-    use_bench_home()
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
+    session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
     cells: list[Cell] = []
     started = time.time()

@@ -29,15 +29,15 @@ from typing import Any, Callable, Sequence
 from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
-from benchmarks.environment import LLM_NAME, RESULTS, use_bench_home
+from benchmarks.bench_store import add_store_options, load_llm, open_bench_store
+from benchmarks.environment import RESULTS
 from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
-from benchmarks.token_floor import Counters, load_llm
+from benchmarks.token_floor import Counters
 from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.context import with_main_passage
 from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.records import Query
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 REREADS = {"own": RESULTS / "reader_context_rereads.json", "chat": RESULTS / "reader_chat_rereads.json"}
@@ -142,8 +142,7 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--llm", default=LLM_NAME)
-    parser.add_argument("--db", default=None, help="default: the sqlite file in .hopkit-bench (as qa_bench)")
+    add_store_options(parser)
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
     return parser
 
@@ -151,9 +150,7 @@ def command_parser() -> argparse.ArgumentParser:
 def main() -> int:
     args = command_parser().parse_args()
     command = command_line()
-    use_bench_home()
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
-    store = Store(session_factory)
+    session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm, None)  # also names the runs
     if not args.report_only:
         rereads = {variant: load_rereads(variant) for variant in REREADS}

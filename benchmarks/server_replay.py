@@ -35,9 +35,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from benchmarks._report import command_line, write_section
+from benchmarks.bench_store import load_llm
 from benchmarks.environment import BENCH_HOME, LLM_NAME, use_bench_home
 from benchmarks.qa_bench import pipeline_for
-from benchmarks.token_floor import Counters, fresh_store, load_llm, record_calls
+from benchmarks.token_floor import Counters, fresh_store, record_calls
 from hopkit.llm.llama_cpp import LlamaCppLLM
 
 RECORDED = BENCH_HOME / "server_replay_calls.json"

@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import command_line, write_section
+from benchmarks.bench_store import load_llm
 from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, data_dir, use_bench_home
 from benchmarks.qa_bench import ingest, pipeline_for
-from hopkit.config import instantiate, load_yaml, named_config_path
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.protocol import Completion
 from hopkit.prompts.layout import render_paragraphs
@@ -142,19 +142,6 @@ class RunRecord:
     @property
     def depth_ratio(self) -> float:
         return self.seconds_per_q / self.depth_floor_seconds_per_q if self.depth_floor_seconds_per_q else 0.0
-
-
-def load_llm(name: str, threads: int | None) -> LlamaCppLLM:
-    """The named llama.cpp config, with ``n_threads`` overridden when given."""
-    path = named_config_path("llm", name)
-    spec = load_yaml(path)
-    spec.pop("cache", None)
-    if threads is not None:
-        spec["n_threads"] = threads
-    llm = instantiate(spec, str(path), kind="llm")
-    if not isinstance(llm, LlamaCppLLM):
-        raise SystemExit(f"{name}: the token floor needs a llama.cpp model, got {type(llm).__name__}")
-    return llm
 
 
 def _cold(llm: LlamaCppLLM, prompt: str, max_tokens: int) -> Counters:

@@ -4,7 +4,6 @@ through the scripted model, the wrappers, a server and llama.cpp."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -51,13 +50,6 @@ def test_a_server_is_sent_the_sample_as_its_seed() -> None:
         assert [r.body["seed"] for r in server.requests] == [3, 3]
         assert server.requests[0].body["temperature"] == 0.5
         assert server.requests[1].body["messages"] == [{"role": "user", "content": "Where?"}]
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> Iterator[LlamaCppLLM]:
-    model = LlamaCppLLM.load(n_ctx=512, n_threads=1)
-    yield model
-    model.close()
 
 
 @pytest.mark.integration

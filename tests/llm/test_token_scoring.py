@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -62,13 +61,6 @@ def test_the_meter_counts_a_token_scoring_and_the_cache_passes_it_through(tmp_pa
 def test_scripted_tokens_must_join_to_the_continuation() -> None:
     with pytest.raises(LLMError, match="do not join"):
         ScriptedLLM(["x"], token_scores=lambda prompt, text: [(" other", -1.0)]).score_tokens("p", " x")
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> Iterator[LlamaCppLLM]:
-    model = LlamaCppLLM.load(n_ctx=512, n_threads=1)
-    yield model
-    model.close()
 
 
 @pytest.mark.integration

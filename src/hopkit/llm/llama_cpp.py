@@ -19,7 +19,6 @@ yes/no score before a completion of the same prompt costs the completion nothing
 
 from __future__ import annotations
 
-import ctypes
 import importlib.metadata
 import logging
 import os
@@ -28,13 +27,11 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-import numpy.typing as npt
-
 from hopkit.errors import LLMError
 from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
-from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVState, KVStateCache, abandons, shared_prefix_length
+from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVStateCache, abandons, shared_prefix_length
+from hopkit.llm.llama_context import continuation_logprobs, evaluate, last_logits, restore, snapshot
 from hopkit.llm.logprobs import check_candidates, log_softmax
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done,
                                  Scores, TokenScores, missing_capability)
@@ -312,9 +309,9 @@ class LlamaCppLLM:
             held = self._take_prefix(tokens)
             started = time.perf_counter()
             try:
-                kept = self._evaluate(tokens, held)
-                first = log_softmax(self._last_logits())
-                values = [self._continuation_logprobs(first, piece, len(tokens)) for piece in pieces]
+                kept = evaluate(self._model, tokens, held)
+                first = log_softmax(last_logits(self._model))
+                values = [continuation_logprobs(self._model, first, piece, len(tokens)) for piece in pieces]
                 if longest > 1:  # cut the context back to the prompt; its last logits are gone
                     self._model._ctx.kv_cache_seq_rm(-1, len(tokens), -1)
                     self._model._requires_eval = True
@@ -332,49 +329,16 @@ class LlamaCppLLM:
             return list(whole[len(tokens):])
         return list(self._model.tokenize(candidate.encode("utf-8"), add_bos=False, special=True))
 
-    def _evaluate(self, tokens: list[int], held: int) -> int:
-        """Evaluate ``tokens`` past the ``held`` ones the context already has (at least the last one,
-        for fresh logits), like Llama.generate; how many were reused."""
-        kept = min(held, len(tokens) - 1)
-        if kept > 0 and not self._model._ctx.kv_cache_seq_rm(-1, kept, -1):
-            kept = 0  # a model whose cache cannot be cut (recurrent): evaluate the whole prompt
-        if kept == 0:
-            self._model.reset()
-        self._model.n_tokens = kept
-        self._model.eval(tokens[kept:])
-        return kept
-
-    def _last_logits(self) -> npt.NDArray[np.float32]:
-        """A copy of the logits of the last evaluated position."""
-        import llama_cpp
-
-        pointer = llama_cpp.llama_get_logits_ith(self._model.ctx, -1)
-        if not pointer:
-            raise RuntimeError("llama.cpp returned no logits for the last position")
-        logits: npt.NDArray[np.float32] = np.ctypeslib.as_array(pointer, shape=(self._model.n_vocab(),)).copy()
-        return logits
-
-    def _continuation_logprobs(self, first: npt.NDArray[np.float64], piece: list[int],
-                               prompt_length: int) -> list[float]:
-        """log P of each token of ``piece`` after the prompt: ``first`` gives the first token's; later
-        tokens are evaluated one by one."""
-        values = [float(first[piece[0]])]
-        for previous, token in zip(piece, piece[1:]):
-            self._model.eval([previous])
-            values.append(float(log_softmax(self._last_logits())[token]))
-        self._model.n_tokens = prompt_length  # the next candidate is evaluated from the prompt's end
-        return values
-
     def _take_prefix(self, tokens: list[int]) -> int:
         """How many leading ``tokens`` the context holds, after saving the live state if ``tokens``
         abandon it and restoring a saved state if one holds more (call with the lock held)."""
         live = self._model.input_ids[: self._model.n_tokens].tolist()
         held = shared_prefix_length(live, tokens)
         if self._saved_states.capacity and abandons(len(live), held):
-            self._saved_states.remember(self._snapshot())
+            self._saved_states.remember(snapshot(self._model))
         saved_length, saved = self._saved_states.best(tokens)
         if saved is not None and saved_length > held + RESTORE_MARGIN_TOKENS:
-            self._restore(saved)
+            restore(self._model, saved, model_id=self.model_id)
             held = saved_length
         return held
 
@@ -390,32 +354,6 @@ class LlamaCppLLM:
         finally:
             stream.close()
         return text
-
-    def _snapshot(self) -> KVState:
-        """The context's current state: the tokens it evaluated and its serialised KV cache."""
-        import llama_cpp
-
-        ctx = self._model.ctx
-        size = llama_cpp.llama_state_get_size(ctx)
-        data = bytearray(size)  # written in place: a state is about 28 KB per token for a 1.5B model
-        written = llama_cpp.llama_state_get_data(ctx, (ctypes.c_uint8 * size).from_buffer(data), size)
-        del data[written:]
-        tokens = tuple(self._model.input_ids[: self._model.n_tokens].tolist())
-        return KVState(tokens=tokens, data=data)
-
-    def _restore(self, state: KVState) -> None:
-        """Make ``state`` the live context, so Llama.generate continues from its tokens."""
-        import llama_cpp
-
-        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
-        restored = llama_cpp.llama_state_set_data(self._model.ctx, buffer, len(state.data))
-        del buffer  # releases the export of state.data
-        if restored != len(state.data):
-            self._model.reset()
-            raise LLMError(f"{self.model_id}: llama.cpp could not restore a saved KV state")
-        self._model.input_ids[: len(state.tokens)] = state.tokens
-        self._model.n_tokens = len(state.tokens)
-        self._model._requires_eval = True  # logits are stale: Llama.generate evaluates at least one token
 
     def count_tokens(self, text: str) -> int:
         """How many tokens ``text`` takes in this model's tokenizer (without the BOS token).

@@ -149,10 +149,7 @@ class OpenAICompatibleLLM:
             LLMError: the server refused the request (other 4xx), answered something unreadable,
                 answered with no text (null content) or withheld the answer (content filter).
         """
-        if self.endpoint == "chat":
-            return self.complete_chat([ChatMessage("user", prompt)], stop=stop, max_tokens=max_tokens,
-                                      temperature=temperature)
-        return self._request({"prompt": prompt}, prompt, stop, max_tokens, temperature)
+        return self._request(self._prompt_payload(prompt), prompt, stop, max_tokens, temperature)
 
     def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
                         temperature: float = 1.0) -> Completion:
@@ -164,10 +161,7 @@ class OpenAICompatibleLLM:
         """
         if sample < 0:
             raise LLMError(f"{self!r}: sample must be >= 0, got {sample}")
-        if self.endpoint == "chat":
-            return self._request({"messages": [{"role": "user", "content": prompt}], "seed": sample}, prompt, stop,
-                                 max_tokens, temperature)
-        return self._request({"prompt": prompt, "seed": sample}, prompt, stop, max_tokens, temperature)
+        return self._request({**self._prompt_payload(prompt), "seed": sample}, prompt, stop, max_tokens, temperature)
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
@@ -182,6 +176,12 @@ class OpenAICompatibleLLM:
             raise LLMError("a chat needs at least one message")
         return self._request({"messages": [m.as_dict() for m in messages]}, " ".join(m.content for m in messages),
                              stop, max_tokens, temperature)
+
+    def _prompt_payload(self, prompt: str) -> dict[str, Any]:
+        """The request's text: the prompt, or on the chat endpoint one user message holding it."""
+        if self.endpoint == "chat":
+            return {"messages": [ChatMessage("user", prompt).as_dict()]}
+        return {"prompt": prompt}
 
     def _request(self, payload: dict[str, Any], prompt_text: str, stop: Sequence[str], max_tokens: int,
                  temperature: float) -> Completion:

@@ -27,6 +27,11 @@ def extract_answer(generation: str) -> str:
     return text[:-1].strip() if text.endswith(".") else text
 
 
+def first_line(text: str) -> str:
+    """The text's first non-blank line, stripped ("" when it has none)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def clean_direct_answer(generation: str) -> str:
     """A direct answer: the first non-empty line, with a trailing period and "answer is:" removed.
 

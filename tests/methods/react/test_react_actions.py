@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hopkit.methods.react.actions import Action, first_line, parse_action, split_thought_action
+from hopkit.methods.react.actions import Action, parse_action, split_thought_action
+from hopkit.parsing.answers import first_line
 
 pytestmark = pytest.mark.unit
 

@@ -27,7 +27,7 @@ from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERe
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
 from hopkit.methods.protocol import WarmsUp
 from hopkit.options import NonNegativeFloat, PositiveInt, check_fields
-from hopkit.parsing.answers import clean_direct_answer
+from hopkit.parsing.answers import clean_direct_answer, first_line
 from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
@@ -183,7 +183,7 @@ class ALCE(WarmsUp):
                 generation = sampler.complete_sample(prompt, sample, stop=["\n\n"], max_tokens=self.config.max_tokens,
                                                      temperature=self.config.sample_temperature).text.strip()
             with usage_component("alce:citations"):
-                recall = citation_recall(_first_line(generation), documents, self.entailment, self.splitter)
+                recall = citation_recall(first_line(generation), documents, self.entailment, self.splitter)
             parent = record(ALCESample(sample=sample, generation=generation, citation_recall=recall), parent=parent,
                             paragraph_ids=[p.id for p in chosen])
             generations.append(generation)
@@ -203,8 +203,3 @@ class ALCE(WarmsUp):
                 completion = self.llm.complete(f"{system}\n\n{user}", stop=["\n\n"],
                                                max_tokens=self.config.condense_max_tokens, temperature=0.0)
         return completion.text.strip()
-
-
-def _first_line(text: str) -> str:
-    """The answer the prediction is read from (ALCE's generations stop at the first newline)."""
-    return next((line for line in text.splitlines() if line.strip()), "")

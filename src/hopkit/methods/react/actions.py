@@ -30,11 +30,6 @@ def split_thought_action(generation: str, number: int) -> tuple[str, str] | None
     return thought.strip(), action.strip().split("\n")[0].strip()
 
 
-def first_line(text: str) -> str:
-    """The text's first non-blank line (the thought kept when no action came with it)."""
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
 def parse_action(text: str) -> Action | None:
     """``Search[x]``, ``Lookup[x]`` or ``Finish[x]`` (any case, spaces around the bracket allowed);
     None for anything else, which the environment answers as an invalid action."""

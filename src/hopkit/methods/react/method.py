@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.gathered import Gathered
-from hopkit.methods.react.actions import first_line, parse_action, split_thought_action
+from hopkit.methods.react.actions import parse_action, split_thought_action
 from hopkit.methods.react.environment import PassageEnvironment
 from hopkit.methods.react.prompts import prompt_start
 from hopkit.methods.react.steps import ReActFinish, ReActInvalid, ReActLookup, ReActSearch, ReActSummary, ReActThink
 from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import first_line
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
