@@ -34,6 +34,19 @@ def test_a_written_action_comes_back(verb: str, argument: str) -> None:
 
 
 @settings(max_examples=200)
+@given(st.sampled_from(["Search", "Finish"]), WORDS.filter(lambda s: "]" not in s),
+       st.text(max_size=30).filter(lambda s: "]" not in s and "\n" not in s))
+def test_text_after_the_closing_bracket_is_dropped(verb: str, argument: str, after: str) -> None:
+    assert parse_action(f"{verb}[{argument}]{after}") == Action(verb.lower(), argument)  # type: ignore[arg-type]
+
+
+def test_the_action_as_written_keeps_its_brackets_and_drops_what_followed() -> None:
+    assert parse_action("Finish[Bright Leaf] ```json").written == "Finish[Bright Leaf]"  # type: ignore[union-attr]
+    assert parse_action(" Search[a [b]] ").written == "Search[a [b]]"  # type: ignore[union-attr]
+    assert parse_action("Search[a [b]] ").argument == "a [b]"  # type: ignore[union-attr]
+
+
+@settings(max_examples=200)
 @given(WORDS, WORDS, st.integers(1, 9))
 def test_the_thought_and_the_action_line_are_split_at_action_n(thought: str, argument: str, number: int) -> None:
     generation = f" {thought}\nAction {number}: Search[{argument}]\nObservation {number}: made up"

@@ -121,3 +121,13 @@ def test_a_count_below_one_is_refused_naming_the_option(field: str) -> None:
 def test_the_defaults_are_the_authors() -> None:
     assert (ReActConfig().max_turns, ReActConfig().k) == (7, 1)
     assert examples().count("\nQuestion: ") == 6 and "Observation 1T:" in examples()
+
+
+def test_text_after_an_action_s_closing_bracket_is_dropped_not_taken_for_an_invalid_action() -> None:
+    llm = ScriptedLLM(turns(" I need to search Ada Quill.\nAction 1: Search[Ada Quill] Thought 2: then Tarsk",
+                            " She was born in Tarsk.\nAction 2: Finish[Tarsk] ```json"))
+    result, steps = run(llm)
+    assert result.text == "Tarsk" and result.metadata.finished and result.metadata.turns == 2
+    assert "Action 1: Search[Ada Quill]\nObservation 1: Ada Quill was an engineer." in llm.prompts[-1]
+    assert steps[0].payload(ReActThink).action == "Search[Ada Quill] Thought 2: then Tarsk"
+    assert [s.kind for s in steps] == ["reason", "retrieve", "reason", "extract"]  # no invalid action between

@@ -4,20 +4,23 @@ argument. Model output is untrusted text: nothing here raises on what it cannot 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Verb = Literal["search", "lookup", "finish"]
 _ACTION = re.compile(r"^\s*(?P<verb>search|lookup|finish)\s*\[(?P<argument>.*)\]\s*\.?\s*$",
                      re.IGNORECASE | re.DOTALL)
+_ACTION_THEN_MORE = re.compile(r"^\s*(?P<verb>search|lookup|finish)\s*\[(?P<argument>[^\]]*)\]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Action:
-    """A readable action: its verb (lower case) and the text between its brackets."""
+    """A readable action: its verb (lower case), the text between its brackets, and the action as
+    written without what followed it on its line."""
 
     verb: Verb
     argument: str
+    written: str = field(default="", compare=False)
 
 
 def split_thought_action(generation: str, number: int) -> tuple[str, str] | None:
@@ -32,9 +35,15 @@ def split_thought_action(generation: str, number: int) -> tuple[str, str] | None
 
 def parse_action(text: str) -> Action | None:
     """``Search[x]``, ``Lookup[x]`` or ``Finish[x]`` (any case, spaces around the bracket allowed);
-    None for anything else, which the environment answers as an invalid action."""
-    match = _ACTION.match(text)
+    None for anything else, which the environment answers as an invalid action.
+
+    The authors' environment reads an action only when the line ends with its closing bracket.
+    A small model often writes more after it on the same line (a code fence, the next
+    "Thought 1:"); such an action is read up to its first closing bracket and the rest dropped.
+    """
+    match = _ACTION.match(text) or _ACTION_THEN_MORE.match(text)
     if match is None:
         return None
     verb: Verb = match.group("verb").lower()  # type: ignore[assignment]  # one of the regex's three
-    return Action(verb=verb, argument=" ".join(match.group("argument").split()))
+    written = text[: match.end()].strip() if match.re is _ACTION_THEN_MORE else text.strip()
+    return Action(verb=verb, argument=" ".join(match.group("argument").split()), written=written)

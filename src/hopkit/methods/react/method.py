@@ -9,6 +9,7 @@
             Lookup[k]: the next sentence of the last search's paragraphs that holds k
             Finish[a]: the answer is a; stop
             anything else: "Invalid action: ..."
+            (an action followed by more text on its line is read up to its closing bracket)
         (c) prompt += "Thought i: ...\\nAction i: ...\\nObservation i: ...\\n"
     no Finish in 7 turns: the answer is empty (the authors' finish[])
 """
@@ -94,7 +95,8 @@ class ReAct:
             else:
                 observation = f"Invalid action: {action}"
                 parent = record(ReActInvalid(action=action, observation=observation, turn=turn), parent=parent)
-            trajectory += (f"Thought {turn}: {thought}\nAction {turn}: {action}\n"                          # (c)
+            written = action if parsed is None else parsed.written
+            trajectory += (f"Thought {turn}: {thought}\nAction {turn}: {written}\n"                         # (c)
                            f"Observation {turn}: {observation}\n")
             if finished:
                 break
