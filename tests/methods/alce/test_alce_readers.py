@@ -57,6 +57,12 @@ def test_vanilla_reads_the_top_k_reranked_documents_in_alce_s_prompt() -> None:
     assert [s.kind for s in steps] == ["retrieve", "retrieve", "read"]
 
 
+def test_the_answer_ends_at_its_first_newline_as_alce_s_do() -> None:
+    llm = ScriptedLLM(["Tarsk [1].\nThis answer is accurate [1]. The answer is also engaging, as it is short."])
+    result, _ = run(ALCEConfig(reader="vanilla", k=2), llm)
+    assert result.text == "Tarsk" and result.metadata.generation == "Tarsk [1]."
+
+
 def test_vanilla_s_keeps_the_sentences_of_each_document_that_outscore_it() -> None:
     llm = ScriptedLLM(["Tarsk [1]."])
     result, steps = run(ALCEConfig(reader="vanilla-s", k=2, relevance_threshold=3.0), llm)
