@@ -1,9 +1,9 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
-``self-ask-claims`` and ``react-shao-claims`` (benchmarks.method_claims), ``baseline-costs``
-(benchmarks.baseline_costs), ``reader-context`` (benchmarks.reader_context_check),
-``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check) and ``searchain-citations``
-(benchmarks.searchain_citations, from its saved scores).
+``self-ask-claims``, ``react-shao-claims``, ``react-claims`` and ``alce-vanilla-claims``
+(benchmarks.method_claims), ``baseline-costs`` (benchmarks.baseline_costs), ``reader-context``
+(benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
+and ``searchain-citations`` (benchmarks.searchain_citations, from its saved scores).
 
 Each section's tables are built again by its script from its command, on the scratch store the
 ``restored`` fixture fills with the saved runs. No model is loaded: the run ids are those of the
@@ -38,6 +38,8 @@ SECTIONS = {
     "iter-retgen-claims": ("method_claims", "| against |"),
     "self-ask-claims": ("method_claims", "| against |"),
     "react-shao-claims": ("method_claims", "| against |"),
+    "react-claims": ("method_claims", "| against |"),
+    "alce-vanilla-claims": ("method_claims", "| against |"),
     "baseline-costs": ("baseline_costs", "| method |"),
 }
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from hopkit.methods.alce.steps import ALCESummary
 from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.methods.iter_retgen.steps import IterRetGenSummary
 from hopkit.methods.migres.steps import MIGRESSummary
+from hopkit.methods.react.steps import ReActSummary
 from hopkit.methods.reader_steps import NoRSummary, OneRSummary
 from hopkit.methods.registry import entries
 from hopkit.methods.searchain.steps import SearChainSummary
@@ -23,7 +25,8 @@ pytestmark = pytest.mark.unit
 RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs").glob("*.jsonl.gz"))
 SUMMARIES: dict[str, type[Summary]] = {"ircot": IRCoTSummary, "migres": MIGRESSummary, "searchain": SearChainSummary,
                                        "nor": NoRSummary, "oner": OneRSummary, "iter-retgen": IterRetGenSummary,
-                                       "self-ask": SelfAskSummary, "react-shao": SelfAskSummary}
+                                       "self-ask": SelfAskSummary, "react-shao": SelfAskSummary, "react": ReActSummary,
+                                       "alce": ALCESummary}
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")
