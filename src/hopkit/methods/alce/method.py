@@ -36,7 +36,7 @@ from hopkit.usage import usage_component
 ReaderName = Literal["vanilla", "vanilla-s", "summ", "snippet", "rerank"]
 _CONDENSING = {"summ": ("summary", SUMMARY_SYSTEM, SUMMARY_USER), "snippet": ("extraction", EXTRACTION_SYSTEM,
                                                                             EXTRACTION_USER)}
-ANSWER_STOP = ["\n"]  # ALCE's run.py stops an answer at its first newline (its stop tokens "\n", "Ċ", "<0x0A>")
+ANSWER_STOP = ("\n",)  # ALCE's run.py stops an answer at its first newline (its stop tokens "\n", "Ċ", "<0x0A>")
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,8 @@ class ALCE(WarmsUp):
         generations, recalls = [], []
         for sample in range(self.config.samples):
             with usage_component("alce:answer"):
-                generation = sampler.complete_sample(prompt, sample, stop=ANSWER_STOP, max_tokens=self.config.max_tokens,
+                generation = sampler.complete_sample(prompt, sample, stop=ANSWER_STOP,
+                                                     max_tokens=self.config.max_tokens,
                                                      temperature=self.config.sample_temperature).text.strip()
             with usage_component("alce:citations"):
                 recall = citation_recall(first_line(generation), documents, self.entailment, self.splitter)

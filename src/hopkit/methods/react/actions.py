@@ -45,5 +45,5 @@ def parse_action(text: str) -> Action | None:
     if match is None:
         return None
     verb: Verb = match.group("verb").lower()  # type: ignore[assignment]  # one of the regex's three
-    written = text[: match.end()].strip() if match.re is _ACTION_THEN_MORE else text.strip()
+    written = text[: match.end()].strip()  # the whole text when the line ends with the bracket
     return Action(verb=verb, argument=" ".join(match.group("argument").split()), written=written)
