@@ -1,7 +1,8 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
-``self-ask-claims``, ``react-shao-claims``, ``react-claims`` and ``alce-vanilla-claims``
-(benchmarks.method_claims), ``baseline-costs`` (benchmarks.baseline_costs), ``reader-context``
+``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
+``flare-claims`` and the StrategyQA ones of Self-Ask and ReAct (Shao et al.) (benchmarks.method_claims),
+``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
 and ``searchain-citations`` (benchmarks.searchain_citations, from its saved scores).
 
@@ -40,6 +41,11 @@ SECTIONS = {
     "react-shao-claims": ("method_claims", "| against |"),
     "react-claims": ("method_claims", "| against |"),
     "alce-vanilla-claims": ("method_claims", "| against |"),
+    "flare-claims": ("method_claims", "| against |"),
+    "alce-vanilla-s-claims": ("method_claims", "| against |"),
+    "self-ask-claims-strategyqa": ("method_claims", "| against |"),
+    "react-shao-claims-strategyqa": ("method_claims", "| against |"),
+    "flare-triggers": ("flare_triggers", "| dataset |"),
     "baseline-costs": ("baseline_costs", "| method |"),
 }
 
@@ -74,6 +80,8 @@ def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
                                               args.limit))
     if script.__name__ == "benchmarks.baseline_costs":
         return script.costs_table(store, restored, llm, args.llm, args.methods, args.datasets, args.limit)
+    if script.__name__ == "benchmarks.flare_triggers":
+        return script.triggers_table(store, restored, llm, args.llm, args.datasets, args.limit)
     if script.__name__ == "benchmarks.reader_context_check":
         return script.reader_table(store, restored, llm, args.datasets, args.limit)
     if script.__name__ == "benchmarks.searchain_citations":

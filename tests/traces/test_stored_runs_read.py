@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hopkit.methods.alce.steps import ALCESummary
+from hopkit.methods.flare.steps import FLARESummary
 from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.methods.iter_retgen.steps import IterRetGenSummary
 from hopkit.methods.migres.steps import MIGRESSummary
@@ -26,7 +27,7 @@ RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / 
 SUMMARIES: dict[str, type[Summary]] = {"ircot": IRCoTSummary, "migres": MIGRESSummary, "searchain": SearChainSummary,
                                        "nor": NoRSummary, "oner": OneRSummary, "iter-retgen": IterRetGenSummary,
                                        "self-ask": SelfAskSummary, "react-shao": SelfAskSummary, "react": ReActSummary,
-                                       "alce": ALCESummary}
+                                       "alce": ALCESummary, "flare": FLARESummary}
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")
