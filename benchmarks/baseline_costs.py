@@ -66,20 +66,27 @@ def cost_row(method: str, dataset: str, costs: dict[str, Any]) -> str:
             f"{costs['prompt']:.0f} | {costs['completion']:.0f} | {costs['seconds']:.1f} | {shown} |")
 
 
+def attempted_results(store: Store, session_factory: Any, llm: Any, llm_name: str, method: str, dataset: str,
+                      limit: int) -> list[Any]:
+    """Every stored result of ``method`` on the first ``limit`` questions of the ingested ``dataset``, failed
+    ones included (none when the run was not made)."""
+    first = {q.id for q in store.queries(dataset, limit=limit)}
+    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    try:
+        return [r for r in store.results(run_id) if r.query_id in first]
+    except StoreError:
+        return []
+
+
 def cost_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, methods: Sequence[str],
               datasets: Sequence[str], limit: int) -> list[str]:
     rows = []
     for dataset in datasets:
         ingest(store, dataset)
-        first = {q.id for q in store.queries(dataset, limit=limit)}
         for method in methods:
             if (method, dataset) in SKIPPED:
                 continue
-            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
-            try:
-                results = [r for r in store.results(run_id) if r.query_id in first]
-            except StoreError:  # the run was not made
-                continue
+            results = attempted_results(store, session_factory, llm, llm_name, method, dataset, limit)
             if results:
                 rows.append(cost_row(method, dataset, run_costs(results)))
     return rows

@@ -18,9 +18,9 @@ import statistics
 from typing import Any, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.baseline_costs import attempted_results
 from benchmarks.bench_store import add_store_options, open_store
-from benchmarks.qa_bench import ingest, pipeline_for
-from hopkit.errors import StoreError
+from benchmarks.qa_bench import ingest
 from hopkit.methods.flare.steps import PAYLOADS, FLARELookAhead, FLARESummary
 from hopkit.store.store import Store
 from hopkit.traces import Trace
@@ -57,12 +57,7 @@ def triggers_table(store: Store, session_factory: Any, llm: Any, llm_name: str, 
     rows = []
     for dataset in datasets:
         ingest(store, dataset)
-        first = {q.id for q in store.queries(dataset, limit=limit)}
-        run_id = pipeline_for("flare", dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
-        try:
-            results = [r for r in store.results(run_id) if r.query_id in first]
-        except StoreError:  # the run was not made
-            continue
+        results = attempted_results(store, session_factory, llm, llm_name, "flare", dataset, limit)
         if results:
             rows.append(trigger_row(dataset, results))
     return markdown_table(HEADER, rows) if rows else "No stored run yet."
