@@ -1,6 +1,7 @@
 """ALCE's RERANK as ``tools/rerank_outputs.py`` chooses: four sampled answers over the vanilla documents,
 each scored by its citation recall (every sentence must cite valid documents that, all together, entail
-it), the first best kept, "" when none scores above 0; a model that cannot sample is refused."""
+it), the first best kept, "" when none scores above 0 (or, as an option, the first sample); a model that
+cannot sample is refused."""
 
 from __future__ import annotations
 
@@ -73,6 +74,13 @@ def test_rerank_samples_four_answers_and_keeps_the_one_with_the_highest_citation
 def test_rerank_answers_nothing_when_no_sample_is_supported_as_alce_does() -> None:
     result, _, _ = run(["Tarsk.", "Orl [1].", "Tarsk.", "Tarsk."], samples=4)
     assert result.text == "" and result.metadata.generation == ""
+
+
+def test_rerank_can_keep_the_first_sample_when_none_is_supported() -> None:
+    result, _, _ = run(["Ada Quill was born in Tarsk.", "Orl [1].", "Tarsk.", "Tarsk."], unsupported_answer="first")
+    assert result.text == "Ada Quill was born in Tarsk" and result.metadata.citation_recalls == (0.0,) * 4
+    result, _, _ = run(["Tarsk.", "Tarsk [1].", "Tarsk.", "Tarsk."], unsupported_answer="first")
+    assert result.metadata.generation == "Tarsk [1]."  # a supported sample still wins
 
 
 def test_rerank_refuses_a_model_that_cannot_sample() -> None:

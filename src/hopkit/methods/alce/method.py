@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
@@ -26,7 +26,7 @@ from hopkit.methods.alce.rerank import best_sample, citation_recall
 from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESample, ALCESummary
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
 from hopkit.methods.protocol import WarmsUp
-from hopkit.options import NonNegativeFloat, PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, NonNegativeFloat, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer, first_line
 from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
@@ -56,6 +56,8 @@ class ALCEConfig:
         sample_temperature: their temperature (ALCE's default 0.5, top-p 1).
         entailment: RERANK's judge of citation recall: "llm" or {kind: nli, model: ...} (ALCE's is
             google/t5_xxl_true_nli_mixture).
+        unsupported_answer: RERANK's answer when no sample's citation recall is above 0: "empty" (ALCE's
+            ``rerank_outputs.py``) or "first", the first sample (for a model that seldom cites).
     """
 
     reader: ReaderName = "vanilla"
@@ -68,6 +70,7 @@ class ALCEConfig:
     samples: PositiveInt = 4
     sample_temperature: NonNegativeFloat = 0.5
     entailment: str | Mapping[str, Any] = "llm"
+    unsupported_answer: Literal["empty", "first"] = field(default="empty", metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "ALCE option")
@@ -123,7 +126,7 @@ class ALCE(WarmsUp):
             with usage_component("alce:answer"):
                 generation = self.llm.complete(prompt, stop=ANSWER_STOP, max_tokens=self.config.max_tokens,
                                                temperature=0.0).text.strip()
-        answer = clean_direct_answer(without_citations(first_line(generation)))
+        answer = prediction(generation)
         record(ALCERead(question=query.text, answer=answer, generation=generation), parent=parent,
                paragraph_ids=[p.id for p in chosen])
         return GenerationResult(
@@ -174,7 +177,8 @@ class ALCE(WarmsUp):
     def _best_of_samples(self, prompt: str, chosen: list[Paragraph], texts: list[str],
                          parent: int | None) -> tuple[str, tuple[float, ...], int | None]:
         """RERANK: the answer sampled ``samples`` times, each scored by its citation recall over the
-        documents; the first best, or "" when no sample cites a document that supports it."""
+        documents; the first best, or when no sample cites a document that supports it "" (or the first
+        sample: ``unsupported_answer``)."""
         assert self.entailment is not None  # built by warm_up
         sampler: SamplingLLM = self.llm  # type: ignore[assignment]
         documents = [(p.title, text) for p, text in zip(chosen, texts)]
@@ -191,6 +195,8 @@ class ALCE(WarmsUp):
             generations.append(generation)
             recalls.append(recall)
         best = best_sample(recalls)
+        if best is None and self.config.unsupported_answer == "first":
+            best = 0
         return ("" if best is None else generations[best]), tuple(recalls), parent
 
     def _condense(self, system: str, user: str) -> str:
@@ -205,3 +211,9 @@ class ALCE(WarmsUp):
                 completion = self.llm.complete(f"{system}\n\n{user}", stop=["\n\n"],
                                                max_tokens=self.config.condense_max_tokens, temperature=0.0)
         return completion.text.strip()
+
+
+def prediction(generation: str) -> str:
+    """The prediction read from an answer: its first line without its citation marks, cleaned as a direct
+    answer."""
+    return clean_direct_answer(without_citations(first_line(generation)))
