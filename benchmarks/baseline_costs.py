@@ -16,7 +16,7 @@ import argparse
 from typing import Any, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.qa_bench import ingest, pipeline_for
 from benchmarks.qa_pipelines import SKIPPED
 from hopkit.errors import StoreError
@@ -101,11 +101,8 @@ def costs_table(store: Store, session_factory: Any, llm: Any, llm_name: str, met
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = stored_runs_parser(__doc__, ["2wikimultihopqa", "hotpotqa", "musique", "strategyqa"])
     parser.add_argument("--methods", nargs="+", default=["react-shao", "self-ask", "iter-retgen", "migres"])
-    parser.add_argument("--datasets", nargs="+", default=["2wikimultihopqa", "hotpotqa", "musique", "strategyqa"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
     return parser
 
 

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Sequence
 
 from benchmarks.environment import LLM_NAME, use_bench_home
 from hopkit.config import instantiate, load_yaml, named_config_path
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
+
+
+#: The multi-hop samples, the default of the scripts that read their stored runs.
+MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
+
+
+def stored_runs_parser(doc: str, datasets: Sequence[str] = MULTI_HOP) -> argparse.ArgumentParser:
+    """The command line of a script that reads stored runs: ``--datasets``, ``--limit`` (the first questions
+    of each) and the store options; the script adds its own (its description: ``doc``'s first line)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=list(datasets))
+    parser.add_argument("--limit", type=int, default=30, help="the first N questions of each sample")
+    add_store_options(parser)
+    return parser
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
 from benchmarks.baseline_costs import attempted_results
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.qa_bench import ingest
 from hopkit.methods.flare.steps import PAYLOADS, FLARELookAhead, FLARESummary
 from hopkit.store.store import Store
@@ -65,11 +65,7 @@ def triggers_table(store: Store, session_factory: Any, llm: Any, llm_name: str, 
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
-    return parser
+    return stored_runs_parser(__doc__)
 
 
 def main() -> int:

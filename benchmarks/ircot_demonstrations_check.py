@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
 from benchmarks.reader_context_check import load_rereads
 from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
@@ -115,11 +115,8 @@ def demonstrations_table(store: Store, session_factory: Any, llm: Any, datasets:
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--limit", type=int, default=30)
+    parser = stored_runs_parser(__doc__)
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
-    add_store_options(parser)
     return parser
 
 

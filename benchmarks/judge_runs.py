@@ -11,9 +11,7 @@ is given (a stopped judging resumes) and the judged runs are saved with their ve
 
 from __future__ import annotations
 
-import argparse
-
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.qa_bench import METHODS, ingest, pipeline_for
 from benchmarks.qa_pipelines import SKIPPED
 from benchmarks.saved_runs import save
@@ -23,12 +21,9 @@ from hopkit.judging_runs import judge_run
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique", "strategyqa"])
+    parser = stored_runs_parser(__doc__, ["hotpotqa", "2wikimultihopqa", "musique", "strategyqa"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner", "ircot", "searchain", "migres"],
                         choices=METHODS)
-    parser.add_argument("--limit", type=int, default=30, help="judge the answers to the first N questions")
-    add_store_options(parser)
     args = parser.parse_args()
     session_factory, store, llm = open_store(args)
     judge = AccuracyJudge(llm)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import add_store_options, load_llm, open_bench_store
+from benchmarks.bench_store import load_llm, open_bench_store, stored_runs_parser
 from benchmarks.environment import RESULTS
 from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
 from benchmarks.token_floor import Counters
@@ -139,10 +139,7 @@ def reader_table(store: Store, session_factory: Any, llm: Any, datasets: Sequenc
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
+    parser = stored_runs_parser(__doc__)
     parser.add_argument("--report-only", action="store_true", help="compare what is stored, run nothing")
     return parser
 

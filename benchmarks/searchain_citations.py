@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 from tqdm import tqdm
 
 from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.environment import RESULTS
 from benchmarks.qa_bench import ingest, pipeline_for
 from hopkit.calibration.scores import ScoreFile
@@ -92,11 +92,8 @@ def citation_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, m
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
+    parser = stored_runs_parser(__doc__)
     parser.add_argument("--methods", nargs="+", default=["searchain"])
-    parser.add_argument("--limit", type=int, default=30)
-    add_store_options(parser)
     return parser
 
 
