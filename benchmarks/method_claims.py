@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.bench_store import add_store_options, open_store
+from benchmarks.bench_store import MULTI_HOP, open_store, stored_runs_parser
 from benchmarks.ircot_demonstrations_check import (
     REFERENCE_REASONING,
     comparison_cells,
@@ -53,13 +53,17 @@ OTHERS = {
 METHODS = ("ircot", "migres", "searchain")
 #: Table 3 of the MIGRES paper ranks ITER-RETGEN and Self-Ask above ReAct (Shao et al.'s) on multi-hop.
 #: FLARE (Jiang et al., 2023) is measured against no retrieval, single-time retrieval and Self-Ask.
+#: Table 3 of MIGRES has VANILLA-s, SUMM and SNIPPET above VANILLA and RERANK above the other ALCE readers.
+ALCE_READERS = ("alce-vanilla", "alce-vanilla-s", "alce-summ", "alce-snippet", "alce-rerank")
 OTHERS.update({
     "iter-retgen": (*METHODS, "self-ask", "react-shao"),
     "self-ask": (*METHODS, "react-shao"),
     "react-shao": METHODS,
     "react": (*METHODS, "react-shao"),
     "flare": (*METHODS, "nor", "oner", "self-ask", "iter-retgen"),
-    **{f"alce-{reader}": (*METHODS, "oner") for reader in ("vanilla", "vanilla-s", "summ", "snippet", "rerank")},
+    "alce-vanilla": (*METHODS, "oner"),
+    **{f"alce-{reader}": (*METHODS, "oner", "alce-vanilla") for reader in ("vanilla-s", "summ", "snippet")},
+    "alce-rerank": (*METHODS, "oner", *ALCE_READERS[:-1]),
 })
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
@@ -67,7 +71,6 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "alce-rerank": "ALCE RERANK", "ircot": "IRCoT", "nor": "NoR", "oner": "OneR"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
-MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
 METRICS = ("em", "f1", "cover_em")
 ACCURACY = ("llm_accuracy",)
 
@@ -189,12 +192,9 @@ def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, met
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads each section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = stored_runs_parser(__doc__, [*MULTI_HOP, "strategyqa"])
     parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
-    parser.add_argument("--datasets", nargs="+", default=[*MULTI_HOP, "strategyqa"])
-    parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--section", help="the section of docs/benchmarks.md to write (default: METHOD-claims)")
-    add_store_options(parser)
     return parser
 
 

@@ -1,8 +1,9 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
-``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
+``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``, ``alce-summ-claims``,
 ``flare-claims`` and the StrategyQA ones of Self-Ask and ReAct (Shao et al.) (benchmarks.method_claims),
-``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers), ``reader-context``
+``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
+``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
 and ``searchain-citations`` (benchmarks.searchain_citations, from its saved scores).
 
@@ -43,9 +44,11 @@ SECTIONS = {
     "alce-vanilla-claims": ("method_claims", "| against |"),
     "flare-claims": ("method_claims", "| against |"),
     "alce-vanilla-s-claims": ("method_claims", "| against |"),
+    "alce-summ-claims": ("method_claims", "| against |"),
     "self-ask-claims-strategyqa": ("method_claims", "| against |"),
     "react-shao-claims-strategyqa": ("method_claims", "| against |"),
     "flare-triggers": ("flare_triggers", "| dataset |"),
+    "alce-rerank-citations": ("alce_rerank_citations", "| dataset |"),
     "baseline-costs": ("baseline_costs", "| method |"),
 }
 
@@ -82,6 +85,8 @@ def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
         return script.costs_table(store, restored, llm, args.llm, args.methods, args.datasets, args.limit)
     if script.__name__ == "benchmarks.flare_triggers":
         return script.triggers_table(store, restored, llm, args.llm, args.datasets, args.limit)
+    if script.__name__ == "benchmarks.alce_rerank_citations":
+        return script.citations_table(store, restored, llm, args.llm, args.datasets, args.limit)
     if script.__name__ == "benchmarks.reader_context_check":
         return script.reader_table(store, restored, llm, args.datasets, args.limit)
     if script.__name__ == "benchmarks.searchain_citations":
