@@ -3,10 +3,10 @@ IRCoT, the other and its own ablations; each of the seeds' baselines against IRC
 SearChain and the baselines the papers rank it against (:data:`OTHERS`).
 
 Reads the stored runs of qa_bench (nothing is run): the method on each sample against each run
-of :data:`OTHERS`, on the questions both answered (a pair whose run was not made is left out). IRCoT is the paper's
-configuration (its own-context reader) as ``benchmarks.reader_context_check`` stored it:
-the reasoning of the ``ircot-reasoning-reader`` run read again by the paper's reader
-(``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on StrategyQA.
+of :data:`OTHERS`, on the questions both attempted, a failed one counting as wrong (a pair whose run
+was not made is left out). IRCoT is the paper's configuration (its own-context reader) as
+``benchmarks.reader_context_check`` stored it: the reasoning of the ``ircot-reasoning-reader`` run read
+again by the paper's reader (``benchmarks/results/reader_context_rereads.json``); IRCoT is not run on StrategyQA.
 Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the difference
 with a 95% paired bootstrap interval, questions won and lost, and the exact McNemar
 (cover-EM, EM) or sign-flip permutation (F1) p-value
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
+from benchmarks.baseline_costs import attempted_results
 from benchmarks.bench_store import MULTI_HOP, open_store, stored_runs_parser
 from benchmarks.ircot_demonstrations_check import (
     REFERENCE_REASONING,
@@ -86,8 +87,9 @@ class Answers:
 
 def run_answers(store: Store, method: str, dataset: str, session_factory: Any, llm: Any, llm_name: str,
                 limit: int) -> Answers:
-    """The stored answers of ``method`` on the first ``limit`` questions (IRCoT: the paper reader's re-reads,
-    which no judge has judged); none when the run was not made."""
+    """The stored answers of ``method`` on the first ``limit`` questions, a failed question's as "" (it counts
+    as wrong, as in qa_bench's tables; IRCoT: the paper reader's re-reads, which no judge has judged); none
+    when the run was not made."""
     try:
         return _run_answers(store, method, dataset, session_factory, llm, llm_name, limit)
     except StoreError:
@@ -105,9 +107,9 @@ def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, 
         reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
         return Answers({q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads})
     pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name)
-    results = stored(store, pipeline, dataset, limit)
-    return Answers({q: r.prediction for q, r in results.items()},
-                   judged(store, pipeline.run_spec().run_id, list(results.values())))
+    results = attempted_results(store, session_factory, llm, llm_name, method, dataset, limit)
+    return Answers({r.query_id: r.prediction if r.error is None else "" for r in results},
+                   judged(store, pipeline.run_spec().run_id, results))
 
 
 def judged(store: Store, run_id: str, results: list[Any]) -> dict[str, float]:

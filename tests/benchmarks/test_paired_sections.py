@@ -1,7 +1,8 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
-``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``, ``alce-summ-claims``,
-``flare-claims`` and the StrategyQA ones of Self-Ask and ReAct (Shao et al.) (benchmarks.method_claims),
+``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
+``alce-summ-claims``, ``alce-rerank-claims``, ``flare-claims`` and the StrategyQA ones of Self-Ask and
+ReAct (Shao et al.) (benchmarks.method_claims),
 ``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -45,6 +46,7 @@ SECTIONS = {
     "flare-claims": ("method_claims", "| against |"),
     "alce-vanilla-s-claims": ("method_claims", "| against |"),
     "alce-summ-claims": ("method_claims", "| against |"),
+    "alce-rerank-claims": ("method_claims", "| against |"),
     "self-ask-claims-strategyqa": ("method_claims", "| against |"),
     "react-shao-claims-strategyqa": ("method_claims", "| against |"),
     "flare-triggers": ("flare_triggers", "| dataset |"),
