@@ -45,6 +45,7 @@ class Choice:
     """One question's sampled answers and the two predictions: RERANK's as stored, and the first sample's
     when no recall is above 0."""
 
+    query_id: str
     samples: tuple[ALCESample, ...]
     stored: str
     first_kept: str
@@ -54,30 +55,30 @@ def choice_of(result: Any) -> Choice:
     steps = Trace.from_result_trace(result.trace).steps
     samples = tuple(p for p in (payload_of(step, PAYLOADS) for step in steps) if isinstance(p, ALCESample))
     unchosen = samples and all(s.citation_recall <= 0 for s in samples)
-    return Choice(samples, result.prediction, prediction(samples[0].generation) if unchosen else result.prediction)
+    first_kept = prediction(samples[0].generation) if unchosen else result.prediction
+    return Choice(result.query_id, samples, result.prediction, first_kept)
 
 
-def scored(queries: dict[str, Query], results: Sequence[Any], dataset: str) -> tuple[list[QuestionScores], ...]:
+def scored(queries: dict[str, Query], choices: Sequence[Choice], dataset: str) -> tuple[list[QuestionScores], ...]:
     """Each question's scores with RERANK's answer and with the first sample kept."""
     first_kept, stored = [], []
-    for result in results:
-        choice = choice_of(result)
+    for choice in choices:
         for answers, predicted in ((first_kept, choice.first_kept), (stored, choice.stored)):
-            scores = score_question(queries[result.query_id], predicted, None)
-            answers.append(replace(scores, query_id=f"{dataset}/{result.query_id}"))
+            scores = score_question(queries[choice.query_id], predicted, None)
+            answers.append(replace(scores, query_id=f"{dataset}/{choice.query_id}"))
     return first_kept, stored
 
 
-def citation_row(dataset: str, results: Sequence[Any], first_kept: list[QuestionScores],
+def citation_row(dataset: str, choices: Sequence[Choice], first_kept: list[QuestionScores],
                  stored: list[QuestionScores]) -> str:
-    samples = [s for r in results for s in choice_of(r).samples]
+    samples = [s for c in choices for s in c.samples]
     citing = sum(bool(_CITED.search(s.generation)) for s in samples)
     supported = sum(s.citation_recall > 0 for s in samples)
-    empty = sum(not r.prediction for r in results)
+    empty = sum(not c.stored for c in choices)
     comparison = compare_scores(first_kept, stored, metrics=METRICS)
     cells = [cell for m in comparison.metrics for cell in metric_cells(m)]
     return "| " + " | ".join([dataset, str(len(stored)), f"{citing} of {len(samples)}",
-                              f"{supported} of {len(samples)}", f"{empty} of {len(results)}", *cells]) + " |"
+                              f"{supported} of {len(samples)}", f"{empty} of {len(choices)}", *cells]) + " |"
 
 
 def citations_table(store: Store, session_factory: Any, llm: Any, llm_name: str, datasets: Sequence[str],
@@ -90,9 +91,10 @@ def citations_table(store: Store, session_factory: Any, llm: Any, llm_name: str,
         if not results:
             continue
         queries = {q.id: q for q in store.queries(dataset, limit=limit)}
-        first_kept, stored = scored(queries, results, dataset)
-        rows.append(citation_row(dataset, results, first_kept, stored))
-        for into, part in zip(pooled, (results, first_kept, stored)):
+        choices = [choice_of(result) for result in results]
+        first_kept, stored = scored(queries, choices, dataset)
+        rows.append(citation_row(dataset, choices, first_kept, stored))
+        for into, part in zip(pooled, (choices, first_kept, stored)):
             into.extend(part)
     if len(rows) > 1:
         rows.append(citation_row("pooled", *pooled))

@@ -70,8 +70,14 @@ def attempted_results(store: Store, session_factory: Any, llm: Any, llm_name: st
                       limit: int) -> list[Any]:
     """Every stored result of ``method`` on the first ``limit`` questions of the ingested ``dataset``, failed
     ones included (none when the run was not made)."""
-    first = {q.id for q in store.queries(dataset, limit=limit)}
     run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    return run_results(store, run_id, dataset, limit)
+
+
+def run_results(store: Store, run_id: str, dataset: str, limit: int) -> list[Any]:
+    """Every stored result of run ``run_id`` on the first ``limit`` questions of ``dataset``, failed ones
+    included (none when the run was not made)."""
+    first = {q.id for q in store.queries(dataset, limit=limit)}
     try:
         return [r for r in store.results(run_id) if r.query_id in first]
     except StoreError:

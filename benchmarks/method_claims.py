@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.baseline_costs import attempted_results
+from benchmarks.baseline_costs import run_results
 from benchmarks.bench_store import MULTI_HOP, open_store, stored_runs_parser
 from benchmarks.ircot_demonstrations_check import (
     REFERENCE_REASONING,
@@ -106,10 +106,10 @@ def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, 
         rereads = load_rereads("own")
         reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
         return Answers({q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads})
-    pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name)
-    results = attempted_results(store, session_factory, llm, llm_name, method, dataset, limit)
+    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    results = run_results(store, run_id, dataset, limit)
     return Answers({r.query_id: r.prediction if r.error is None else "" for r in results},
-                   judged(store, pipeline.run_spec().run_id, results))
+                   judged(store, run_id, results))
 
 
 def judged(store: Store, run_id: str, results: list[Any]) -> dict[str, float]:

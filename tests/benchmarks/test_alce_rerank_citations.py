@@ -39,8 +39,9 @@ def test_only_a_question_left_empty_reads_its_first_sample(citations: ModuleType
     assert citations.choice_of(unchosen).first_kept == "Ada was born in Tarsk"
     assert citations.choice_of(chosen).first_kept == "Tarsk is in Sweden"
 
-    first_kept, as_run = citations.scored(QUERIES, [unchosen, chosen], "toy")
+    choices = [citations.choice_of(unchosen), citations.choice_of(chosen)]
+    first_kept, as_run = citations.scored(QUERIES, choices, "toy")
     assert [s.cover_em for s in first_kept] == [1.0, 0.0]
     assert [s.cover_em for s in as_run] == [0.0, 0.0]
-    row = citations.citation_row("toy", [unchosen, chosen], first_kept, as_run)
+    row = citations.citation_row("toy", choices, first_kept, as_run)
     assert row.startswith("| toy | 2 | 2 of 4 | 1 of 4 | 1 of 2 |")
