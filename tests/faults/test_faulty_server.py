@@ -105,10 +105,13 @@ def test_a_storm_of_random_faults_with_several_workers_stores_only_what_the_serv
                 pass  # three server failures in a row stop a run; what finished is stored
             results = store.results(spec.run_id)
             toy.check(results)
-            sent = {toy.question_number(a.prompt): a.text for a in server.answered}
+            sent: dict[int, set[str | None]] = {}
+            for answer in server.answered:  # a question retried after a hang or a fault is answered again
+                sent.setdefault(toy.question_number(answer.prompt), set()).add(answer.text)
             for result in results:
                 if result.error is None:  # an answer stored is one the server sent for that question
-                    assert result.prediction == sent[int(result.query_id[1:])] == f"Ville{result.query_id[1:]}"
+                    assert result.prediction in sent[int(result.query_id[1:])]
+                    assert result.prediction == f"Ville{result.query_id[1:]}"
             if len(store.finished_query_ids(spec.run_id)) == len(queries):
                 break
     assert store.finished_query_ids(spec.run_id) == {q.id for q in queries}
