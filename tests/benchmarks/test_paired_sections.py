@@ -1,7 +1,7 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
-``alce-summ-claims``, ``alce-rerank-claims``, ``flare-claims`` and the StrategyQA ones of Self-Ask and
+``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA ones of Self-Ask and
 ReAct (Shao et al.) (benchmarks.method_claims),
 ``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
@@ -47,6 +47,7 @@ SECTIONS = {
     "alce-vanilla-s-claims": ("method_claims", "| against |"),
     "alce-summ-claims": ("method_claims", "| against |"),
     "alce-rerank-claims": ("method_claims", "| against |"),
+    "alce-snippet-claims": ("method_claims", "| against |"),
     "self-ask-claims-strategyqa": ("method_claims", "| against |"),
     "react-shao-claims-strategyqa": ("method_claims", "| against |"),
     "flare-triggers": ("flare_triggers", "| dataset |"),
