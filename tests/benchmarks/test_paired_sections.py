@@ -1,8 +1,8 @@
 """The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
-``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA ones of Self-Ask and
-ReAct (Shao et al.) (benchmarks.method_claims),
+``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
+ones of Self-Ask and ReAct (Shao et al.) (benchmarks.method_claims),
 ``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
