@@ -21,6 +21,7 @@ from hopkit.errors import UnknownNameError
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.evaluation.cost_columns import time_parts
 from hopkit.evaluation.scoring import METRIC_NAMES
+from hopkit.report.palette import run_mark
 from hopkit.report.table import run_labels
 
 __all__ = ["DATASET_LABELS", "METRIC_LABELS", "RecallCurve", "plot_comparison", "plot_recall_curves", "plot_time_split",
@@ -45,8 +46,6 @@ DATASET_LABELS: dict[str, str] = {
     "strategyqa": "StrategyQA",
 }
 
-# Colour-blind-safe palette (Okabe and Ito), cycled when there are more runs.
-_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 _TIME_COLOURS = {"LLM": "#0072B2", "retrieval": "#E69F00", "other": "#BBBBBB"}
 # Colours of the components besides the model and retrieval (judges, methods' labels), cycled.
 _COMPONENT_COLOURS = ("#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -112,8 +111,9 @@ def _draw_metric(ax: Axes, metric: str, datasets: list[str], names: list[str],
         if not xs:
             continue
         drawn = True
-        ax.bar(xs, means, width * 0.92, yerr=[below, above], capsize=3,
-               color=_PALETTE[j % len(_PALETTE)], label=name, error_kw={"elinewidth": 1})
+        mark = run_mark(j)
+        ax.bar(xs, means, width * 0.92, yerr=[below, above], capsize=3, color=mark.colour, hatch=mark.hatch,
+               edgecolor="white" if mark.hatch else None, label=name, error_kw={"elinewidth": 1})
         if annotate:
             for x, m, up in zip(xs, means, above):
                 ax.text(x, m + up + 1.5, f"{m:.0f}", ha="center", va="bottom", fontsize=7)
@@ -292,8 +292,8 @@ def plot_recall_curves(curves: Sequence[RecallCurve], path: Path) -> Path:
         ks = range(1, len(curve.one_step) + 1)
         ax.plot(ks, [100 * r for r in curve.one_step], color="#555555", marker=".", label="one-step BM25")
         for label, count, recall in curve.runs:
-            colour = _PALETTE[labels.index(label) % len(_PALETTE)]
-            ax.scatter([count], [100 * recall], s=60, color=colour, zorder=3, label=label)
+            mark = run_mark(labels.index(label))
+            ax.scatter([count], [100 * recall], s=60, color=mark.colour, marker=mark.marker, zorder=3, label=label)
         ax.set_title(DATASET_LABELS.get(curve.dataset, curve.dataset), fontsize=10)
         ax.set_xlabel("paragraphs retrieved", fontsize=9)
         ax.set_xlim(0, len(curve.one_step) + 1)

@@ -9,13 +9,12 @@ from typing import Sequence
 from markupsafe import Markup, escape
 
 from hopkit.report.html.pareto import pareto_front
+from hopkit.report.palette import run_mark
 
 __all__ = ["PlotPoint", "quality_cost_svg"]
 
 _WIDTH, _HEIGHT = 560, 340
 _LEFT, _RIGHT, _TOP, _BOTTOM = 58, 150, 18, 46
-# Okabe and Ito's colour-blind-safe palette, as in the PNG plots.
-_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,20 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     first = math.ceil(low / step) * step
     # up to the first tick at or above ``high``, so the axis ends on a labelled tick
     return [first + i * step for i in range(math.ceil((high - first) / step - 1e-9) + 1)]
+
+
+def _marker(position: int, cx: float, cy: float, size: float, filled: bool) -> str:
+    """The run's point: its colour, and past the palette's eight colours another shape, hollow unless
+    ``filled``."""
+    mark = run_mark(position)
+    paint = f'stroke="{mark.colour}" fill="{mark.colour if filled else "white"}"'
+    if mark.shape == "circle":
+        return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{size}" {paint}/>'
+    if mark.shape == "square":
+        return f'<rect x="{cx - size:.1f}" y="{cy - size:.1f}" width="{2 * size}" height="{2 * size}" {paint}/>'
+    corners = {"triangle": ((0, -1.2), (1.1, 0.9), (-1.1, 0.9)), "diamond": ((0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0))}
+    points = " ".join(f"{cx + dx * size:.1f},{cy + dy * size:.1f}" for dx, dy in corners[mark.shape])
+    return f'<polygon points="{points}" {paint}/>'
 
 
 def _number(value: float) -> str:
@@ -81,7 +94,8 @@ def quality_cost_svg(points: Sequence[PlotPoint], *, cost_label: str, quality_la
                      f'{_number(tick)}</text>')
     for tick in y_ticks:
         parts.append(f'<line class="grid" x1="{_LEFT}" y1="{y(tick):.1f}" x2="{_LEFT + plot_w}" y2="{y(tick):.1f}"/>'
-                     f'<text class="tick" x="{_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{_number(tick)}</text>')
+                     f'<text class="tick" x="{_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">'
+                     f'{_number(tick)}</text>')
     parts.append(f'<text class="axis" x="{_LEFT + plot_w / 2:.1f}" y="{_HEIGHT - 8}" text-anchor="middle">'
                  f'{escape(cost_label)} (lower is better)</text>')
     parts.append(f'<text class="axis" transform="translate(14 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
@@ -90,7 +104,7 @@ def quality_cost_svg(points: Sequence[PlotPoint], *, cost_label: str, quality_la
     path = " ".join(f"{x(points[i].cost):.1f},{y(100 * points[i].quality):.1f}" for i in front)
     parts.append(f'<polyline class="front" points="{path}"/>')
     for i, p in enumerate(points):
-        colour = _PALETTE[i % len(_PALETTE)]
+        colour = run_mark(i).colour
         px, py = x(p.cost), y(100 * p.quality)
         on_front = i in front
         parts.append(f'<g class="point{" on-front" if on_front else ""}"><title>{escape(p.label)}: '
@@ -98,15 +112,11 @@ def quality_cost_svg(points: Sequence[PlotPoint], *, cost_label: str, quality_la
                      f'{_number(p.cost)} {escape(cost_label)}'
                      f'{" (Pareto front)" if on_front else ""}</title>'
                      f'<line x1="{px:.1f}" y1="{y(100 * p.low):.1f}" x2="{px:.1f}" y2="{y(100 * p.high):.1f}" '
-                     f'stroke="{colour}"/>'
-                     f'<circle cx="{px:.1f}" cy="{py:.1f}" r="6" stroke="{colour}" '
-                     f'fill="{colour if on_front else "white"}"/></g>')
+                     f'stroke="{colour}"/>{_marker(i, px, py, 6, on_front)}</g>')
     legend_y = _TOP + 6
     for i, p in enumerate(points):
-        colour = _PALETTE[i % len(_PALETTE)]
         ly = legend_y + 18 * i
-        parts.append(f'<circle cx="{_LEFT + plot_w + 18}" cy="{ly}" r="5" stroke="{colour}" '
-                     f'fill="{colour if i in front else "white"}"/>'
+        parts.append(f'{_marker(i, _LEFT + plot_w + 18, ly, 5, i in front)}'
                      f'<text class="legend" x="{_LEFT + plot_w + 28}" y="{ly + 4}">{escape(p.label)}</text>')
     ly = legend_y + 18 * len(points) + 8
     parts.append(f'<line class="front" x1="{_LEFT + plot_w + 12}" y1="{ly}" x2="{_LEFT + plot_w + 24}" y2="{ly}"/>'
