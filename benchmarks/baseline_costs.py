@@ -13,6 +13,7 @@ Shao et al.'s, our ``react-shao``). Written to docs/benchmarks.md, section ``bas
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Sequence
 
 from benchmarks._report import command_line, markdown_table, write_section
@@ -76,12 +77,18 @@ def attempted_results(store: Store, session_factory: Any, llm: Any, llm_name: st
 
 def run_results(store: Store, run_id: str, dataset: str, limit: int) -> list[Any]:
     """Every stored result of run ``run_id`` on the first ``limit`` questions of ``dataset``, failed ones
-    included (none when the run was not made)."""
+    included (none when the run was not made, or has not reached all of them yet: a run being made, or
+    stopped to resume later, is left out with a line on stderr rather than reported on fewer questions)."""
     first = {q.id for q in store.queries(dataset, limit=limit)}
     try:
-        return [r for r in store.results(run_id) if r.query_id in first]
+        results = [r for r in store.results(run_id) if r.query_id in first]
     except StoreError:
         return []
+    if results and len(results) < len(first):
+        print(f"run {run_id} on {dataset}: {len(results)} of the first {len(first)} questions stored; "
+              "left out until it has them all", file=sys.stderr)
+        return []
+    return results
 
 
 def cost_rows(store: Store, session_factory: Any, llm: Any, llm_name: str, methods: Sequence[str],

@@ -2,7 +2,7 @@
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
 ``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
-ones of Self-Ask and ReAct (Shao et al.) (benchmarks.method_claims),
+ones of Self-Ask, ReAct (Shao et al.), ALCE VANILLA and VANILLA-s (benchmarks.method_claims),
 ``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -50,6 +50,8 @@ SECTIONS = {
     "alce-snippet-claims": ("method_claims", "| against |"),
     "self-ask-claims-strategyqa": ("method_claims", "| against |"),
     "react-shao-claims-strategyqa": ("method_claims", "| against |"),
+    "alce-vanilla-claims-strategyqa": ("method_claims", "| against |"),
+    "alce-vanilla-s-claims-strategyqa": ("method_claims", "| against |"),
     "flare-triggers": ("flare_triggers", "| dataset |"),
     "alce-rerank-citations": ("alce_rerank_citations", "| dataset |"),
     "baseline-costs": ("baseline_costs", "| method |"),
@@ -106,3 +108,13 @@ def test_the_saved_runs_give_the_section(load_benchmark: Callable[[str], ModuleT
     page = text[text.index(start):]
     assert page.count("\n| ") >= 2  # a table with rows, not an empty one
     assert rebuilt(load_benchmark(script), restored, text) == page
+
+
+def test_a_run_short_of_the_questions_asked_for_is_left_out(load_benchmark: Callable[[str], ModuleType],
+                                                             restored: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run still being made (or stopped, to resume) must not be reported on the questions it has so far."""
+    costs = load_benchmark("baseline_costs")
+    store, run_id = Store(restored), "39cb0474e2f93b7b"  # ALCE VANILLA on StrategyQA's first 30 questions
+    assert len(costs.run_results(store, run_id, "strategyqa", 30)) == 30
+    assert costs.run_results(store, run_id, "strategyqa", 31) == []
+    assert f"run {run_id} on strategyqa: 30 of the first 31 questions stored" in capsys.readouterr().err
