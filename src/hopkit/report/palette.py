@@ -13,9 +13,7 @@ __all__ = ["PALETTE", "RunMark", "run_mark"]
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 #: One per pass through the palette: the bar hatch, the matplotlib marker and the SVG point's shape.
-_HATCHES = ("", "///", "...", "xxx")
-_MARKERS = ("o", "s", "^", "D")
-_SHAPES = ("circle", "square", "triangle", "diamond")
+_SECOND_MARKS = (("", "o", "circle"), ("///", "s", "square"), ("...", "^", "triangle"), ("xxx", "D", "diamond"))
 
 
 @dataclass(frozen=True)
@@ -32,5 +30,5 @@ def run_mark(position: int) -> RunMark:
     """The colour and second mark of the run at ``position`` (0-based) in a plot's legend."""
     if position < 0:
         raise ValueError(f"run_mark: position must be 0 or more, got {position}")
-    cycle = (position // len(PALETTE)) % len(_HATCHES)
-    return RunMark(PALETTE[position % len(PALETTE)], _HATCHES[cycle], _MARKERS[cycle], _SHAPES[cycle])
+    hatch, marker, shape = _SECOND_MARKS[(position // len(PALETTE)) % len(_SECOND_MARKS)]
+    return RunMark(PALETTE[position % len(PALETTE)], hatch, marker, shape)

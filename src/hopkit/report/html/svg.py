@@ -15,6 +15,8 @@ __all__ = ["PlotPoint", "quality_cost_svg"]
 
 _WIDTH, _HEIGHT = 560, 340
 _LEFT, _RIGHT, _TOP, _BOTTOM = 58, 150, 18, 46
+# The polygon points' corners, in units of the point's size.
+_CORNERS = {"triangle": ((0, -1.2), (1.1, 0.9), (-1.1, 0.9)), "diamond": ((0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0))}
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,7 @@ def _marker(position: int, cx: float, cy: float, size: float, filled: bool) -> s
         return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{size}" {paint}/>'
     if mark.shape == "square":
         return f'<rect x="{cx - size:.1f}" y="{cy - size:.1f}" width="{2 * size}" height="{2 * size}" {paint}/>'
-    corners = {"triangle": ((0, -1.2), (1.1, 0.9), (-1.1, 0.9)), "diamond": ((0, -1.3), (1.3, 0), (0, 1.3), (-1.3, 0))}
-    points = " ".join(f"{cx + dx * size:.1f},{cy + dy * size:.1f}" for dx, dy in corners[mark.shape])
+    points = " ".join(f"{cx + dx * size:.1f},{cy + dy * size:.1f}" for dx, dy in _CORNERS[mark.shape])
     return f'<polygon points="{points}" {paint}/>'
 
 
