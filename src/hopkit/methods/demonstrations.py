@@ -1,4 +1,6 @@
-"""Which of the IRCoT authors' demonstration sets a reader or IRCoT puts in its prompts.
+"""Which demonstration set a reader or IRCoT puts in its prompts: the IRCoT authors' for the
+four multi-hop datasets, or three annotated StrategyQA questions
+(:mod:`hopkit.prompts.strategyqa_demonstrations`).
 
 NoR, OneR and IRCoT take the same option, ``demonstrations``: None for zero-shot
 prompts, else a :class:`DemonstrationSpec` (or a mapping of its fields in YAML).
@@ -14,16 +16,20 @@ from annotated_types import Interval
 from hopkit.errors import ConfigError
 from hopkit.options import check_fields, shown
 
+STRATEGYQA = "strategyqa"
+
 
 @dataclass(frozen=True)
 class DemonstrationSpec:
-    """Which of the IRCoT authors' demonstration sets to put in the prompts.
+    """Which demonstration set to put in the prompts.
 
     Attributes:
-        dataset: whose demonstrations (hotpotqa, 2wikimultihopqa, musique, iirc).
-        distractors: M, the distractor paragraphs beside the gold ones (1-3); 0 for
-            the no-context prompts (NoR).
-        family: "codex" (plain) or "flan_t5" (question prefixed with an instruction).
+        dataset: whose demonstrations: the IRCoT authors' (hotpotqa, 2wikimultihopqa, musique,
+            iirc), or strategyqa (three annotated questions, their cited paragraphs and facts).
+        distractors: M, the distractor paragraphs beside the gold ones (1-3; strategyqa: 0,
+            the cited paragraphs alone); 0 for the no-context prompts (NoR).
+        family: "codex" (plain) or "flan_t5" (question prefixed with an instruction; the
+            IRCoT authors' sets only).
     """
 
     dataset: str
@@ -34,8 +40,13 @@ class DemonstrationSpec:
         from hopkit.prompts.ircot_files import DATASETS
 
         check_fields(self, "demonstrations option")
-        if self.dataset not in DATASETS:
-            raise ConfigError(f"demonstrations option 'dataset': expected one of {', '.join(DATASETS)}, "
+        if self.dataset == STRATEGYQA:
+            if self.distractors != 0 or self.family != "codex":
+                raise ConfigError("demonstrations option: the strategyqa demonstrations hold each question's cited "
+                                  "paragraphs alone, as plain text; set distractors: 0 and family: codex, got "
+                                  f"distractors: {shown(self.distractors)}, family: {shown(self.family)}")
+        elif self.dataset not in DATASETS:
+            raise ConfigError(f"demonstrations option 'dataset': expected one of {', '.join((*DATASETS, STRATEGYQA))}, "
                               f"got {shown(self.dataset)}")
 
 
@@ -47,6 +58,10 @@ def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, wit
     """
     if spec is None:
         return []
+    if spec.dataset == STRATEGYQA:
+        from hopkit.prompts.strategyqa_demonstrations import load_strategyqa_demonstrations
+
+        return load_strategyqa_demonstrations(reader_mode, with_context=with_context)
     from hopkit.prompts.ircot_files import load_demonstrations as load_files
 
     context = f"gold_with_{spec.distractors}_distractors" if with_context else "no_context"
