@@ -1,6 +1,7 @@
 """Which demonstration set a reader or IRCoT puts in its prompts: the IRCoT authors' for the
-four multi-hop datasets, or three annotated StrategyQA questions
-(:mod:`hopkit.prompts.strategyqa_demonstrations`).
+four multi-hop datasets, three annotated StrategyQA questions
+(:mod:`hopkit.prompts.strategyqa_demonstrations`) or FLARE's six StrategyQA exemplars
+(:mod:`hopkit.prompts.flare_strategyqa`).
 
 NoR, OneR and IRCoT take the same option, ``demonstrations``: None for zero-shot
 prompts, else a :class:`DemonstrationSpec` (or a mapping of its fields in YAML).
@@ -17,6 +18,9 @@ from hopkit.errors import ConfigError
 from hopkit.options import check_fields, shown
 
 STRATEGYQA = "strategyqa"
+FLARE_STRATEGYQA = "flare-strategyqa"
+#: The sets that are not the IRCoT authors': each question's own paragraphs alone, plain text.
+OWN_CONTEXT_SETS = (STRATEGYQA, FLARE_STRATEGYQA)
 
 
 @dataclass(frozen=True)
@@ -25,9 +29,11 @@ class DemonstrationSpec:
 
     Attributes:
         dataset: whose demonstrations: the IRCoT authors' (hotpotqa, 2wikimultihopqa, musique,
-            iirc), or strategyqa (three annotated questions, their cited paragraphs and facts).
-        distractors: M, the distractor paragraphs beside the gold ones (1-3; strategyqa: 0,
-            the cited paragraphs alone); 0 for the no-context prompts (NoR).
+            iirc), strategyqa (three annotated questions, their cited paragraphs and facts) or
+            flare-strategyqa (FLARE's six exemplars and their supporting statements).
+        distractors: M, the distractor paragraphs beside the gold ones (1-3; strategyqa and
+            flare-strategyqa: 0, each question's own paragraphs alone); 0 for the no-context
+            prompts (NoR).
         family: "codex" (plain) or "flan_t5" (question prefixed with an instruction; the
             IRCoT authors' sets only).
     """
@@ -40,14 +46,14 @@ class DemonstrationSpec:
         from hopkit.prompts.ircot_files import DATASETS
 
         check_fields(self, "demonstrations option")
-        if self.dataset == STRATEGYQA:
+        if self.dataset in OWN_CONTEXT_SETS:
             if self.distractors != 0 or self.family != "codex":
-                raise ConfigError("demonstrations option: the strategyqa demonstrations hold each question's cited "
-                                  "paragraphs alone, as plain text; set distractors: 0 and family: codex, got "
+                raise ConfigError(f"demonstrations option: the {self.dataset} demonstrations hold each question's "
+                                  "own paragraphs alone, as plain text; set distractors: 0 and family: codex, got "
                                   f"distractors: {shown(self.distractors)}, family: {shown(self.family)}")
         elif self.dataset not in DATASETS:
-            raise ConfigError(f"demonstrations option 'dataset': expected one of {', '.join((*DATASETS, STRATEGYQA))}, "
-                              f"got {shown(self.dataset)}")
+            raise ConfigError("demonstrations option 'dataset': expected one of "
+                              f"{', '.join((*DATASETS, *OWN_CONTEXT_SETS))}, got {shown(self.dataset)}")
 
 
 def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, with_context: bool) -> list[str]:
@@ -62,6 +68,10 @@ def load_demonstrations(spec: DemonstrationSpec | None, reader_mode: str, *, wit
         from hopkit.prompts.strategyqa_demonstrations import load_strategyqa_demonstrations
 
         return load_strategyqa_demonstrations(reader_mode, with_context=with_context)
+    if spec.dataset == FLARE_STRATEGYQA:
+        from hopkit.prompts.flare_strategyqa import load_flare_strategyqa_demonstrations
+
+        return load_flare_strategyqa_demonstrations(reader_mode, with_context=with_context)
     from hopkit.prompts.ircot_files import load_demonstrations as load_files
 
     context = f"gold_with_{spec.distractors}_distractors" if with_context else "no_context"

@@ -27,8 +27,9 @@ class FLAREOptions(FLAREConfig):
         look_ahead_tokens: the look-ahead's budget; its first sentence is kept (64).
         max_sentences: sentences generated at most before the answer.
         demonstrations: the chain-of-thought demonstrations (the IRCoT authors' files, as FLARE's
-            2WikiMultihopQA configuration uses); None for a zero-shot chain of thought.
-        shots: how many of them the prompt holds (the authors' 8).
+            2WikiMultihopQA configuration uses; ``{dataset: flare-strategyqa, distractors: 0}``
+            for the authors' six StrategyQA exemplars); None for a zero-shot chain of thought.
+        shots: how many of them the prompt holds (the authors' 8; 6 on StrategyQA).
     """
 
     demonstrations: DemonstrationSpec | None = None
