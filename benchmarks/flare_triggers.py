@@ -1,14 +1,14 @@
 """How often FLARE's look-ahead sentences fall below θ and retrieve, in the QA benchmark's stored runs.
 
-For the ``flare`` run of qa_bench on the first questions of each sample (nothing is run): the
-look-ahead sentences checked per question (the regenerated ones are kept unchecked), the share of
-them with a token below θ (each such sentence is a retrieval and a regeneration), the median of
-their lowest token probabilities, retrievals per question (the question's included) and the
-questions whose sentences never say "answer is". Written to docs/benchmarks.md, section
-``flare-triggers``::
+For the ``flare`` run of qa_bench on the first questions of each sample (nothing is run): the θ and
+top-k of the variant on that dataset, the look-ahead sentences checked per question (the regenerated
+ones are kept unchecked), the share of them with a token below θ (each such sentence is a retrieval
+and a regeneration), the median of their lowest token probabilities, retrievals per question (the
+question's included) and the questions whose sentences never say "answer is". Written to
+docs/benchmarks.md, section ``flare-triggers``::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.flare_triggers \\
-        --datasets hotpotqa 2wikimultihopqa musique
+        --datasets hotpotqa 2wikimultihopqa musique strategyqa
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from benchmarks._report import command_line, markdown_table, write_section
 from benchmarks.baseline_costs import attempted_results
 from benchmarks.bench_store import open_store, stored_runs_parser
 from benchmarks.qa_bench import ingest
+from benchmarks.variants import load_variant
 from hopkit.methods.flare.steps import PAYLOADS, FLARELookAhead, FLARESummary
 from hopkit.store.store import Store
 from hopkit.traces import Trace
 from hopkit.traces.payload import payload_of
 
-HEADER = ["dataset", "n", "sentences checked/q", "below θ (retrieved)", "median lowest token p",
+HEADER = ["dataset", "n", "θ", "top-k", "sentences checked/q", "below θ (retrieved)", "median lowest token p",
           "retrievals/q", "no \"answer is\""]
 
 
@@ -38,6 +39,7 @@ def checked_sentences(result: Any) -> list[FLARELookAhead]:
 
 
 def trigger_row(dataset: str, results: Sequence[Any]) -> str:
+    config = load_variant("flare", dataset).config
     checked = [checked_sentences(r) for r in results]
     sentences = [s for one in checked for s in one]
     lowest = [s.lowest_probability for s in sentences if s.lowest_probability is not None]
@@ -47,8 +49,9 @@ def trigger_row(dataset: str, results: Sequence[Any]) -> str:
     n = len(results)
     share = 100 * below / len(sentences) if sentences else 0.0
     median = f"{statistics.median(lowest):.3f}" if lowest else "-"
-    return (f"| {dataset} | {n} | {len(sentences) / n:.2f} | {below} of {len(sentences)} ({share:.1f}%) | "
-            f"{median} | {sum(s.retrievals for s in summaries) / n:.2f} | {unanswered} |")
+    return (f"| {dataset} | {n} | {config['theta']} | {config['k']} | {len(sentences) / n:.2f} | "
+            f"{below} of {len(sentences)} ({share:.1f}%) | {median} | {sum(s.retrievals for s in summaries) / n:.2f} | "
+            f"{unanswered} |")
 
 
 def triggers_table(store: Store, session_factory: Any, llm: Any, llm_name: str, datasets: Sequence[str],
@@ -75,7 +78,8 @@ def main() -> int:
     write_section("flare-triggers", "\n\n".join([
         "## FLARE's retrieval trigger: look-ahead sentences below θ (stored runs, first questions of each sample)",
         f"Command: `{command}`",
-        "The `flare` runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25 top-2, θ = 0.8, β = 0.4). A sentence "
+        "The `flare` runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25, β = 0.4; θ and top-k are the authors' "
+        "2WikiMultihopQA settings, and on StrategyQA their StrategyQA ones). A sentence "
         "with a token below θ is retrieved for and written again; the regenerated sentence is kept unchecked. "
         "Retrievals count the first one, with the question.",
         triggers_table(store, session_factory, llm, args.llm, args.datasets, args.limit),

@@ -36,7 +36,8 @@ from hopkit.store.store import Store
 STRATEGYQA_NOTE = ("On StrategyQA (gold answers \"yes\"/\"no\"): NoR and OneR read zero-shot with a yes/no "
                    "instruction, at most 8 tokens (the IRCoT authors have no StrategyQA demonstrations); "
                    "ITER-RETGEN's three demonstrations are sample questions past the first 30, written as chains "
-                   "from their annotated facts; IRCoT, the original ReAct and FLARE are not run.")
+                   "from their annotated facts; FLARE takes the authors' StrategyQA exemplars and settings; IRCoT "
+                   "and the original ReAct are not run.")
 
 
 def ingest(store: Store, dataset: str) -> None:

@@ -11,8 +11,9 @@ prints a variant as the plain config ``hopkit run`` takes.
 StrategyQA: MIGRES with its yes/no Main Module and the authors' commonsense demonstrations,
 SearChain with its StrategyQA prompt (Figure 15). The IRCoT authors have no StrategyQA
 demonstrations, so NoR and OneR read zero-shot with a yes/no instruction, ITER-RETGEN reads
-three made from annotated StrategyQA questions, and IRCoT is not run there (see :data:`SKIPPED`);
-each variant's file says so in its ``per_dataset`` block.
+three made from annotated StrategyQA questions, FLARE its authors' StrategyQA exemplars, and
+IRCoT is not run there (see :data:`SKIPPED`); each variant's file says so in its ``per_dataset``
+block.
 """
 
 from __future__ import annotations

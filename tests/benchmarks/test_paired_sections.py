@@ -2,7 +2,7 @@
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
 ``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
-ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.) and ALCE's five readers (benchmarks.method_claims),
+ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (benchmarks.method_claims),
 ``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -56,6 +56,7 @@ SECTIONS = {
     "alce-snippet-claims-strategyqa": ("method_claims", "| against |"),
     "alce-rerank-claims-strategyqa": ("method_claims", "| against |"),
     "iter-retgen-claims-strategyqa": ("method_claims", "| against |"),
+    "flare-claims-strategyqa": ("method_claims", "| against |"),
     "flare-triggers": ("flare_triggers", "| dataset |"),
     "alce-rerank-citations": ("alce_rerank_citations", "| dataset |"),
     "baseline-costs": ("baseline_costs", "| method |"),
