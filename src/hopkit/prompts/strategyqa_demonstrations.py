@@ -24,7 +24,7 @@ from typing import Sequence
 
 from hopkit import environment
 from hopkit.data.formats._common import Where, as_object, check_str, get_list, get_str, read_json_list
-from hopkit.data.formats.strategyqa import load_strategyqa
+from hopkit.data.formats.strategyqa import find_paragraphs_file, load_strategyqa_paragraphs, question_example
 from hopkit.errors import DataError
 from hopkit.prompts.layout import test_block
 from hopkit.records import Example, Paragraph
@@ -52,14 +52,14 @@ def load_strategyqa_demonstrations(reader: str = "cot", *, with_context: bool = 
         DataError: the file lacks one of ``qids``, or a question has no facts.
     """
     path = Path(path) if path is not None else _default_path()
-    examples = {example.id: example for example in load_strategyqa(path)}
-    facts = _facts_by_qid(path, set(qids))
+    chosen = _chosen_questions(path, set(qids))
     demonstrations = []
     for qid in qids:
-        if qid not in examples:
+        if qid not in chosen:
             raise DataError(f"StrategyQA demonstration question {qid!r} is not in this file; pass the official "
                             "train file or the sample holding it", path=str(path))
-        demonstrations.append(render_demonstration(examples[qid], facts[qid], reader, with_context=with_context))
+        example, facts = chosen[qid]
+        demonstrations.append(render_demonstration(example, facts, reader, with_context=with_context))
     return demonstrations
 
 
@@ -73,19 +73,21 @@ def render_demonstration(example: Example, facts: Sequence[str], reader: str, *,
     return test_block(paragraphs if with_context else [], example.question, answer)
 
 
-def _facts_by_qid(path: Path, qids: set[str]) -> dict[str, list[str]]:
-    facts: dict[str, list[str]] = {}
+def _chosen_questions(path: Path, qids: set[str]) -> dict[str, tuple[Example, list[str]]]:
+    """The questions of ``qids`` in the file, each with its facts (the file is read once)."""
+    paragraphs = load_strategyqa_paragraphs(find_paragraphs_file(path))
+    chosen: dict[str, tuple[Example, list[str]]] = {}
     for index, row in enumerate(read_json_list(path)):
         where = Where(str(path), record=f"#{index}")
         obj = as_object(row, where)
-        qid = get_str(obj, "qid", where)
-        if qid in qids:
-            where = where.with_id(qid)
-            items = [check_str(fact, where, f"facts[{n}]") for n, fact in enumerate(get_list(obj, "facts", where))]
-            if not items:
+        if get_str(obj, "qid", where) in qids:
+            example = question_example(obj, where, paragraphs)
+            where = where.with_id(example.id)
+            facts = [check_str(fact, where, f"facts[{n}]") for n, fact in enumerate(get_list(obj, "facts", where))]
+            if not facts:
                 raise where.error("a demonstration question needs at least one fact", "facts")
-            facts[qid] = items
-    return facts
+            chosen[example.id] = (example, facts)
+    return chosen
 
 
 def _sentence(fact: str) -> str:

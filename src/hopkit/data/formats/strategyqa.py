@@ -64,20 +64,27 @@ def load_strategyqa(path: str | Path, *, paragraphs_path: str | Path | None = No
     examples = []
     for index, row in enumerate(rows):
         where = Where(str(path), record=f"#{index}")
-        obj = as_object(row, where)
-        qid = get_str(obj, "qid", where)
-        where = where.with_id(qid)
-        question = get_str(obj, "question", where)
-        answer = "yes" if get_bool(obj, "answer", where) else "no"
-        context = []
-        for key in cited_keys(get_field(obj, "evidence", where), where):
-            if key not in paragraphs:
-                raise where.error(f"evidence cites paragraph {key!r}, which the paragraphs file lacks; "
-                                  "pass the full paragraphs file as paragraphs_path", "evidence")
-            context.append(paragraphs[key])
-        examples.append(Example(id=qid, question=question, answers=(answer,), context=tuple(context),
-                                answer_type="yes_no"))
+        examples.append(question_example(as_object(row, where), where, paragraphs))
     return examples
+
+
+def question_example(obj: Mapping[str, Any], where: Where, paragraphs: Mapping[str, ContextParagraph]) -> Example:
+    """One question object of the file as an Example, its cited paragraphs as its context.
+
+    Raises:
+        DataError: a missing or wrongly typed field, or evidence citing a paragraph not in ``paragraphs``.
+    """
+    qid = get_str(obj, "qid", where)
+    where = where.with_id(qid)
+    question = get_str(obj, "question", where)
+    answer = "yes" if get_bool(obj, "answer", where) else "no"
+    context = []
+    for key in cited_keys(get_field(obj, "evidence", where), where):
+        if key not in paragraphs:
+            raise where.error(f"evidence cites paragraph {key!r}, which the paragraphs file lacks; "
+                              "pass the full paragraphs file as paragraphs_path", "evidence")
+        context.append(paragraphs[key])
+    return Example(id=qid, question=question, answers=(answer,), context=tuple(context), answer_type="yes_no")
 
 
 def find_paragraphs_file(questions_path: Path) -> Path:
