@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runtime_checkable
 
+from hopkit.clean_text import clean_text
 from hopkit.errors import LLMError
 
 Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "sampling", "concurrent_calls"]
@@ -55,6 +56,10 @@ class Completion:
     whole completion came from the on-disk response cache. ``finish_reason`` is why the
     model stopped, when the backend says (``"stop"``, ``"length"`` when ``max_tokens``
     cut it short); ``None`` when unknown.
+
+    Model text enters hopkit here, whatever the backend: a NUL or a lone surrogate in ``text``
+    (a server's JSON may carry ``"\\ud800"``) becomes U+FFFD (:func:`hopkit.clean_text.clean_text`),
+    so the text can go into the next prompt, a trace and the store alike.
     """
 
     text: str
@@ -64,6 +69,9 @@ class Completion:
     cached_prompt_tokens: int = 0
     from_cache: bool = False
     finish_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", clean_text(self.text))
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,7 @@ class TokenScores:
     cached_prompt_tokens: int = 0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", tuple(clean_text(token) for token in self.tokens))
         if len(self.tokens) != len(self.logprobs):
             raise LLMError(f"TokenScores needs one log-probability per token; got {len(self.tokens)} tokens and "
                            f"{len(self.logprobs)} log-probabilities")

@@ -12,24 +12,14 @@ between them unchanged. Every other character is stored as it is.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-REPLACEMENT = "\ufffd"
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from hopkit.clean_text import REPLACEMENT, clean_text
 
+__all__ = ["MAX_NAME_LENGTH", "REPLACEMENT", "name_too_long", "optional_text", "storable_json", "storable_text"]
 
-def storable_text(text: str) -> str:
-    """``text`` with each NUL and lone surrogate replaced by U+FFFD (the same object when it has none).
-
-    Two surrogates that make a pair become the one character they encode, as a JSON reader makes them.
-    """
-    if _UNSTORABLE.search(text) is None:
-        return text
-    if _SURROGATE.search(text) is not None:
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text.replace("\x00", REPLACEMENT)
+#: ``text`` with each NUL and lone surrogate replaced by U+FFFD (:func:`hopkit.clean_text.clean_text`).
+storable_text = clean_text
 
 
 def storable_json(value: Any) -> Any:
