@@ -26,6 +26,7 @@ class StoredAnswer:
         error: ``"ErrorClass: message"`` of a failed question, None when answered.
         failure_kind: the error's class name, None when answered.
         server_failure: the model server kept failing for this question (:class:`LLMServerError`).
+        store_failure: the store refused the question's result (a full disk, say), so only its failure is kept.
         paragraphs: how many paragraphs the answer rests on.
     """
 
@@ -33,6 +34,7 @@ class StoredAnswer:
     error: str | None = None
     failure_kind: str | None = None
     server_failure: bool = False
+    store_failure: bool = False
     paragraphs: int = 0
 
     @property
@@ -45,7 +47,9 @@ def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> 
 
     An empty final answer, or one made only of the prompt's cues and markup
     (:func:`~hopkit.parsing.answers.is_blank_answer`), is a failure too, an :class:`EmptyAnswerError`; its
-    result keeps the method's trace and retrieved ids, so what the model said is stored.
+    result keeps the method's trace and retrieved ids, so what the model said is stored. A method
+    that raised (a server error in its reader, say) keeps what it retrieved before it failed, as its
+    ``retrieve`` steps recorded it, so a failure's retrieval recall does not depend on how it failed.
 
     The steps and citations the method records (``hopkit.traces``) are stored under
     ``trace["typed_trace"]``, beside the method's metadata. A trace that is not JSON
@@ -73,7 +77,7 @@ def answer_one(method: Method, query: Query, *, trace_prompts: bool = False) -> 
                     extra={"question": query.id})
     return QueryResult(
         query_id=query.id, prediction=result.text if result is not None else "",
-        chunk_ids=tuple(result.chunk_ids) if result is not None else (),
+        chunk_ids=tuple(result.chunk_ids) if result is not None else steps.retrieved_ids(),
         trace=trace,
         usage=usage.copy(),  # the block closed: its wall time is usage.total_seconds
         error=None if failure is None else f"{type(failure).__name__}: {failure}",
@@ -97,7 +101,8 @@ def record(store: Store, run_id: str, result: QueryResult, failure: Exception | 
         failure = refused
     return StoredAnswer(query_id=result.query_id, error=result.error,
                         failure_kind=None if failure is None else type(failure).__name__,
-                        server_failure=isinstance(failure, LLMServerError), paragraphs=len(result.chunk_ids))
+                        server_failure=isinstance(failure, LLMServerError),
+                        store_failure=isinstance(failure, StoreError), paragraphs=len(result.chunk_ids))
 
 
 def answer_and_store(method: Method, query: Query, store: Store, run_id: str, *,

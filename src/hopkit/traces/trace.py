@@ -46,6 +46,12 @@ class Trace:
         """The citations, in the order they were made."""
         return tuple(self._citations)
 
+    def retrieved_ids(self) -> tuple[int, ...]:
+        """The paragraphs the ``retrieve`` steps returned, in the order they came, each once: what a
+        question that failed half-way had retrieved (its result's ``chunk_ids``)."""
+        return tuple(dict.fromkeys(pid for step in self._steps if step.kind == "retrieve"
+                                   for pid in step.paragraph_ids))
+
     def __bool__(self) -> bool:
         """True once a step or a citation is recorded."""
         return bool(self._steps or self._citations)
