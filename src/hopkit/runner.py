@@ -32,7 +32,7 @@ from typing import Callable, Mapping, Sequence
 
 from tqdm import tqdm
 
-from hopkit.errors import LLMServerError
+from hopkit.errors import LLMServerError, StoreError
 from hopkit.executors.answers import answer_one
 from hopkit.executors.protocol import Executor, RunJob
 from hopkit.executors.threads import ThreadExecutor, answers_as_they_finish
@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 # A server that failed this many questions in a row (after its own retries) is down:
 # stop instead of failing every remaining question slowly.
 MAX_CONSECUTIVE_SERVER_FAILURES = 3
+# A store that refused this many results in a row (a full disk) keeps none: stop before more
+# questions are asked, and paid for, only to be lost.
+MAX_CONSECUTIVE_STORE_FAILURES = 3
 
 
 # A method that filters its evidence is asked, once this many questions are answered, whether it
@@ -125,7 +128,7 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     first_error: str | None = None
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
-    server_failures_in_a_row = 0
+    server_failures_in_a_row = store_failures_in_a_row = 0
     answers = executor.answers(RunJob(store, run.run_id, run.name, trace_prompts), todo)
     with bar, closing(answers):
         for answer in answers:
@@ -146,6 +149,11 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
                 raise LLMServerError(f"stopping run {spec.name}: {server_failures_in_a_row} questions in a row "
                                      f"failed on the model server ({answer.error}); finished questions are stored, "
                                      "rerun to resume once the server is back")
+            store_failures_in_a_row = store_failures_in_a_row + 1 if answer.store_failure else 0
+            if store_failures_in_a_row >= MAX_CONSECUTIVE_STORE_FAILURES:
+                raise StoreError(f"stopping run {spec.name}: the store refused the results of {store_failures_in_a_row} "
+                                 f"questions in a row ({answer.error}); free space on its disk or fix the store "
+                                 "(answers stored before are kept), then rerun to resume")
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
                       finished=finished, failed=failed, first_error=first_error, name=run.name,
                       failures=dict(failures), without_evidence=without_evidence,
