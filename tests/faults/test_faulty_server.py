@@ -29,7 +29,8 @@ BROKEN = 3  # the question the faults hit
 
 def backend(base_url: str) -> OpenAICompatibleLLM:
     """The real HTTP backend, with a short timeout and one quick retry so faults cost little time."""
-    return OpenAICompatibleLLM(base_url, "fake-model", timeout=0.4, max_retries=1, backoff=0.0)
+    return OpenAICompatibleLLM(base_url, "fake-model", timeout=0.4, max_retries=1, backoff=0.0,
+                               max_reply_bytes=1 << 20)
 
 
 FAULTS: list[tuple[Fault, str]] = [
@@ -44,6 +45,10 @@ FAULTS: list[tuple[Fault, str]] = [
     (Fault("content_filter"), r"LLMError: .*withheld the answer \(finish_reason 'content_filter'"),
     (Fault("empty"), r"EmptyAnswerError: the model gave no answer to question q3"),
     (Fault("length"), r"EmptyAnswerError: the model gave no answer to question q3"),  # one word cut to none
+    # issue 48: a valid reply one byte per 0.1 s (each read well within the 0.4 s timeout) held a question for
+    # minutes; an endless chunked body grew the process without end
+    (Fault("trickle", seconds=0.1), r"LLMServerError: .*no whole reply within deadline=1\.2s"),
+    (Fault("endless"), r"LLMServerError: .*the reply grew past max_reply_bytes=1,048,576 without ending"),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -29,6 +30,11 @@ _HINTS: dict[int, str] = {
     403: " (the API key may lack access to this model)",
     404: " (check base_url, the model name and whether the server offers this endpoint)",
 }
+# A whole request may take this many read timeouts when no deadline is given.
+DEADLINE_READ_TIMEOUTS = 3
+# The largest reply read by default: a completion with 20 log-probabilities per token for 8,192
+# tokens is about 10 MB of JSON.
+MAX_REPLY_BYTES = 64 * 1024 * 1024
 
 
 def endpoint_url(base_url: str, endpoint: str) -> str:
@@ -47,12 +53,12 @@ def endpoint_url(base_url: str, endpoint: str) -> str:
     return base + _PATHS[endpoint]
 
 
-def _server_message(response: httpx.Response) -> str:
+def _server_message(body: bytes, reason_phrase: str) -> str:
     """The error message a server put in its response body, shortened."""
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
-        return response.text[:500] or response.reason_phrase
+        return body[:500].decode("utf-8", "replace") or reason_phrase
     if isinstance(data, dict):
         error = data.get("error", data.get("detail", data.get("message")))
         if isinstance(error, dict):
@@ -87,7 +93,13 @@ class OpenAICompatibleLLM:
         api_key: bearer token; ``None`` reads ``OPENAI_API_KEY`` at call time (local servers need none).
         endpoint: ``"completions"`` (raw text continuation) or ``"chat"`` (the prompt as one user message).
         context_length: the model's context window in tokens (the server does not report it).
-        timeout: seconds per HTTP request.
+        timeout: seconds to connect, and to wait for each part of the reply.
+        deadline: seconds a whole request may take, reply included (a server that trickles its reply
+            slower than ``timeout`` but never stops is cut off here); a farm moves the request to another
+            server. ``None``: ``3 * timeout``. It is checked as each part of the reply arrives, so a
+            request ends at most one ``timeout`` after it.
+        max_reply_bytes: the largest reply read; a longer one (a server sending without end) is cut
+            off and counted as that server's failure.
         max_retries: retries after the first attempt.
         backoff: seconds before the first retry, doubled for each further one.
         top_logprobs: how many alternatives a scoring request asks for (OpenAI allows 20 in chat
@@ -99,16 +111,19 @@ class OpenAICompatibleLLM:
 
     def __init__(self, base_url: str | list[str], model: str, *, api_key: str | None = None,
                  endpoint: Endpoint = "completions", context_length: PositiveInt = 8192,
-                 timeout: PositiveFloat = 60, max_retries: NonNegativeInt = 4,
+                 timeout: PositiveFloat = 60, deadline: PositiveFloat | None = None,
+                 max_reply_bytes: PositiveInt = MAX_REPLY_BYTES, max_retries: NonNegativeInt = 4,
                  backoff: NonNegativeFloat = 1.0, top_logprobs: PositiveInt = 20) -> None:
         base_urls = split_base_urls(base_url)
         if not model:
             raise LLMError(f"OpenAICompatibleLLM for {', '.join(base_urls)} needs a model name")
         if endpoint not in _PATHS:
             raise LLMError(f"endpoint must be 'completions' or 'chat', got {endpoint!r}")
-        if context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0 or top_logprobs < 1:
+        if (context_length < 1 or timeout <= 0 or max_retries < 0 or backoff < 0 or top_logprobs < 1
+                or (deadline is not None and deadline <= 0) or max_reply_bytes < 1):
             raise LLMError(f"invalid options for {base_url}: context_length={context_length} (>= 1), "
-                           f"timeout={timeout} (> 0), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0), "
+                           f"timeout={timeout} (> 0), deadline={deadline} (> 0 or null), max_reply_bytes="
+                           f"{max_reply_bytes} (>= 1), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0), "
                            f"top_logprobs={top_logprobs} (>= 1)")
         self.base_urls = base_urls
         self.base_url = base_urls[0]
@@ -117,6 +132,8 @@ class OpenAICompatibleLLM:
         self.endpoint: Endpoint = endpoint
         self.context_length = context_length
         self.timeout = timeout
+        self.deadline = deadline if deadline is not None else DEADLINE_READ_TIMEOUTS * timeout
+        self.max_reply_bytes = max_reply_bytes
         self.max_retries = max_retries
         self.backoff = backoff
         self.top_logprobs = top_logprobs
@@ -144,8 +161,9 @@ class OpenAICompatibleLLM:
             and the server's ``finish_reason``.
 
         Raises:
-            LLMServerError: the server kept failing (429, 5xx, time-out, unreachable, connection
-                dropped or reply cut short) past the retries.
+            LLMServerError: the server kept failing (429, 5xx, time-out, no whole reply within the
+                deadline, a reply over ``max_reply_bytes``, unreachable, connection dropped or reply cut
+                short) past the retries.
             LLMError: the server refused the request (other 4xx), answered something unreadable,
                 answered with no text (null content) or withheld the answer (content filter).
         """
@@ -307,8 +325,10 @@ class OpenAICompatibleLLM:
 
     def _post_to(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         """One request to one server; raises TransientError for what is worth retrying."""
+        deadline = time.monotonic() + self.deadline
         try:
-            response = self._http().post(url, json=body, headers=self._headers())
+            with self._http().stream("POST", url, json=body, headers=self._headers()) as response:
+                reply = self._read_reply(response, deadline)
         except httpx.TimeoutException as exc:
             raise TransientError(f"no answer within timeout={self.timeout}s ({type(exc).__name__})") from exc
         except httpx.UnsupportedProtocol as exc:
@@ -317,19 +337,39 @@ class OpenAICompatibleLLM:
             raise TransientError(f"connection failed ({type(exc).__name__}: {exc})") from exc
         status = response.status_code
         if status == 429 or status >= 500:
-            raise TransientError(f"HTTP {status}: {_server_message(response)}",
+            raise TransientError(f"HTTP {status}: {_server_message(reply, response.reason_phrase)}",
                                  retry_after=parse_retry_after(response.headers.get("retry-after")))
         if status >= 400:
             raise LLMError(f"{url} refused the request with HTTP {status}: "
-                           f"{_server_message(response)}{_HINTS.get(status, '')}")
+                           f"{_server_message(reply, response.reason_phrase)}{_HINTS.get(status, '')}")
         try:
-            data = response.json()
+            data = json.loads(reply)
         except ValueError as exc:
             raise LLMError(f"{url} answered HTTP {status} with a body that is not JSON: "
-                           f"{response.text[:200]!r}") from exc
+                           f"{reply[:200].decode('utf-8', 'replace')!r}") from exc
         if not isinstance(data, dict):
             raise LLMError(f"{url} answered with JSON that is not an object: {str(data)[:200]}")
         return data
+
+    def _read_reply(self, response: httpx.Response, deadline: float) -> bytes:
+        """The reply's body, read part by part until it ends, the deadline passes or it grows too large.
+
+        Raises:
+            TransientError: the deadline passed, or the reply is larger than ``max_reply_bytes``.
+        """
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_reply_bytes:
+            raise TransientError(f"the reply announces {int(declared):,} bytes, more than max_reply_bytes="
+                                 f"{self.max_reply_bytes:,}")
+        body = bytearray()
+        for part in response.iter_bytes():
+            body += part
+            if len(body) > self.max_reply_bytes:
+                raise TransientError(f"the reply grew past max_reply_bytes={self.max_reply_bytes:,} without ending")
+            if time.monotonic() > deadline:
+                raise TransientError(f"no whole reply within deadline={self.deadline:g}s ({len(body):,} bytes "
+                                     "came, slower than the server should send them)")
+        return bytes(body)
 
     def _text_of(self, url: str, data: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
         """The generated text and the finish reason; a null or filtered answer is an error, not ""."""

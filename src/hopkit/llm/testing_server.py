@@ -48,9 +48,12 @@ _COMPLETIONS = ("/v1/completions", "/completions")
 _CHAT = ("/v1/chat/completions", "/chat/completions")
 
 FAULT_KINDS = ("status", "hang", "drop", "truncated_body", "malformed", "null", "content_filter", "length",
-               "empty", "delay")
-# Faults whose reply is the model's (scripted) answer, late or cut: they use up a list script's reply.
-_ANSWERING_FAULTS = ("length", "delay")
+               "empty", "delay", "trickle", "endless")
+# An endless reply stops by itself after this many bytes or seconds, whichever comes first.
+ENDLESS_BYTES = 1 << 30
+ENDLESS_SECONDS = 120.0
+# Faults whose reply is the model's (scripted) answer, late, slow or cut: they use up a list script's reply.
+_ANSWERING_FAULTS = ("length", "delay", "trickle")
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,12 @@ class Fault:
             ``"content_filter"``: HTTP 200, null content, ``finish_reason: "content_filter"``;
             ``"length"``: HTTP 200 with the first half of the reply's words, ``finish_reason: "length"``;
             ``"empty"``: HTTP 200 with an empty text;
-            ``"delay"``: the normal reply, ``seconds`` late.
+            ``"delay"``: the normal reply, ``seconds`` late;
+            ``"trickle"``: the normal reply (declared length included), one byte every ``seconds``;
+            ``"endless"``: HTTP 200 with a chunked body that never ends (it stops by itself after
+            :data:`ENDLESS_BYTES` or :data:`ENDLESS_SECONDS`, or when the client goes away).
         status: the HTTP status of a ``"status"`` fault (400-599).
-        seconds: how long a ``"hang"`` or a ``"delay"`` lasts.
+        seconds: how long a ``"hang"`` or a ``"delay"`` lasts, and a ``"trickle"``'s pause between bytes.
 
     Raises:
         ConfigError: an unknown kind, a status outside 400-599 or negative seconds.
@@ -123,7 +129,8 @@ class _Plan:
     raw: bytes | None = None  # a body sent as is instead of the JSON payload
     wait: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
-    transport: str | None = None  # "hang", "drop" or "truncated_body"
+    transport: str | None = None  # "hang", "drop", "truncated_body", "trickle" or "endless"
+    pause: float = 0.0  # a trickle's seconds between bytes
     answered: AnsweredRequest | None = None  # recorded once the reply is fully sent
 
 
@@ -281,6 +288,9 @@ class FakeOpenAIServer:
         if fault is not None and fault.kind == "length":
             words = text.split(" ")
             text, finish_reason = " ".join(words[: len(words) // 2]), "length"
+        elif fault is not None and fault.kind == "trickle":
+            return _Plan(200, self._reply(path, body, prompt, text, number, finish_reason), transport="trickle",
+                         pause=fault.seconds, answered=AnsweredRequest(number, prompt, text, finish_reason, 0.0))
         elif fault is not None:  # "delay"
             wait = fault.seconds
         return _Plan(200, self._reply(path, body, prompt, text, number, finish_reason), wait=wait,
@@ -307,6 +317,8 @@ class FakeOpenAIServer:
             return _Plan(200, transport=kind, wait=fault.seconds if kind == "hang" else 0.0)
         if kind == "malformed":
             return _Plan(200, raw=b'{"id": "cmpl-broken", "choices": [{"text": "Par')
+        if kind == "endless":
+            return _Plan(200, transport=kind)
         text = self.script(prompt) if callable(self.script) else "scripted reply"
         if kind == "truncated_body":
             return _Plan(200, self._reply(path, body, prompt, text, number, "stop"), transport=kind)
@@ -369,6 +381,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(plan.status, data, plan.headers, cut=len(data) // 2)
             self.close_connection = True
             return
+        if plan.transport == "endless":
+            self._send_endless()
+            return
+        if plan.transport == "trickle":
+            if self._trickle(data, plan.pause) and plan.answered is not None:
+                self.fake._record_answer(plan.answered)
+            return
         if self._send(plan.status, data, plan.headers) and plan.answered is not None:
             self.fake._record_answer(plan.answered)
 
@@ -388,6 +407,43 @@ class _Handler(BaseHTTPRequestHandler):
             logger.debug("client went away before the reply to %s", self.path)
             return False
         return True
+
+    def _trickle(self, data: bytes, pause: float) -> bool:
+        """Send a 200 reply one byte every ``pause`` seconds; whether it was all written."""
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for index in range(len(data)):
+                self.wfile.write(data[index:index + 1])
+                self.wfile.flush()
+                if self.fake._closing.wait(pause):
+                    return False
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
+
+    def _send_endless(self) -> None:
+        """A 200 reply whose chunked body goes on until the client leaves (bounded, see ENDLESS_BYTES)."""
+        self.close_connection = True
+        chunk = b"0123456789abcdef" * 4096
+        framed = f"{len(chunk):x}\r\n".encode("ascii") + chunk + b"\r\n"
+        started, sent = time.monotonic(), 0
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            opening = b'{"choices": [{"text": "'
+            self.wfile.write(f"{len(opening):x}\r\n".encode("ascii") + opening + b"\r\n")
+            while (sent < ENDLESS_BYTES and time.monotonic() - started < ENDLESS_SECONDS
+                   and not self.fake._closing.is_set()):
+                self.wfile.write(framed)
+                sent += len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            logger.debug("the client left an endless reply after %d bytes", sent)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
         logger.debug("fake openai server: " + format, *args)
