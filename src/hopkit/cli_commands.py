@@ -42,6 +42,16 @@ def _session_factory(args: argparse.Namespace) -> Any:
     return DBConnection.from_config(args.db).get_session_factory()
 
 
+def _reading_factory(args: argparse.Namespace) -> Any:
+    """The store of a command that only reads, opened read-only: an archive on a read-only mount is readable.
+    A SQLite file that does not exist yet is created empty, as any command does, so the command says what
+    is missing."""
+    connection = DBConnection.from_config(args.db, read_only=True)
+    if connection.sqlite_path is not None and not connection.sqlite_path.exists():
+        connection = DBConnection.from_config(args.db)
+    return connection.get_session_factory()
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     named("--name", args.name)
     examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
@@ -147,7 +157,7 @@ def _judge_note(judge: JudgeIdentity | None) -> str:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    session_factory = _session_factory(args)
+    session_factory = _reading_factory(args)
     store = Store(session_factory)
     runs = _select_runs(store, args.runs, args.dataset)
     verdicts = VerdictStore(session_factory)
@@ -181,7 +191,7 @@ def _one_run(store: Store, name: str) -> RunInfo:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    session_factory = _session_factory(args)
+    session_factory = _reading_factory(args)
     store = Store(session_factory)
     run_a, run_b = _one_run(store, args.run_a), _one_run(store, args.run_b)
     both = f"run {run_a.name!r} ({run_a.run_id}) and run {run_b.name!r} ({run_b.run_id})"
@@ -220,7 +230,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    store = Store(_session_factory(args))
+    store = Store(_reading_factory(args))
     runs = store.runs()
     if not runs:
         print(f"no runs stored yet; {_runs_hint(store)}")
@@ -238,7 +248,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
-    store = Store(_session_factory(args))
+    store = Store(_reading_factory(args))
     names = store.datasets()
     if not names:
         print(f"no datasets stored yet in {store.location}; ingest one with `hopkit ingest FORMAT PATH` "
@@ -266,7 +276,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = Store(_session_factory(args))
+    store = Store(_reading_factory(args))
     runs = [run for name in args.runs for run in store.find_runs(name)]
     written = export_runs(store, list(dict.fromkeys(run.run_id for run in runs)), args.out)
     print(f"wrote {len(runs)} run(s), {written} result(s) to {args.out}")

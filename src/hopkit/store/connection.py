@@ -2,14 +2,22 @@
 
 SQLite file by default (``<HOPKIT_HOME>/hopkit.db``), PostgreSQL by URL
 (``postgresql+psycopg://user:password@host:port/database``).
+
+A connection opened ``read_only`` (the commands that only read: ``runs``, ``evaluate``,
+``report``, ``compare``, ``export``, ``datasets``) never writes: it creates no table or
+folder, and opens a SQLite file read-only, as an immutable file where its folder or its
+file system cannot be written (an archive on a read-only mount), so results are readable
+where they lie; on PostgreSQL its transactions are read-only.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sqlite3
 import time
+from urllib.parse import quote
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -115,10 +123,12 @@ class DBConnection:
     Args:
         url: a SQLAlchemy database URL, e.g. ``sqlite:///path/hopkit.db`` or
             ``postgresql+psycopg://user:password@host:5432/db``.
+        read_only: open the store for reading only (see the module's docstring).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
+        self.read_only = read_only
         self._engine: Engine | None = None
         self._session_factory: sessionmaker[Session] | None = None
 
@@ -126,7 +136,7 @@ class DBConnection:
         return f"DBConnection({mask_url(self.url)!r})"
 
     @classmethod
-    def from_config(cls, url: str | None = None) -> DBConnection:
+    def from_config(cls, url: str | None = None, *, read_only: bool = False) -> DBConnection:
         """Pick the database: ``url``, else ``$HOPKIT_DB_URL``, else a SQLite file.
 
         The SQLite file is ``<HOPKIT_HOME>/hopkit.db``, with ``HOPKIT_HOME``
@@ -134,6 +144,7 @@ class DBConnection:
 
         Args:
             url: an explicit database URL; wins over the environment.
+            read_only: open it for reading only (the folder is then not created).
 
         Returns:
             A connection that has not connected yet.
@@ -142,6 +153,8 @@ class DBConnection:
             StoreError: if the HOPKIT_HOME folder cannot be created.
         """
         chosen = url or environment.db_url()
+        if chosen is None and read_only:
+            chosen = f"sqlite:///{(environment.hopkit_home() / 'hopkit.db').resolve()}"
         if chosen is None:
             home = environment.hopkit_home()
             try:
@@ -153,7 +166,19 @@ class DBConnection:
                     "database URL"
                 ) from exc
             chosen = f"sqlite:///{(home / 'hopkit.db').resolve()}"
-        return cls(chosen)
+        return cls(chosen, read_only=read_only)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The SQLite file this URL names (None: another database, SQLite in memory, or a malformed URL,
+        which opening the store reports)."""
+        try:
+            url = make_url(self.url)
+        except ArgumentError:
+            return None
+        if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+            return None
+        return Path(url.database).expanduser()
 
     @property
     def masked_url(self) -> str:
@@ -185,12 +210,20 @@ class DBConnection:
             in_memory = url.database in (None, "", ":memory:")
             if in_memory:
                 kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+            elif self.read_only:
+                kwargs["creator"] = self._read_only_sqlite_opener(Path(url.database or "").expanduser())
             else:
                 self._make_sqlite_folder(url)
                 kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
-        elif url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
-            kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
-            kwargs["pool_pre_ping"] = True
+        elif url.get_backend_name() == "postgresql":
+            connect_args: dict[str, Any] = {}
+            if "connect_timeout" not in url.query:
+                connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+                kwargs["pool_pre_ping"] = True
+            if self.read_only:
+                connect_args["options"] = "-c default_transaction_read_only=on"
+            if connect_args:
+                kwargs["connect_args"] = connect_args
         try:
             engine = create_engine(url, **kwargs)
         except (NoSuchModuleError, ImportError) as exc:
@@ -202,8 +235,31 @@ class DBConnection:
         except ArgumentError as exc:
             raise StoreError(f"invalid database URL {self.masked_url!r}: {exc}") from exc
         if is_sqlite:
-            event.listen(engine, "connect", _configure_sqlite)
+            event.listen(engine, "connect", _configure_read_only_sqlite if self.read_only else _configure_sqlite)
         return engine
+
+    def _read_only_sqlite_opener(self, path: Path) -> Any:
+        """A function opening the SQLite file at ``path`` read-only; immutable where nothing can be written
+        beside it (SQLite's WAL mode needs a shared-memory file there even to read).
+
+        Raises:
+            StoreError: there is no such file.
+        """
+        if not path.is_file():
+            raise StoreError(f"cannot open the database {self.masked_url}: there is no file {path} (nothing is "
+                             "stored there yet; check --db or HOPKIT_DB_URL / HOPKIT_HOME)")
+        writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+        log_file = path.with_name(path.name + "-wal")
+        if not writable and log_file.is_file() and log_file.stat().st_size > 0:
+            logger.warning("%s cannot be written and its write-ahead log %s is not empty: the writes still in "
+                           "that log are not read (copy the database and its -wal file to a writable folder to "
+                           "read them)", path, log_file)
+        uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable else "&immutable=1")
+
+        def open_read_only() -> sqlite3.Connection:
+            return sqlite3.connect(uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+
+        return open_read_only
 
     def _make_sqlite_folder(self, url: URL) -> None:
         folder = Path(url.database or ".").expanduser().parent
@@ -297,9 +353,27 @@ class DBConnection:
             StoreError: if the database cannot be reached.
         """
         if self._session_factory is None:
-            self.create_all()
+            if self.read_only:
+                self._check_schema()
+            else:
+                self.create_all()
             self._session_factory = sessionmaker(bind=self.engine, expire_on_commit=False)
         return self._session_factory
+
+    def _check_schema(self) -> None:
+        """A read-only store must already hold hopkit's tables (nothing may create them).
+
+        Raises:
+            StoreError: the database cannot be reached, or holds no hopkit store.
+        """
+        try:
+            tables = set(inspect(self.engine).get_table_names())
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read the database {self.masked_url}: {_short_reason(exc)}; "
+                             f"{_how_to_fix(self.engine.url)}") from exc
+        if not {"runs", "results"} <= tables:
+            raise StoreError(f"{self.masked_url} holds no hopkit store (no runs or results table): nothing has been "
+                             "stored there yet; check --db or HOPKIT_DB_URL / HOPKIT_HOME")
 
     def dispose(self) -> None:
         """Close every pooled connection (the engine is recreated on next use)."""
@@ -335,6 +409,16 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         _turn_on_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()
+
+
+def _configure_read_only_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    """A busy timeout and ``query_only`` for a read-only SQLite connection (no journal mode change)."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA query_only=ON")
     finally:
         cursor.close()
 
