@@ -95,8 +95,15 @@ def mask_url(url: str | URL) -> str:
         return _PASSWORD_IN_URL.sub(r"\1***@", url)
 
 
+READING_COMMANDS = "runs, datasets, evaluate, report, compare and export"
+
+
 def _how_to_fix(url: URL) -> str:
     if url.get_backend_name() == "sqlite":
+        path = Path(url.database or ".").expanduser()
+        if path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+            return (f"the database or its folder cannot be written (a read-only folder or mount): {READING_COMMANDS} "
+                    "read it where it lies; to run, ingest, judge, import or delete, copy it to a writable folder")
         return ("check that the folder of the database file exists (or can be created) and is "
                 "writable, or point HOPKIT_DB_URL / HOPKIT_HOME elsewhere")
     return ("check that the server is running and accepts TCP connections, and that host, port, "
@@ -240,7 +247,8 @@ class DBConnection:
 
     def _read_only_sqlite_opener(self, path: Path) -> Any:
         """A function opening the SQLite file at ``path`` read-only; immutable where nothing can be written
-        beside it (SQLite's WAL mode needs a shared-memory file there even to read).
+        beside it and no write-ahead log is there (SQLite's WAL mode needs a shared-memory file there even
+        to read).
 
         Raises:
             StoreError: there is no such file.
@@ -249,12 +257,10 @@ class DBConnection:
             raise StoreError(f"cannot open the database {self.masked_url}: there is no file {path} (nothing is "
                              "stored there yet; check --db or HOPKIT_DB_URL / HOPKIT_HOME)")
         writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-        log_file = path.with_name(path.name + "-wal")
-        if not writable and log_file.is_file() and log_file.stat().st_size > 0:
-            logger.warning("%s cannot be written and its write-ahead log %s is not empty: the writes still in "
-                           "that log are not read (copy the database and its -wal file to a writable folder to "
-                           "read them)", path, log_file)
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable else "&immutable=1")
+        # A process that never closed the store left its newest writes in the -wal file, which SQLite reads
+        # read-only when the -shm file is there too; without them the file alone holds everything.
+        with_log = all(path.with_name(path.name + suffix).is_file() for suffix in ("-wal", "-shm"))
+        uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable or with_log else "&immutable=1")
 
         def open_read_only() -> sqlite3.Connection:
             return sqlite3.connect(uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
