@@ -18,6 +18,13 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
                                                     "the cluster)")
     parser.add_argument("--cpus-per-worker", type=float, help="CPUs Ray reserves per worker (default 1; less "
                                                               "when workers wait on a model server)")
+    parser.add_argument("--question-timeout", type=float, metavar="SECONDS",
+                        help="seconds a Ray worker may take on one question before it is taken for hung, killed "
+                             "and replaced (default 1800)")
+    parser.add_argument("--ray-env", metavar="PATTERNS",
+                        help="the variables Ray workers get from this process, as names or patterns separated by "
+                             "commas ('HOPKIT_*,OPENAI_BASE_URL'; 'none': none); default: every HOPKIT_*, OPENAI_* "
+                             "and HF_* variable")
 
 
 def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
@@ -30,5 +37,12 @@ def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
         value = getattr(args, flag, None)
         return value if value is not None else getattr(config, field, default)
 
+    forward = getattr(args, "ray_env", None)
+    if forward is not None:
+        forward = () if forward.strip().lower() == "none" else tuple(p for p in forward.replace(" ", ",").split(",") if p)
+    else:
+        configured = getattr(config, "ray_env", None)
+        forward = None if configured is None else tuple(configured)
     return ExecutorChoice(pick("executor", "executor", "threads"), pick("ray_address", "ray_address", None),
-                          pick("workers", "workers", None), pick("cpus_per_worker", "cpus_per_worker", 1.0))
+                          pick("workers", "workers", None), pick("cpus_per_worker", "cpus_per_worker", 1.0),
+                          pick("question_timeout", "question_timeout", None), forward)

@@ -7,7 +7,9 @@ soon as it reports, so a slow question holds up no other.
 
 An actor that dies (its process killed, its node lost) costs only the question it was
 answering: that question goes back to the front of the queue for another actor, and a
-new actor takes the dead one's place. A question on which ``max_attempts`` actors died
+new actor takes the dead one's place. So does an actor that answers nothing for longer than
+``question_timeout`` (its process stopped, or hung in a native call): it is killed and
+replaced. A question on which ``max_attempts`` actors died
 is stored as failed with a :class:`~hopkit.errors.WorkerError`. The store's unique
 (run, question) constraint keeps one row per question even when an actor dies between
 storing its result and reporting it.
@@ -24,13 +26,17 @@ from typing import Any, Iterator, Sequence
 from hopkit.errors import ConfigError, WorkerError
 from hopkit.executors.answers import StoredAnswer, answer_and_store, store_failure
 from hopkit.executors.protocol import RunJob
-from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environment
+from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environment, joined_notice
 from hopkit.records import Query
+from hopkit.store.connection import mask_url
 
 log = logging.getLogger(__name__)
 
 # Seconds the driver waits for any answer before checking again (Ctrl-C is seen at once anyway).
 POLL_SECONDS = 1.0
+# Seconds a worker may take on one question before it is taken for hung, killed and replaced: far above
+# what a question takes (a few minutes for MIGRES with an in-process 1.5B model on one CPU).
+QUESTION_TIMEOUT_SECONDS = 1800.0
 
 
 class QuestionWorker:
@@ -82,16 +88,21 @@ class RayExecutor:
         max_attempts: actors that may die on one question before it is stored as failed.
         replacements: new actors started in all after deaths; None: as many as ``workers``.
         start_seconds: how long an actor may take to build the method before it is given up.
+        question_timeout: seconds an actor may take on one question; past it the actor is taken for hung
+            (a stopped process, a hung native call), killed and replaced, and the question handed on.
+        forward_env: names or patterns of the driver's variables the workers get (None: every
+            ``HOPKIT_*``, ``OPENAI_*`` and ``HF_*``; empty: none); see :func:`forwarded_environment`.
     """
 
     def __init__(self, spec: Any, database_url: str, *, address: str | None = None, workers: int | None = None,
                  cpus_per_worker: float = 1.0, max_attempts: int = 3, replacements: int | None = None,
-                 start_seconds: float = 600.0) -> None:
+                 start_seconds: float = 600.0, question_timeout: float = QUESTION_TIMEOUT_SECONDS,
+                 forward_env: Sequence[str] | None = None) -> None:
         if workers is not None and workers < 1:
             raise ConfigError(f"Ray executor: workers must be at least 1, got {workers}")
-        if cpus_per_worker <= 0 or max_attempts < 1:
-            raise ConfigError(f"Ray executor: need cpus_per_worker > 0 and max_attempts >= 1, got "
-                              f"{cpus_per_worker} and {max_attempts}")
+        if cpus_per_worker <= 0 or max_attempts < 1 or question_timeout <= 0:
+            raise ConfigError(f"Ray executor: need cpus_per_worker > 0, max_attempts >= 1 and question_timeout > 0, "
+                              f"got {cpus_per_worker}, {max_attempts} and {question_timeout}")
         if database_url.startswith("sqlite") and (":memory:" in database_url or database_url.rstrip("/") == "sqlite:"):
             raise ConfigError("Ray executor: an in-memory SQLite store cannot be shared with worker processes; "
                               "use a SQLite file (one node) or PostgreSQL")
@@ -102,6 +113,8 @@ class RayExecutor:
         self.max_attempts = max_attempts
         self.replacements = replacements
         self.start_seconds = start_seconds
+        self.question_timeout = question_timeout
+        self.forward_env = None if forward_env is None else tuple(forward_env)
         self.started: list[dict[str, Any]] = []  # each worker's ready() report: its pid and node
         self._workers = workers
         self._advice: str | None = None
@@ -123,10 +136,14 @@ class RayExecutor:
             return
         ray = connect(self.address)
         self._refuse_sqlite_across_nodes(ray)
+        variables = forwarded_environment(self.forward_env)
+        if self.address is not None:
+            log.warning(joined_notice(ray, self.address, [name for name in variables if name != "PYTHONPATH"],
+                                      mask_url(self.database_url)))
         actor_class = ray.remote(max_restarts=0, max_task_retries=0)(QuestionWorker).options(
-            num_cpus=self.cpus_per_worker, runtime_env={"env_vars": forwarded_environment()})
+            num_cpus=self.cpus_per_worker, runtime_env={"env_vars": variables})
         arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd())
-        crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started)
+        crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started, self.question_timeout)
         queue: deque[Query] = deque(todo)
         deaths: Counter[str] = Counter()
         spare = self.workers if self.replacements is None else self.replacements
@@ -180,9 +197,10 @@ class _Crew:
     """The run's actors: those starting (building the method), idle, and answering a question."""
 
     def __init__(self, ray: Any, actor_class: Any, arguments: tuple[Any, ...], start_seconds: float,
-                 started: list[dict[str, Any]]) -> None:
+                 started: list[dict[str, Any]], question_timeout: float) -> None:
         self.ray = ray
         self.started = started
+        self.question_timeout = question_timeout
         self.actor_class = actor_class
         self.arguments = arguments
         self.start_seconds = start_seconds
@@ -214,10 +232,11 @@ class _Crew:
 
     def next_event(self) -> tuple[Any, Query | None, Any] | None:
         """The next call to finish: (actor, question or None for a start, its result or error); None
-        when nothing finished within :data:`POLL_SECONDS` (a start past its time is then given up)."""
+        when nothing finished within :data:`POLL_SECONDS` (a start past its time is then given up, and an
+        actor silent past the question timeout is killed: its question comes back as its death)."""
         ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=POLL_SECONDS)
         if not ready:
-            return self._give_up_slow_starts()
+            return self._give_up_slow_starts() or self._kill_silent_workers()
         actor, query, _ = self.calls.pop(ready[0])
         try:
             result = self.ray.get(ready[0])
@@ -244,6 +263,18 @@ class _Crew:
                 self.ray.kill(actor)
                 return actor, None, (f"not ready within {self.start_seconds:.0f} s (the cluster may lack the CPUs "
                                      "to place it)")
+        return None
+
+    def _kill_silent_workers(self) -> tuple[Any, Query, WorkerError] | None:
+        now = time.monotonic()
+        for ref, (actor, query, since) in list(self.calls.items()):
+            if query is not None and now - since > self.question_timeout:
+                del self.calls[ref]
+                self._drop(actor)
+                self.ray.kill(actor, no_restart=True)
+                return actor, query, WorkerError(f"it answered nothing for {now - since:.0f} s, past the question "
+                                                 f"timeout of {self.question_timeout:g} s (a stopped or hung "
+                                                 "process); it was killed and replaced")
         return None
 
     def _drop(self, actor: Any) -> None:

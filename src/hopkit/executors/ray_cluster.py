@@ -1,11 +1,23 @@
-"""Joining a Ray cluster (or starting Ray on this machine) for a run, and what workers inherit."""
+"""Joining a Ray cluster, or starting a private one for a run, and what workers inherit.
+
+Without an address a run starts a Ray cluster of its own on this machine, on loopback, with
+its own temporary folder, removed at exit: ``ray.init()`` with no address joins whatever
+cluster was last started on the machine (Ray reads its address from a file in its shared
+temporary folder, or from ``RAY_ADDRESS``), possibly another user's, and the run's workers
+get its environment and its store URL. With an address the run says which cluster it joined
+and what its workers are given, and the user chooses the variables (``ray_env``).
+"""
 
 from __future__ import annotations
 
+import atexit
+import fnmatch
 import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from hopkit import environment
 from hopkit.errors import ConfigError
@@ -29,34 +41,68 @@ def import_ray() -> Any:
     return ray
 
 
-def forwarded_environment() -> dict[str, str]:
-    """The variables workers get from the driver: hopkit's settings, server URLs and keys, and the
-    module path (so workers import the same hopkit as the driver)."""
+def forwarded_environment(patterns: Sequence[str] | None = None) -> dict[str, str]:
+    """The variables workers get from the driver, and the module path (so workers import the same
+    hopkit as the driver).
+
+    Args:
+        patterns: names or shell patterns (``HOPKIT_*``) of the variables to pass on; None: hopkit's
+            settings, the model servers' URLs and keys and the Hub's (every ``HOPKIT_*``, ``OPENAI_*``
+            and ``HF_*`` variable); empty: none.
+    """
     import hopkit
 
-    chosen = environment.variables_starting_with(FORWARDED_PREFIXES)
+    candidates = environment.variables_starting_with(("",))
+    wanted = [f"{prefix}*" for prefix in FORWARDED_PREFIXES] if patterns is None else list(patterns)
+    chosen = {name: value for name, value in candidates.items()
+              if any(fnmatch.fnmatchcase(name, pattern) for pattern in wanted)}
     source = str(Path(hopkit.__file__).resolve().parents[1])
     chosen["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([source, *environment.python_path()]))
     return chosen
 
 
 def connect(address: str | None) -> Any:
-    """Join the cluster at ``address`` (None: start Ray on this machine), once per process.
+    """Join the cluster at ``address``, or (None) start a private one on this machine, once per process.
 
     Raises:
-        ConfigError: Ray is missing or no cluster answers at ``address``.
+        ConfigError: Ray is missing, no cluster answers at ``address``, or a private one cannot start.
     """
     ray = import_ray()
     if ray.is_initialized():
         return ray
+    if address is None:
+        return _start_private(ray)
     try:
         ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = f"at {address!r}" if address else "on this machine"
-        raise ConfigError(f"could not join a Ray cluster {where}: {exc}. Start one with `ray start --head` "
+        raise ConfigError(f"could not join a Ray cluster at {address!r}: {exc}. Start one with `ray start --head` "
                           "and pass --ray-address auto (or its address)") from exc
-    log.info("joined Ray: %s", ray.cluster_resources())
     return ray
+
+
+def _start_private(ray: Any) -> Any:
+    """A Ray cluster of this process alone: on loopback, in a temporary folder of its own (removed at exit),
+    whatever other cluster runs on the machine or ``RAY_ADDRESS`` names."""
+    folder = tempfile.mkdtemp(prefix="hopkit-ray-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    try:
+        ray.init(address="local", _temp_dir=folder, _node_ip_address="127.0.0.1", include_dashboard=False,
+                 logging_level=logging.WARNING, log_to_driver=True)
+    except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
+        raise ConfigError(f"could not start a Ray cluster on this machine (in {folder}): {exc}") from exc
+    atexit.register(ray.shutdown)  # runs before the folder's removal (atexit is last in, first out)
+    log.info("started a private Ray cluster for this run (its files in %s)", folder)
+    return ray
+
+
+def joined_notice(ray: Any, address: str, forwarded: Sequence[str], store: str) -> str:
+    """What a run hands the cluster it joined: which cluster, and what its workers are given."""
+    nodes = alive_nodes(ray)
+    cpus = ray.cluster_resources().get("CPU", 0)
+    names = ", ".join(sorted(forwarded)) or "none"
+    return (f"joined the Ray cluster at {address} ({ray.get_runtime_context().gcs_address}, {nodes} node(s), "
+            f"{cpus:g} CPUs): its workers get the store {store} and these variables: {names} (choose them with "
+            "--ray-env or ray_env:, e.g. --ray-env 'HOPKIT_*,OPENAI_BASE_URL')")
 
 
 def alive_nodes(ray: Any) -> int:

@@ -39,6 +39,9 @@ class GenerationPipelineConfig:
         ray_address: the Ray cluster to join (None: start Ray on this machine).
         workers: Ray workers answering at once (None: one per CPU of the cluster).
         cpus_per_worker: CPUs Ray reserves per worker.
+        question_timeout: seconds a Ray worker may take on one question before it is replaced (None: 1800).
+        ray_env: the variables Ray workers get from the driver, as names or patterns (None: every
+            ``HOPKIT_*``, ``OPENAI_*`` and ``HF_*``; an empty list: none).
     """
 
     name: NonEmptyStr
@@ -50,6 +53,8 @@ class GenerationPipelineConfig:
     ray_address: str | None = None
     workers: PositiveInt | None = None
     cpus_per_worker: PositiveFloat = 1.0
+    question_timeout: PositiveFloat | None = None
+    ray_env: list[str] | None = None
 
     def __post_init__(self) -> None:
         check_fields(self, "field")  # every subclass's fields too

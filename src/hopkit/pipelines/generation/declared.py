@@ -24,7 +24,8 @@ from hopkit.options import parameter_types, shown
 Config = TypeVar("Config")
 
 # Fields of every YAML pipeline config that are not passed on to the facade by name.
-_YAML_ONLY = ("name", "llm", "retrieval_pipeline_name", "executor", "ray_address", "workers", "cpus_per_worker")
+_YAML_ONLY = ("name", "llm", "retrieval_pipeline_name", "executor", "ray_address", "workers", "cpus_per_worker",
+              "question_timeout", "ray_env")
 
 
 def method_config(config_class: type[Config], options: Mapping[str, Any], source: str) -> Config:
