@@ -84,7 +84,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                                trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),
                                executor=executor)
     print(f"run {printable(outcome['name'])} ({outcome['run_id']}): {outcome['total_queries']} questions, "
-          f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed")
+          f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed"
+          + (f", {outcome['answered_elsewhere']} answered by another driver of the same run"
+             if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
     return run_exit_code(outcome, log_file)
 

@@ -35,6 +35,7 @@ from tqdm import tqdm
 from hopkit.errors import LLMServerError, StoreError
 from hopkit.executors.answers import answer_one
 from hopkit.executors.protocol import Executor, RunJob
+from hopkit.executors.shared_questions import SharedQuestions
 from hopkit.executors.threads import ThreadExecutor, answers_as_they_finish
 from hopkit.methods.protocol import Method
 from hopkit.records import Query
@@ -76,8 +77,9 @@ class RunOutcome:
 
     ``first_error`` is the first failure's message, ``failures`` counts the failures by error
     class, ``name`` is the run's stored name (a configuration first run under another name
-    keeps that one), and ``without_evidence`` counts the answered questions for which a method
-    that filters its evidence (:func:`evidence_advice`) kept no paragraph.
+    keeps that one), ``without_evidence`` counts the answered questions for which a method
+    that filters its evidence (:func:`evidence_advice`) kept no paragraph, and ``answered_elsewhere``
+    the questions another driver sharing the run answered meanwhile.
     """
 
     run_id: str
@@ -90,6 +92,7 @@ class RunOutcome:
     failures: Mapping[str, int] = field(default_factory=dict)
     without_evidence: int = 0
     evidence_advice: str | None = None
+    answered_elsewhere: int = 0
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
@@ -116,7 +119,11 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
 def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: RunSpec, *, progress: bool = True,
              trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` with ``executor``, each result stored
-    as soon as it is answered; :func:`run_method`'s arguments otherwise."""
+    as soon as it is answered; :func:`run_method`'s arguments otherwise.
+
+    Each question is taken in the store before it is answered and given back once stored
+    (:mod:`hopkit.executors.shared_questions`): drivers running the same run at once, on one host or
+    several, share its questions instead of each answering all of them."""
     run = store.ensure_run(spec)
     done = store.finished_query_ids(run.run_id)
     todo = [q for q in queries if q.id not in done]
@@ -129,9 +136,11 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
     server_failures_in_a_row = store_failures_in_a_row = 0
-    answers = executor.answers(RunJob(store, run.run_id, run.name, trace_prompts), todo)
-    with bar, closing(answers):
+    questions = SharedQuestions(todo, store.claims, run.run_id)
+    answers = executor.answers(RunJob(store, run.run_id, run.name, trace_prompts), questions)
+    with bar, closing(answers), closing(questions):
         for answer in answers:
+            questions.done(answer.query_id)
             failed += answer.failed
             finished += not answer.failed
             if answer.failure_kind is not None:
@@ -157,4 +166,4 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
                       finished=finished, failed=failed, first_error=first_error, name=run.name,
                       failures=dict(failures), without_evidence=without_evidence,
-                      evidence_advice=executor.evidence_advice())
+                      evidence_advice=executor.evidence_advice(), answered_elsewhere=questions.answered_elsewhere)

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Sequence
 from hopkit.errors import ConfigError, WorkerError
 from hopkit.executors.answers import StoredAnswer, answer_and_store, store_failure
 from hopkit.executors.protocol import RunJob
+from hopkit.executors.shared_questions import SharedQuestions
 from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environment, joined_notice
 from hopkit.records import Query
 from hopkit.store.connection import mask_url
@@ -131,8 +132,8 @@ class RayExecutor:
     def evidence_advice(self) -> str | None:
         return self._advice
 
-    def answers(self, job: RunJob, todo: Sequence[Query]) -> Iterator[StoredAnswer]:
-        if not todo:
+    def answers(self, job: RunJob, questions: SharedQuestions) -> Iterator[StoredAnswer]:
+        if not questions:
             return
         ray = connect(self.address)
         self._refuse_sqlite_across_nodes(ray)
@@ -144,16 +145,21 @@ class RayExecutor:
             num_cpus=self.cpus_per_worker, runtime_env={"env_vars": variables})
         arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd())
         crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started, self.question_timeout)
-        queue: deque[Query] = deque(todo)
+        again: deque[Query] = deque()  # questions whose worker died: still this driver's, handed out first
         deaths: Counter[str] = Counter()
         spare = self.workers if self.replacements is None else self.replacements
         try:
-            for _ in range(min(self.workers, len(todo))):
+            for _ in range(min(self.workers, len(questions))):
                 crew.start()
-            while crew.answering or (queue and (crew.starting or crew.idle)):
+            while crew.answering or ((again or questions) and (crew.starting or crew.idle)):
                 for actor in crew.idle:
-                    if queue:
-                        crew.hand_out(actor, queue.popleft())
+                    query = again.popleft() if again else questions.next()
+                    if not isinstance(query, Query):  # none left, or held by other drivers for now
+                        break
+                    crew.hand_out(actor, query)
+                if not crew.calls:  # every question left is another driver's for now
+                    time.sleep(questions.look_again_seconds)
+                    continue
                 event = crew.next_event()
                 if event is None:
                     continue
@@ -171,16 +177,17 @@ class RayExecutor:
                     log.warning("the worker answering question %s died (%s); %d worker(s) left", query.id,
                                 _first_line(outcome), len(crew.live))
                     if deaths[query.id] < self.max_attempts:
-                        queue.appendleft(query)
+                        again.appendleft(query)
                     else:
                         yield store_failure(job.store, job.run_id, query, WorkerError(
                             f"{deaths[query.id]} worker(s) died answering it (last: {_first_line(outcome)})"))
-                    if spare > 0 and queue:
+                    if spare > 0 and (again or questions):
                         spare -= 1
                         crew.start()
-                if queue and not crew.live:
+                if (again or questions) and not crew.live:
                     raise WorkerError(f"every Ray worker of run {job.name} died and no new one could start; "
-                                      f"{len(queue)} question(s) were not answered: rerun to resume")
+                                      f"{len(again) + len(questions)} question(s) were not answered: rerun to "
+                                      "resume")
         finally:
             crew.stop()
 

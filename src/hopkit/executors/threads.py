@@ -12,13 +12,17 @@ from __future__ import annotations
 import queue
 import threading
 from contextlib import closing
-from typing import Generator, Iterator, Sequence
+from typing import Final, Generator, Iterator, Sequence
 
 from hopkit.executors.answers import StoredAnswer, answer_one, record
 from hopkit.executors.protocol import RunJob
+from hopkit.executors.shared_questions import WAIT, SharedQuestions
 from hopkit.methods.protocol import Method, warm_up
 from hopkit.records import Query
 from hopkit.store.records import QueryResult
+
+# A worker's sign that it has stopped taking questions.
+_FINISHED: Final = object()
 
 
 class ThreadExecutor:
@@ -33,11 +37,11 @@ class ThreadExecutor:
         self.method = method
         self.workers = max(1, workers)
 
-    def answers(self, job: RunJob, todo: Sequence[Query]) -> Iterator[StoredAnswer]:
-        if not todo:
+    def answers(self, job: RunJob, questions: SharedQuestions) -> Iterator[StoredAnswer]:
+        if not questions:
             return
         warm_up(self.method)  # heavy parts once, before the first question
-        answered = answers_as_they_finish(self.method, todo, self.workers, trace_prompts=job.trace_prompts)
+        answered = answers_as_they_finish(self.method, questions, self.workers, trace_prompts=job.trace_prompts)
         with closing(answered):
             for result, failure in answered:
                 yield record(job.store, job.run_id, result, failure)
@@ -47,12 +51,12 @@ class ThreadExecutor:
         return advice if isinstance(advice, str) and advice else None
 
 
-def answers_as_they_finish(method: Method, queries: Sequence[Query], workers: int, *, trace_prompts: bool = False
-                           ) -> Generator[tuple[QueryResult, Exception | None], None, None]:
+def answers_as_they_finish(method: Method, queries: Sequence[Query] | SharedQuestions, workers: int, *,
+                           trace_prompts: bool = False) -> Generator[tuple[QueryResult, Exception | None], None, None]:
     """Answer ``queries`` with ``workers`` threads and yield each answer as soon as it is done.
 
     One worker answers in the calling thread, in order. More workers are daemon threads
-    taking questions from a queue: closing the iterator (or an exception, Ctrl-C
+    taking questions one at a time: closing the iterator (or an exception, Ctrl-C
     included, in the consumer) stops them from starting new questions and does not wait
     for the ones in flight, whose answers are dropped; being daemons they never keep
     the process alive. (``ThreadPoolExecutor`` joins its threads at exit, so Ctrl-C
@@ -60,41 +64,52 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query], workers: in
 
     Args:
         method: answers one question (called from several threads at once).
-        queries: the questions.
+        queries: the questions, or a run's shared questions (taken one at a time, waited for while
+            another driver holds them).
         workers: threads answering at once.
 
     Yields:
         ``answer_one``'s result for each question, in the order they finish.
     """
+    questions = queries if isinstance(queries, SharedQuestions) else SharedQuestions(queries)
+    stopping = threading.Event()
     if workers <= 1:
-        for query in queries:
+        while (query := _next_question(questions, stopping)) is not None:
             yield answer_one(method, query, trace_prompts=trace_prompts)
         return
-    todo: queue.SimpleQueue[Query] = queue.SimpleQueue()
-    for query in queries:
-        todo.put(query)
-    done: queue.SimpleQueue[tuple[QueryResult, Exception | None] | BaseException] = queue.SimpleQueue()
-    stopping = threading.Event()
+    done: queue.SimpleQueue[tuple[QueryResult, Exception | None] | BaseException | object] = queue.SimpleQueue()
 
     def work() -> None:
-        while not stopping.is_set():
-            try:
-                query = todo.get_nowait()
-            except queue.Empty:
-                return
-            try:
+        try:
+            while not stopping.is_set() and (query := _next_question(questions, stopping)) is not None:
                 done.put(answer_one(method, query, trace_prompts=trace_prompts))
-            except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
-                done.put(exc)
-                return
+        except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
+            done.put(exc)
+        finally:
+            done.put(_FINISHED)
 
-    for number in range(min(workers, len(queries))):
+    started = min(workers, len(questions))
+    for number in range(started):
         threading.Thread(target=work, name=f"hopkit-worker-{number}", daemon=True).start()
     try:
-        for _ in range(len(queries)):
+        working = started
+        while working:
             item = done.get()
-            if isinstance(item, BaseException):
+            if item is _FINISHED:
+                working -= 1
+            elif isinstance(item, BaseException):
                 raise item
-            yield item
+            else:
+                yield item  # type: ignore[misc]
     finally:
         stopping.set()
+
+
+def _next_question(questions: SharedQuestions, stopping: threading.Event) -> Query | None:
+    """The next question taken, waiting while other drivers hold the only ones left (None: none left)."""
+    while True:
+        query = questions.next()
+        if query is not WAIT:
+            return query  # type: ignore[return-value]
+        if stopping.wait(questions.look_again_seconds):
+            return None

@@ -172,7 +172,8 @@ class GenerationPipeline(ABC):
         return {"run_id": outcome.run_id, "name": outcome.name, "total_queries": outcome.total_queries,
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
                 "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": answering.workers,
-                "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice}
+                "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice,
+                "answered_elsewhere": outcome.answered_elsewhere}
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         """What a run with these options should be warned of before its first question."""

@@ -14,6 +14,9 @@ Tables::
     verdicts    one row per (run, question, judge): an LLM judge's verdict on the
                 run's answer (LLM-judged accuracy); the judge is its model id and
                 prompt version; ``correct`` is NULL when its reply was unreadable
+    claims      one row per (run, question) being answered now: which driver holds it
+                and until when (a lease its driver renews), so drivers sharing a run
+                share its questions
 
 JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
 ``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
@@ -170,3 +173,17 @@ class VerdictRow(Base):
     correct: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     raw: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ClaimRow(Base):
+    """A question of a run taken by one driver (``holder``) until ``expires_at`` (seconds since the epoch,
+    by the holder's clock), so that another driver of the same run does not answer it too. Its driver renews
+    the lease while it answers and deletes the row once the result is stored; a driver that dies leaves a
+    row that expires. The table is newer than the others: ``create_all`` adds it to older databases."""
+
+    __tablename__ = "claims"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    query_id: Mapped[str] = mapped_column(String(), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(), nullable=False)
+    expires_at: Mapped[float] = mapped_column(Float, nullable=False)

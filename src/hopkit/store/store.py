@@ -34,6 +34,7 @@ from hopkit.store.corpus_writer import write_corpus
 from hopkit.store.run_counts import run_infos
 from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks
 from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, upsert
+from hopkit.store.claims import ClaimStore
 from hopkit.store.verdicts import VerdictStore
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,11 @@ class Store:
     def verdicts(self) -> VerdictStore:
         """The LLM judges' verdicts on this store's runs (the same database)."""
         return VerdictStore(self._factory)
+
+    @property
+    def claims(self) -> ClaimStore:
+        """Which driver is answering which question of a run now (the same database)."""
+        return ClaimStore(self._factory)
 
     @property
     def location(self) -> str:

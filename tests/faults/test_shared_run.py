@@ -1,0 +1,115 @@
+"""Drivers that share a run share its questions (issue 48, item 7).
+
+Two hosts running the same command on one PostgreSQL store both answered every question: 24
+stored once, but 432 model calls instead of 216. Each question is now taken in the store
+before it is answered; a question another driver holds is left to it, and taken again when
+that driver dies. The drivers are real processes (`hopkit run`), the store PostgreSQL (or
+SQLite), the model a loopback server.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hopkit.executors.shared_questions import WAIT, SharedQuestions
+from hopkit.llm.testing_server import Fault, serve_fake_openai
+from hopkit.records import Corpus, Paragraph, Query
+from hopkit.store.claims import Taken
+from hopkit.store.connection import DBConnection
+from hopkit.store.records import RunSpec
+from hopkit.store.store import Store
+
+pytestmark = pytest.mark.unit
+
+QUESTION = re.compile(r"Where was person (\d+) born\?")
+COUNT = 24
+
+
+def town_of(prompt: str) -> str:
+    numbers = QUESTION.findall(prompt)
+    return f"Ville{numbers[-1]}" if numbers else "Nowhere"
+
+
+def toy_store(url: str, count: int = COUNT) -> Store:
+    store = Store(DBConnection(url).get_session_factory())
+    queries = tuple(Query(f"q{i}", f"Where was person {i} born?", (f"Ville{i}",)) for i in range(count))
+    store.add_corpus(Corpus("toy", (Paragraph(0, "Ville0", "Ville0 is a town."),), queries))
+    return store
+
+
+def driver(url: str, server_url: str, folder: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "OPENAI_BASE_URL": server_url, "HOPKIT_OPENAI_MODEL": "fake-model",
+           "HOPKIT_HOME": str(folder / "home")}
+    return subprocess.Popen([sys.executable, "-m", "hopkit.cli", "--db", url, "run", "nor", "--llm",
+                             "openai-compatible", "--dataset", "toy", "--batch-size", "3", "--quiet"],
+                            env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def asked(requests: list) -> Counter[str]:
+    return Counter(QUESTION.findall(request.prompt)[-1] for request in requests)
+
+
+def test_two_drivers_of_one_run_ask_each_question_once(db_url: str, tmp_path: Path) -> None:
+    store = toy_store(db_url)
+    with serve_fake_openai(town_of, faults=lambda n, p: Fault("delay", seconds=0.5)) as server:
+        first, second = driver(db_url, server.base_url, tmp_path), driver(db_url, server.base_url, tmp_path)
+        outputs = [process.communicate(timeout=300) for process in (first, second)]
+        requests = list(server.requests)
+    for process, (out, err) in zip((first, second), outputs):
+        assert process.returncode == 0, err
+    assert asked(requests) == Counter({str(i): 1 for i in range(COUNT)}), "a question was asked twice"
+    (run,) = store.runs()
+    results = store.results(run.run_id)
+    assert sorted(r.query_id for r in results if r.error is None) == sorted(f"q{i}" for i in range(COUNT))
+    assert store.claims.holders(run.run_id) == {}  # every question given back
+    answered_now = [int(re.search(r"(\d+) answered now", out).group(1)) for out, _ in outputs]  # type: ignore[union-attr]
+    assert sum(answered_now) == COUNT and min(answered_now) > 0, outputs
+
+
+def test_the_questions_of_a_driver_that_dies_are_taken_again(db_url: str, tmp_path: Path) -> None:
+    store = toy_store(db_url)
+    with serve_fake_openai(town_of, faults=lambda n, p: Fault("delay", seconds=0.3)) as server:
+        doomed = driver(db_url, server.base_url, tmp_path)
+        deadline = time.monotonic() + 120
+        while len(server.answered) < 3:  # the doomed driver is answering, with questions in flight
+            assert time.monotonic() < deadline and doomed.poll() is None, doomed.communicate()
+            time.sleep(0.05)
+        survivor = driver(db_url, server.base_url, tmp_path)
+        time.sleep(1.0)
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait()
+        out, err = survivor.communicate(timeout=300)
+        requests = list(server.requests)
+    assert survivor.returncode == 0, err
+    (run,) = store.runs()
+    assert sorted(r.query_id for r in store.results(run.run_id) if r.error is None) == sorted(
+        f"q{i}" for i in range(COUNT))
+    counts = asked(requests)
+    assert set(counts) == {str(i) for i in range(COUNT)}
+    assert sum(counts.values()) <= COUNT + 3  # at most the dead driver's questions in flight are asked again
+
+
+def test_a_lease_that_runs_out_frees_the_question(tmp_path: Path) -> None:
+    """A driver on another host that died renews nothing: its question is taken once its lease runs out."""
+    store = toy_store(f"sqlite:///{tmp_path / 'hopkit.db'}", 2)
+    run_id = store.ensure_run(RunSpec("nor", "nor", "toy", {})).run_id
+    assert store.claims.take(run_id, "q0", "elsewhere:1:dead", 0.5)[0] is Taken.YES
+    questions = SharedQuestions(store.queries("toy"), store.claims, run_id, look_again_seconds=0.1)
+    try:
+        assert questions.next().id == "q1"  # type: ignore[union-attr]
+        assert questions.next() is WAIT  # q0 is the other host's for now
+        time.sleep(0.6)
+        assert questions.next().id == "q0"  # type: ignore[union-attr]
+        assert questions.next() is None
+    finally:
+        questions.close()
+    assert store.claims.holders(run_id) == {}
