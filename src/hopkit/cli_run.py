@@ -15,7 +15,8 @@ from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
-from hopkit.terminal import printable
+from hopkit.store.store import Store
+from hopkit.terminal import lookalikes, name_problem, printable
 
 # Failures a rerun cannot change: the model, decoding greedily, says the same thing again.
 DETERMINISTIC = {"EmptyAnswerError": "the model wrote no answer", "ParseError": "the model's reply could not be read",
@@ -25,9 +26,13 @@ SAME_AGAIN = ("decoding is greedy, so a rerun asks again and gets the same reply
 
 
 def named(option: str, value: str | None) -> str | None:
-    """A ``--name`` value as given, refused when blank (it would silently fall back to a default)."""
+    """A ``--name`` value as given, refused when blank (it would silently fall back to a default) or when a
+    person could not tell it from another name (:func:`~hopkit.terminal.name_problem`)."""
     if value is not None and not value.strip():
         raise ConfigError(f"{option}: a name must not be empty or blank; leave the option out for the default")
+    if value is not None and name_problem(value):
+        raise ConfigError(f"{option}: {name_problem(value)}; a person reading a table could not tell it from "
+                          "another name: choose one without them")
     return value
 
 
@@ -78,7 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             spec[option] = value
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     executor = chosen_executor(args, config)
-    pipeline = config.build(DBConnection.from_config(args.db).get_session_factory())
+    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    pipeline = config.build(session_factory)
     with run_log("run") as log_file:
         outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
                                trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),
@@ -88,6 +94,10 @@ def cmd_run(args: argparse.Namespace) -> int:
           + (f", {outcome['answered_elsewhere']} answered by another driver of the same run"
              if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
+    others = {run.name for run in Store(session_factory).runs() if run.run_id != outcome["run_id"]}
+    for other in lookalikes(outcome["name"], sorted(others)):
+        sys.stderr.write(f"hopkit: warning: the run name {printable(outcome['name'])!r} looks like the stored run "
+                         f"{printable(other)!r} (they differ only in case, width or compatibility forms)\n")
     return run_exit_code(outcome, log_file)
 
 

@@ -50,13 +50,11 @@ def test_datasets_on_an_empty_store_says_so(db: str, capsys: pytest.CaptureFixtu
 
 def test_a_name_with_escape_sequences_prints_escaped_and_a_formula_name_stays_text_in_the_csv(
         ingested: str, scripted: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = Store.connect(ingested)  # such names come from an imported file: hopkit refuses them as new names
     for number, name in enumerate(("\x1b[2Jclear", "=HYPERLINK(\"http://x\")")):
-        llm = tmp_path / f"scripted-{number}.yaml"  # another config: another run
-        llm.write_text(Path(scripted).read_text().replace("Tarn", f"Tarn{number}"), encoding="utf-8")
-        code, out, err = hopkit(capsys, "--db", ingested, "run", str(NOR), "--llm", str(llm), "--name", name,
-                                "--quiet")
-        assert code == 0, err
-        assert "\x1b" not in out
+        run_id = store.ensure_run(RunSpec(name, "nor", "toy", {"number": number})).run_id
+        for query in store.queries("toy"):
+            store.record_result(run_id, QueryResult(query.id, "Tarn"))
     code, out, _ = hopkit(capsys, "--db", ingested, "runs")
     assert "\x1b" not in out and "\\x1b[2Jclear" in out
     assert out.splitlines()[0].split()[:4] == ["id", "name", "method", "dataset"]
@@ -65,6 +63,30 @@ def test_a_name_with_escape_sequences_prints_escaped_and_a_formula_name_stays_te
     with (tmp_path / "report" / "comparison.csv").open(encoding="utf-8") as table:
         names = [row["name"] for row in csv.DictReader(table)]
     assert "'=HYPERLINK(\"http://x\")" in names and not any(name.startswith("=") for name in names)
+
+
+@pytest.mark.parametrize("name", ["\x1b[2Jclear", "oner\u200b", " oner", "on\u202eer", "oner\xa0k2"])
+@pytest.mark.parametrize("command", [["ingest", "jsonl", str(SAMPLE)], ["run", str(NOR)]])
+def test_a_name_a_person_could_not_tell_from_another_is_refused(ingested: str, capsys: pytest.CaptureFixture[str],
+                                                               command: list[str], name: str) -> None:
+    """Issue 48: a new name with a control, an invisible or space-like character, or a space at either end."""
+    code, _, err = hopkit(capsys, "--db", ingested, *command, "--name", name)
+    assert code == 2 and err.startswith("hopkit: error: --name: ") and "\x1b" not in err and "\u202e" not in err, err
+    assert "starts or ends with a space" in err or "print as nothing or as a space" in err
+
+
+def test_a_name_in_a_config_file_is_checked_the_same_way(ingested: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "hidden.yaml"
+    config.write_text(NOR.read_text(encoding="utf-8") + "name: \"nor\\u200b\"\n", encoding="utf-8")
+    code, _, err = hopkit(capsys, "--db", ingested, "run", str(config))
+    assert code == 2 and "field 'name'" in err and "\\u200b" in err, err
+
+
+def test_a_dataset_name_that_looks_like_a_stored_one_is_warned_of(ingested: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = hopkit(capsys, "--db", ingested, "ingest", "jsonl", str(SAMPLE), "--name", "ＴＯＹ", "--limit", "2")
+    assert code == 0 and "looks like the stored dataset 'toy'" in err, err
 
 
 @pytest.mark.parametrize("command", [["ingest", "jsonl", str(SAMPLE)], ["run", str(NOR)]])

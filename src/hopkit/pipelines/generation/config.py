@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
+from hopkit.terminal import name_problem
 from hopkit.options import NonEmptyStr, PositiveFloat, PositiveInt, check_fields
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
@@ -58,6 +59,9 @@ class GenerationPipelineConfig:
 
     def __post_init__(self) -> None:
         check_fields(self, "field")  # every subclass's fields too
+        if name_problem(self.name):
+            raise ConfigError(f"field 'name': {name_problem(self.name)}; a person reading a table could not tell "
+                              "it from another name: choose one without them")
 
     def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
         if self.retrieval_pipeline_name is None:
