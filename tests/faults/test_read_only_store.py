@@ -107,3 +107,18 @@ def test_a_read_only_connection_never_creates_a_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="there is no file"):
         DBConnection(f"sqlite:///{tmp_path / 'none.db'}", read_only=True).get_session_factory()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_connection_to_postgresql_reads_and_never_writes(db_url: str) -> None:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the SQLite cases are above")
+    from hopkit.records import Corpus, Paragraph, Query
+    from hopkit.store.store import Store
+
+    Store.connect(db_url).add_corpus(Corpus("toy", (Paragraph(0, "Tarsk", "Tarsk is a port."),),
+                                            (Query("q0", "Where?", ("Tarsk",)),)))
+    reading = Store(DBConnection(db_url, read_only=True).get_session_factory())
+    assert reading.datasets() == ["toy"]
+    with pytest.raises(StoreError, match="read-only transaction"):
+        reading.add_corpus(Corpus("other", (Paragraph(0, "Orl", "The Orl is a river."),),
+                                  (Query("q0", "Which river?", ("Orl",)),)))
