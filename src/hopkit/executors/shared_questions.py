@@ -3,9 +3,10 @@
 Several drivers (processes, on one host or several) running the same command share one run:
 each question is taken in the store before it is answered (:mod:`hopkit.store.claims`), so a
 question another driver is answering is left to it and looked at again later; it is skipped
-once answered, and taken again if that driver died (its lease ran out). The driver renews
-its leases from a background thread while it answers, and gives each question back when its
-result is stored, or all of them when the run ends.
+once answered, and taken again if that driver died (its lease ran out). Questions are taken a
+few at a time and given back, once their results are stored, with the next take (one short
+transaction for several questions); the driver renews its leases from a background thread
+and gives back all it holds when the run ends.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ log = logging.getLogger(__name__)
 LEASE_SECONDS = 60.0
 # How often a driver looks again at questions another driver holds.
 LOOK_AGAIN_SECONDS = 1.0
+# Questions taken in one transaction: few enough that another driver seldom waits on questions taken and
+# not yet begun at a run's end, enough to make the store's share of a question small.
+TAKE_AT_ONCE = 8
+# Answered questions given back at the latest once this many are waiting (else with the next take).
+GIVE_BACK_AT_ONCE = 64
 
 
 class _Wait:
@@ -60,6 +66,8 @@ class SharedQuestions:
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # host:pid:nonce
         self.answered_elsewhere = 0
         self._fresh: deque[Query] = deque(todo)
+        self._taken: deque[Query] = deque()
+        self._finished: list[str] = []
         self._elsewhere: deque[Query] = deque()
         self._next_look = 0.0
         self._lock = threading.Lock()
@@ -68,7 +76,7 @@ class SharedQuestions:
 
     def __len__(self) -> int:
         """How many questions are left to hand out or to wait for."""
-        return len(self._fresh) + len(self._elsewhere)
+        return len(self._fresh) + len(self._taken) + len(self._elsewhere)
 
     def next(self) -> Query | _Wait | None:
         """The next question this driver has taken; :data:`WAIT` when the only questions left are held by
@@ -78,25 +86,33 @@ class SharedQuestions:
             StoreError: the store failed.
         """
         with self._lock:
-            while self._fresh:
-                query = self._fresh.popleft()
-                if self._take(query):
-                    return query
+            while not self._taken and self._fresh:
+                self._take([self._fresh.popleft() for _ in range(min(TAKE_AT_ONCE, len(self._fresh)))])
+            if self._taken:
+                return self._taken.popleft()
             if not self._elsewhere:
                 return None
             if time.monotonic() < self._next_look:
                 return WAIT
             self._next_look = time.monotonic() + self.look_again_seconds
-            for _ in range(len(self._elsewhere)):
-                query = self._elsewhere.popleft()
-                if self._take(query):
-                    return query
+            self._take([self._elsewhere.popleft() for _ in range(len(self._elsewhere))])
+            if self._taken:
+                return self._taken.popleft()
             return WAIT if self._elsewhere else None
 
     def done(self, query_id: str) -> None:
-        """The question's result is stored: give it back."""
-        if self.claims is not None:
-            self.claims.release(self.run_id, self.holder, [query_id])
+        """The question's result is stored: it is given back with the next take (or soon after).
+
+        Raises:
+            StoreError: the store failed.
+        """
+        if self.claims is None:
+            return
+        with self._lock:
+            self._finished.append(query_id)
+            if len(self._finished) >= GIVE_BACK_AT_ONCE:
+                self.claims.release(self.run_id, self.holder, self._finished)
+                self._finished = []
 
     def close(self) -> None:
         """Stop renewing and give back every question still taken (a rerun or another driver answers them)."""
@@ -110,21 +126,29 @@ class SharedQuestions:
                 log.warning("could not give back the questions of run %s this driver held (%s); they are free again "
                             "in %.0f s", self.run_id, exc, self.lease_seconds)
 
-    def _take(self, query: Query) -> bool:
+    def _take(self, queries: list[Query]) -> None:
+        """Take ``queries``: each goes to the taken ones, those held elsewhere, or the answered count."""
         if self.claims is None:
-            return True
-        taken, holder = self.claims.take(self.run_id, query.id, self.holder, self.lease_seconds)
-        if taken is Taken.HELD and _died_on_this_host(holder):  # a killed run rerun at once need not wait
-            taken, holder = self.claims.take(self.run_id, query.id, self.holder, self.lease_seconds,
-                                             from_holder=holder)
-        if taken is Taken.HELD:
-            self._elsewhere.append(query)
-        elif taken is Taken.ANSWERED:
-            self.answered_elsewhere += 1
-        elif self._renewer is None:
+            self._taken.extend(queries)
+            return
+        found = self.claims.take_many(self.run_id, [q.id for q in queries], self.holder, self.lease_seconds,
+                                      release=self._finished)
+        self._finished = []
+        for dead in {holder for taken, holder in found.values() if taken is Taken.HELD and _died_on_this_host(holder)}:
+            orphans = [query_id for query_id, (taken, holder) in found.items() if holder == dead]
+            found.update(self.claims.take_many(self.run_id, orphans, self.holder, self.lease_seconds,
+                                               from_holder=dead))  # a killed run rerun at once need not wait
+        for query in queries:
+            taken, _ = found[query.id]
+            if taken is Taken.YES:
+                self._taken.append(query)
+            elif taken is Taken.HELD:
+                self._elsewhere.append(query)
+            else:
+                self.answered_elsewhere += 1
+        if self._taken and self._renewer is None:
             self._renewer = threading.Thread(target=self._renew, name="hopkit-claims", daemon=True)
             self._renewer.start()
-        return taken is Taken.YES
 
     def _renew(self) -> None:
         claims = self.claims

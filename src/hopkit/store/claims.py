@@ -1,12 +1,13 @@
 """Questions taken by one driver of a run, so that drivers sharing a run share its questions.
 
 Two processes (on one host or several) running the same command on one store run the same
-run. Before a driver answers a question it takes it (:meth:`ClaimStore.take`): a row of
+run. Before a driver answers a question it takes it (:meth:`ClaimStore.take_many`): a row of
 ``claims`` naming the driver and a lease's end. A question another driver holds is left to
-it; one whose lease has run out (its driver died) is taken again. The driver renews its
-leases while it answers (:meth:`ClaimStore.renew`) and gives each question back once its
-result is stored (:meth:`ClaimStore.release`). Leases are seconds since the epoch by the
-taking host's clock: hosts sharing a store must keep their clocks within a few seconds (NTP).
+it; one whose lease has run out (its driver died) is taken again; one that has an answer is
+skipped. The driver renews its leases while it answers (:meth:`ClaimStore.renew`) and gives
+questions back once their results are stored (with its next take, or :meth:`ClaimStore.release`).
+Leases are seconds since the epoch by the taking host's clock: hosts sharing a store must keep
+their clocks within a few seconds (NTP).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.store.connection import transaction
 from hopkit.store.models import ClaimRow, ResultRow
-from hopkit.store.statements import UPSERT_DIALECTS, upsert
+from hopkit.store.statements import UPSERT_DIALECTS, upsert_many
+from hopkit.store.stored_corpus import in_chunks
 
 __all__ = ["ClaimStore", "Taken"]
 
 
 class Taken(enum.Enum):
-    """What :meth:`ClaimStore.take` found."""
+    """What taking a question found."""
 
     YES = "taken"  # the question is this driver's to answer
     HELD = "held"  # another driver is answering it
@@ -45,41 +47,66 @@ class ClaimStore:
 
     def take(self, run_id: str, query_id: str, holder: str, lease_seconds: float, *,
              from_holder: str | None = None) -> tuple[Taken, str]:
-        """Take the question for ``lease_seconds`` unless another holder's lease on it is still running,
-        or it already has an answer.
+        """:meth:`take_many` for one question: what was found, and who holds it now."""
+        return self.take_many(run_id, [query_id], holder, lease_seconds, from_holder=from_holder)[query_id]
+
+    def take_many(self, run_id: str, query_ids: Sequence[str], holder: str, lease_seconds: float, *,
+                  release: Sequence[str] = (), from_holder: str | None = None) -> dict[str, tuple[Taken, str]]:
+        """Take each question for ``lease_seconds`` unless another holder's lease on it is still running or
+        it already has an answer, in one transaction, giving back ``release`` first.
 
         Args:
-            from_holder: take it from this holder even if its lease is running (a driver known to be dead).
+            from_holder: take the questions from this holder even if its leases run (a driver known dead).
 
         Returns:
-            What was found, and who holds the question now.
+            For each question, what was found and who holds it now ("" for an answered one).
 
         Raises:
             StoreError: the store failed (a full disk, say).
         """
+        found: dict[str, tuple[Taken, str]] = {}
+        with transaction(self._factory, f"taking {len(query_ids)} question(s) of run {run_id}") as session:
+            for chunk in in_chunks(list(release)):
+                session.execute(delete(ClaimRow).where(ClaimRow.run_id == run_id, ClaimRow.holder == holder,
+                                                       ClaimRow.query_id.in_(chunk)))
+            for chunk in in_chunks(list(query_ids)):
+                found.update(self._take_chunk(session, run_id, [str(q) for q in chunk], holder, lease_seconds,
+                                              from_holder))
+        return found
+
+    @staticmethod
+    def _take_chunk(session: Session, run_id: str, query_ids: list[str], holder: str, lease_seconds: float,
+                    from_holder: str | None) -> dict[str, tuple[Taken, str]]:
+        answered = set(session.scalars(select(ResultRow.query_id).where(
+            ResultRow.run_id == run_id, ResultRow.query_id.in_(query_ids), ResultRow.error.is_(None))))
+        wanted = [query_id for query_id in query_ids if query_id not in answered]
         now = time.time()
-        values = {"run_id": run_id, "query_id": query_id, "holder": holder, "expires_at": now + lease_seconds}
-        with transaction(self._factory, f"taking question {query_id!r} of run {run_id}") as session:
-            answered = session.scalar(select(ResultRow.id).where(
-                ResultRow.run_id == run_id, ResultRow.query_id == query_id, ResultRow.error.is_(None)))
-            if answered is not None:
-                return Taken.ANSWERED, ""
-            dialect = session.get_bind().dialect.name
-            free = {holder, from_holder or holder}
-            if dialect in UPSERT_DIALECTS:
-                table = ClaimRow.__table__.c
-                session.execute(upsert(dialect, ClaimRow, values, ("run_id", "query_id"),
-                                       only_if=lambda new: or_(table.expires_at < now, table.holder.in_(free))))
-            else:
-                row = session.get(ClaimRow, (run_id, query_id), with_for_update=True)
+        free = {holder, from_holder or holder}
+        rows = [{"run_id": run_id, "query_id": query_id, "holder": holder, "expires_at": now + lease_seconds}
+                for query_id in wanted]
+        dialect = session.get_bind().dialect.name
+        if rows and dialect in UPSERT_DIALECTS:
+            table = ClaimRow.__table__.c
+            session.execute(upsert_many(dialect, ClaimRow, rows, ("run_id", "query_id"),
+                                        only_if=lambda new: or_(table.expires_at < now, table.holder.in_(free))))
+        else:
+            for values in rows:
+                row = session.get(ClaimRow, (run_id, values["query_id"]), with_for_update=True)
                 if row is None:
                     session.add(ClaimRow(**values))
                 elif row.expires_at < now or row.holder in free:
                     row.holder, row.expires_at = holder, values["expires_at"]
             session.flush()
-            current = session.scalar(select(ClaimRow.holder).where(ClaimRow.run_id == run_id,
-                                                                   ClaimRow.query_id == query_id)) or ""
-            return (Taken.YES if current == holder else Taken.HELD), current
+        holders: dict[str, str] = {}
+        if wanted:
+            rows_now = session.execute(select(ClaimRow.query_id, ClaimRow.holder).where(
+                ClaimRow.run_id == run_id, ClaimRow.query_id.in_(wanted)))
+            holders = {query_id: current for query_id, current in rows_now}
+        found = {query_id: (Taken.ANSWERED, "") for query_id in answered}
+        for query_id in wanted:
+            current = holders.get(query_id, "")
+            found[query_id] = (Taken.YES if current == holder else Taken.HELD, current)
+        return found
 
     def renew(self, run_id: str, holder: str, lease_seconds: float) -> None:
         """Extend every lease ``holder`` has on the run by ``lease_seconds`` from now.
@@ -97,13 +124,12 @@ class ClaimStore:
         Raises:
             StoreError: the store failed.
         """
-        where = and_(ClaimRow.run_id == run_id, ClaimRow.holder == holder)
-        if query_ids is not None:
-            if not query_ids:
-                return
-            where = and_(where, ClaimRow.query_id.in_(list(query_ids)))
         with transaction(self._factory, f"giving back questions of run {run_id}") as session:
-            session.execute(delete(ClaimRow).where(where))
+            mine = and_(ClaimRow.run_id == run_id, ClaimRow.holder == holder)
+            if query_ids is None:
+                session.execute(delete(ClaimRow).where(mine))
+            for chunk in in_chunks(list(query_ids or ())):
+                session.execute(delete(ClaimRow).where(mine, ClaimRow.query_id.in_(chunk)))
 
     def holders(self, run_id: str) -> dict[str, str]:
         """Who holds which question of the run now, leases run out included (question id -> holder)."""

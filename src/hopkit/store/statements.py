@@ -35,3 +35,13 @@ def upsert(dialect: str, model: type[Any], values: dict[str, Any], keys: Sequenc
         index_elements=list(keys),
         set_={key: statement.excluded[key] for key in values if key not in keys},
         where=None if only_if is None else only_if(statement.excluded))
+
+
+def upsert_many(dialect: str, model: type[Any], rows: Sequence[dict[str, Any]], keys: Sequence[str],
+                only_if: Any = None) -> Any:
+    """:func:`upsert` of several rows with the same columns in one statement."""
+    statement = _insert(dialect, model).values(list(rows))
+    return statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={key: statement.excluded[key] for key in rows[0] if key not in keys},
+        where=None if only_if is None else only_if(statement.excluded))
