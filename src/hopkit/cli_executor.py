@@ -39,7 +39,8 @@ def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
 
     forward = getattr(args, "ray_env", None)
     if forward is not None:
-        forward = () if forward.strip().lower() == "none" else tuple(p for p in forward.replace(" ", ",").split(",") if p)
+        patterns = tuple(p for p in forward.replace(" ", ",").split(",") if p)
+        forward = () if forward.strip().lower() == "none" else patterns
     else:
         configured = getattr(config, "ray_env", None)
         forward = None if configured is None else tuple(configured)

@@ -160,9 +160,9 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
                                      "rerun to resume once the server is back")
             store_failures_in_a_row = store_failures_in_a_row + 1 if answer.store_failure else 0
             if store_failures_in_a_row >= MAX_CONSECUTIVE_STORE_FAILURES:
-                raise StoreError(f"stopping run {spec.name}: the store refused the results of {store_failures_in_a_row} "
-                                 f"questions in a row ({answer.error}); free space on its disk or fix the store "
-                                 "(answers stored before are kept), then rerun to resume")
+                raise StoreError(f"stopping run {spec.name}: the store refused the results of "
+                                 f"{store_failures_in_a_row} questions in a row ({answer.error}); free space on its "
+                                 "disk or fix the store (answers stored before are kept), then rerun to resume")
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
                       finished=finished, failed=failed, first_error=first_error, name=run.name,
                       failures=dict(failures), without_evidence=without_evidence,

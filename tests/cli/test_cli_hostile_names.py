@@ -85,7 +85,8 @@ def test_a_name_in_a_config_file_is_checked_the_same_way(ingested: str, tmp_path
 
 def test_a_dataset_name_that_looks_like_a_stored_one_is_warned_of(ingested: str,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = hopkit(capsys, "--db", ingested, "ingest", "jsonl", str(SAMPLE), "--name", "ＴＯＹ", "--limit", "2")
+    code, _, err = hopkit(capsys, "--db", ingested, "ingest", "jsonl", str(SAMPLE), "--name", "ＴＯＹ",
+                          "--limit", "2")
     assert code == 0 and "looks like the stored dataset 'toy'" in err, err
 
 

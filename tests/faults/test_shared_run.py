@@ -71,8 +71,8 @@ def test_two_drivers_of_one_run_ask_each_question_once(db_url: str, tmp_path: Pa
     results = store.results(run.run_id)
     assert sorted(r.query_id for r in results if r.error is None) == sorted(f"q{i}" for i in range(COUNT))
     assert store.claims.holders(run.run_id) == {}  # every question given back
-    answered_now = [int(re.search(r"(\d+) answered now", out).group(1)) for out, _ in outputs]  # type: ignore[union-attr]
-    assert sum(answered_now) == COUNT and min(answered_now) > 0, outputs
+    answered_now = [int(found.group(1)) for out, _ in outputs if (found := re.search(r"(\d+) answered now", out))]
+    assert len(answered_now) == 2 and sum(answered_now) == COUNT and min(answered_now) > 0, outputs
 
 
 def test_the_questions_of_a_driver_that_dies_are_taken_again(db_url: str, tmp_path: Path) -> None:

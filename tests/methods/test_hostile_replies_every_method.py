@@ -56,11 +56,13 @@ PIECE = st.one_of(
     st.sampled_from(["\n", " ", "Tarsk", "Ada Quill", "unanswerable", "yes", "no"]),
 )
 REPLIES = st.one_of(st.lists(PIECE, max_size=12).map("".join),
-                    st.integers(min_value=1, max_value=200_000).map(lambda n: "So the answer is: " + "Tarsk " * (n // 6)))
+                    st.integers(min_value=1, max_value=200_000).map(
+                        lambda n: "So the answer is: " + "Tarsk " * (n // 6)))
 LOGPROBS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.just(-1e308), st.just(math.nan))
 
 
-def run_hostile(tmp_path: Path, name: str, replies: list[str], logprob: float) -> list[tuple[str, str | None, tuple[int, ...]]]:
+def run_hostile(tmp_path: Path, name: str, replies: list[str],
+                logprob: float) -> list[tuple[str, str | None, tuple[int, ...]]]:
     store = Store(DBConnection(f"sqlite:///{tmp_path / f'{name}.db'}").get_session_factory())
     if not store.datasets():
         store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
