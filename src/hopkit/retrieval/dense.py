@@ -17,6 +17,8 @@ from hopkit.retrieval.embedders import (
     HashingEmbedder,
     SentenceTransformerEmbedder,
     WordLlamaEmbedder,
+    embed_passages,
+    embed_queries,
     load_embedder,
 )
 from hopkit.retrieval.index_meta import check_corpus, read_meta, write_meta
@@ -35,8 +37,8 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-def _embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    vectors = np.asarray(embedder.embed(texts))
+def _embed(embedder: Embedder, texts: Sequence[str], *, queries: bool = False) -> np.ndarray:
+    vectors = embed_queries(embedder, texts) if queries else embed_passages(embedder, texts)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):
         raise RetrievalError(
             f"embedder {embedder.model_id!r} returned shape {vectors.shape} for {len(texts)} texts; "
@@ -163,7 +165,7 @@ class DenseRetriever:
             raise RetrievalError(f"k must be >= 0, got {k}")
         if k == 0 or not query.strip():
             return []
-        vector = _normalise(_embed(self.embedder, [query]))[0]
+        vector = _normalise(_embed(self.embedder, [query], queries=True))[0]
         if vector.shape[0] != self.matrix.shape[1]:
             raise RetrievalError(
                 f"query embedding has dim {vector.shape[0]}, the index {self.matrix.shape[1]}; "

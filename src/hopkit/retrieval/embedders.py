@@ -1,8 +1,12 @@
-"""Text embedding models for dense retrieval: the protocol, two real backends and a test double."""
+"""Text embedding models for dense retrieval: the protocol, two real backends and a test double.
+
+An embedder may embed queries and passages differently (E5's ``"query: "`` and ``"passage: "``):
+it then has ``embed_queries`` and ``embed_passages`` (:func:`embed_queries`, :func:`embed_passages`
+use them when it has them, ``embed`` otherwise).
+"""
 
 from __future__ import annotations
 
-import importlib
 import zlib
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
@@ -10,9 +14,17 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from hopkit.errors import RetrievalError, UnknownNameError
+from hopkit.retrieval.sentence_embedders import SentenceTransformerEmbedder
 from hopkit.retrieval.tokenize import tokenize
 
 DEFAULT_EMBEDDER = "wordllama:l2_supercat:256"
+# Short names of the embedders hopkit's retrieval configs use (docs/retrieval.md says where each comes from).
+ALIASES: dict[str, str] = {
+    "wordllama": DEFAULT_EMBEDDER,
+    "minilm": "sentence-transformers:sentence-transformers/all-MiniLM-L6-v2",
+    "e5-base-v2": "sentence-transformers:intfloat/e5-base-v2",
+    "bge-small": "sentence-transformers:BAAI/bge-small-en-v1.5",
+}
 
 
 @runtime_checkable
@@ -24,6 +36,18 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an array of shape ``(len(texts), dim)``."""
         ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """``embedder``'s vectors of ``texts`` as queries (its ``embed_queries`` when it has one)."""
+    method = getattr(embedder, "embed_queries", None)
+    return np.asarray(method(texts) if callable(method) else embedder.embed(texts))
+
+
+def embed_passages(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """``embedder``'s vectors of ``texts`` as passages (its ``embed_passages`` when it has one)."""
+    method = getattr(embedder, "embed_passages", None)
+    return np.asarray(method(texts) if callable(method) else embedder.embed(texts))
 
 
 class WordLlamaEmbedder:
@@ -78,45 +102,6 @@ class WordLlamaEmbedder:
         return np.asarray(self.model.embed(list(texts), norm=False), dtype=np.float32)
 
 
-class SentenceTransformerEmbedder:
-    """Any sentence-transformers model (optional dependency: ``pip install 'hopkit[dense]'``).
-
-    Args:
-        model: a loaded ``SentenceTransformer``.
-        model_id: ``"sentence-transformers:<name>"``.
-        batch_size: texts per forward pass.
-    """
-
-    def __init__(self, model: Any, model_id: str, *, batch_size: int = 32) -> None:
-        if batch_size < 1:
-            raise RetrievalError(f"batch_size must be >= 1, got {batch_size}")
-        self.model = model
-        self.model_id = model_id
-        self.batch_size = batch_size
-
-    @classmethod
-    def load(cls, model_name: str, *, device: str | None = None, batch_size: int = 32) -> SentenceTransformerEmbedder:
-        """Load ``model_name`` (a Hugging Face name or a local folder).
-
-        Raises:
-            RetrievalError: if sentence-transformers is not installed.
-        """
-        try:
-            module = importlib.import_module("sentence_transformers")
-        except ImportError as error:
-            raise RetrievalError(
-                "SentenceTransformerEmbedder needs the sentence-transformers package: "
-                "pip install 'hopkit[dense]' (or pip install sentence-transformers)") from error
-        model = module.SentenceTransformer(model_name, device=device)
-        return cls(model, f"sentence-transformers:{model_name}", batch_size=batch_size)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` (not normalised), as float32 ``(len(texts), dim)``."""
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                    show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
-
-
 class HashingEmbedder:
     """A dependency-free embedder for tests: token counts hashed into ``dim`` buckets.
 
@@ -146,8 +131,10 @@ def load_embedder(spec: str) -> Embedder:
     """Load an embedder from its ``model_id``.
 
     Args:
-        spec: ``"wordllama:<config>:<dim>"``, ``"sentence-transformers:<model name>"``
-            or ``"hashing:<dim>"`` (the test double).
+        spec: ``"wordllama:<config>:<dim>"``, ``"sentence-transformers:<model name or folder>"``,
+            ``"hashing:<dim>"`` (the test double), a short name of :data:`ALIASES` (``minilm``,
+            ``e5-base-v2``, ``bge-small``, ``wordllama``), or a Hub name ``OWNER/NAME`` of a
+            sentence-transformers model.
 
     Returns:
         The embedder, whose ``model_id`` equals ``spec``.
@@ -156,6 +143,9 @@ def load_embedder(spec: str) -> Embedder:
         UnknownNameError: for another backend name.
         RetrievalError: if the model cannot be loaded.
     """
+    spec = ALIASES.get(spec, spec)
+    if ":" not in spec and "/" in spec:
+        spec = f"sentence-transformers:{spec}"
     backend, _, rest = spec.partition(":")
     if backend == "wordllama":
         config, _, dim = rest.partition(":")
@@ -170,4 +160,5 @@ def load_embedder(spec: str) -> Embedder:
         if not rest:
             raise RetrievalError(f"embedder {spec!r}: write it as 'sentence-transformers:<model name>'")
         return SentenceTransformerEmbedder.load(rest)
-    raise UnknownNameError("embedder backend", backend, ["wordllama", "sentence-transformers", "hashing"])
+    raise UnknownNameError("embedder", spec, [*ALIASES, "wordllama:<config>:<dim>",
+                                              "sentence-transformers:<model name>", "OWNER/NAME", "hashing:<dim>"])
