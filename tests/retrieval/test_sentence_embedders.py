@@ -1,8 +1,8 @@
 """Sentence-transformers embedders as their model cards ask (issue 49, embedders).
 
-The real all-MiniLM-L6-v2 is used when the model folder (``$HOPKIT_MODEL_DIR``, else
-``~/.cache/hopkit/models``) holds it (``../shared/tools/install-local-models.sh DEST embed``;
-``scripts/test.sh`` puts it there when that script is beside the clone);
+The real all-MiniLM-L6-v2 is used when the model folder (``$HOPKIT_MODEL_DIR``) or
+``~/.cache/local-models`` holds it (``../shared/tools/install-local-models.sh DEST embed``;
+``scripts/test.sh`` puts it in the latter when that script is beside the clone);
 the other cases use a random tiny BERT that the test saves as a sentence-transformers folder.
 Nothing here reaches the Hub (``HF_HUB_OFFLINE=1``).
 """
@@ -31,7 +31,16 @@ torch = pytest.importorskip("torch")
 sentence_transformers = pytest.importorskip("sentence_transformers")
 
 WORDS = "query passage : where was ada quill born tarsk the orl is a river port city engineer in".split()
-MINILM = environment.model_dir() / "all-MiniLM-L6-v2"
+# Where ../shared/tools/install-local-models.sh puts models by default (scripts/test.sh runs it).
+LOCAL_MODELS = Path("~/.cache/local-models").expanduser()
+
+
+def minilm_folder() -> Path | None:
+    """The model folder holding the real all-MiniLM-L6-v2, if any."""
+    for folder in (environment.model_dir(), LOCAL_MODELS):
+        if (folder / "all-MiniLM-L6-v2" / "modules.json").is_file():
+            return folder
+    return None
 
 
 @pytest.fixture(autouse=True)
@@ -100,9 +109,13 @@ def test_a_model_that_cannot_be_had_is_named_in_one_line(tmp_path: Path, monkeyp
         load_embedder("e6-base")
 
 
-@pytest.mark.skipif(not MINILM.is_dir(), reason=f"{MINILM} is missing "
-                                                 "(../shared/tools/install-local-models.sh DEST embed)")
-def test_dense_retrieval_with_the_real_minilm_finds_the_paraphrased_paragraph(tmp_path: Path) -> None:
+def test_dense_retrieval_with_the_real_minilm_finds_the_paraphrased_paragraph(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models = minilm_folder()
+    if models is None:
+        pytest.skip(f"no all-MiniLM-L6-v2 in {environment.model_dir()} or {LOCAL_MODELS} "
+                    "(../shared/tools/install-local-models.sh DEST embed)")
+    monkeypatch.setenv("HOPKIT_MODEL_DIR", str(models))
     paragraphs = (Paragraph(1, "Ada Quill", "Ada Quill was an engineer who came into the world in Tarsk."),
                   Paragraph(2, "Orl", "The Orl is a river that runs past the port city."),
                   Paragraph(3, "Velmora", "Velmora Ironworks made bridges and rails."))

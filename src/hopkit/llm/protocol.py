@@ -47,6 +47,15 @@ Role = Literal["system", "user", "assistant"]
 Done = Callable[[str], bool]
 
 
+def valid_logprob(value: float) -> float:
+    """A backend's log-probability as one: a value above 0 (a probability above 1) is 0, a NaN is -inf (no
+    probability), so nothing downstream overflows or compares with NaN (a server's JSON may hold either)."""
+    value = float(value)
+    if math.isnan(value):
+        return -math.inf
+    return min(value, 0.0)
+
+
 @dataclass(frozen=True)
 class Completion:
     """One model call's output and what it cost.
@@ -90,8 +99,8 @@ class ChatMessage:
 class Scores:
     """Natural-log probabilities of candidate continuations of one prompt, and what they cost.
 
-    ``logprobs[i]`` is log P(``candidates[i]`` | prompt), summed over the candidate's
-    tokens. Iterating, indexing and ``len`` go over ``logprobs`` (``list(scores)`` is the
+    ``logprobs[i]`` is log P(``candidates[i]`` | prompt), summed over the candidate's tokens (made
+    a valid one: :func:`valid_logprob`). Iterating, indexing and ``len`` go over ``logprobs`` (``list(scores)`` is the
     plain list of floats). ``floored[i]`` is true when the backend did not see the
     candidate among the tokens it was given (a server's top-k) and ``logprobs[i]`` is
     only an upper bound (see the backend); empty when no value is floored.
@@ -110,6 +119,7 @@ class Scores:
     floored: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "logprobs", tuple(valid_logprob(value) for value in self.logprobs))
         if len(self.candidates) != len(self.logprobs) or (self.floored and len(self.floored) != len(self.logprobs)):
             raise LLMError(f"Scores needs one log-probability (and floored flag) per candidate; got "
                            f"{len(self.candidates)} candidates, {len(self.logprobs)} logprobs, "
@@ -142,6 +152,8 @@ class Scores:
     def normalized(self) -> tuple[float, ...]:
         """Probabilities renormalised over the candidates (they sum to 1), e.g. P(yes | yes or no)."""
         top = max(self.logprobs)
+        if top == -math.inf:  # no candidate has any probability: none is preferred
+            return tuple(1.0 / len(self.logprobs) for _ in self.logprobs)
         weights = [math.exp(value - top) for value in self.logprobs]
         total = sum(weights)
         return tuple(weight / total for weight in weights)
@@ -168,6 +180,7 @@ class TokenScores:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", tuple(clean_text(token) for token in self.tokens))
+        object.__setattr__(self, "logprobs", tuple(valid_logprob(value) for value in self.logprobs))
         if len(self.tokens) != len(self.logprobs):
             raise LLMError(f"TokenScores needs one log-probability per token; got {len(self.tokens)} tokens and "
                            f"{len(self.logprobs)} log-probabilities")
