@@ -48,8 +48,8 @@ Done = Callable[[str], bool]
 
 
 def valid_logprob(value: float) -> float:
-    """A backend's log-probability as one: a value above 0 (a probability above 1) is 0, a NaN is -inf (no
-    probability), so nothing downstream overflows or compares with NaN (a server's JSON may hold either)."""
+    """A backend's token log-probability as one: a value above 0 (a probability above 1) is 0, a NaN is -inf
+    (no probability), so that ``exp`` of it never overflows (a server's JSON may hold either)."""
     value = float(value)
     if math.isnan(value):
         return -math.inf
@@ -99,8 +99,8 @@ class ChatMessage:
 class Scores:
     """Natural-log probabilities of candidate continuations of one prompt, and what they cost.
 
-    ``logprobs[i]`` is log P(``candidates[i]`` | prompt), summed over the candidate's tokens (made
-    a valid one: :func:`valid_logprob`). Iterating, indexing and ``len`` go over ``logprobs`` (``list(scores)`` is the
+    ``logprobs[i]`` is log P(``candidates[i]`` | prompt), summed over the candidate's
+    tokens. Iterating, indexing and ``len`` go over ``logprobs`` (``list(scores)`` is the
     plain list of floats). ``floored[i]`` is true when the backend did not see the
     candidate among the tokens it was given (a server's top-k) and ``logprobs[i]`` is
     only an upper bound (see the backend); empty when no value is floored.
@@ -119,7 +119,6 @@ class Scores:
     floored: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "logprobs", tuple(valid_logprob(value) for value in self.logprobs))
         if len(self.candidates) != len(self.logprobs) or (self.floored and len(self.floored) != len(self.logprobs)):
             raise LLMError(f"Scores needs one log-probability (and floored flag) per candidate; got "
                            f"{len(self.candidates)} candidates, {len(self.logprobs)} logprobs, "
@@ -152,8 +151,6 @@ class Scores:
     def normalized(self) -> tuple[float, ...]:
         """Probabilities renormalised over the candidates (they sum to 1), e.g. P(yes | yes or no)."""
         top = max(self.logprobs)
-        if top == -math.inf:  # no candidate has any probability: none is preferred
-            return tuple(1.0 / len(self.logprobs) for _ in self.logprobs)
         weights = [math.exp(value - top) for value in self.logprobs]
         total = sum(weights)
         return tuple(weight / total for weight in weights)
