@@ -25,6 +25,11 @@ def _llm_help(default: str | None = None) -> str:
             "Hugging Face Hub: hf://OWNER/NAME/FILE.gguf")
 
 
+def _retrieval_help() -> str:
+    return (f"retrieval config name: {', '.join(named_configs('retrieval'))} (docs/configs.md, \"Shipped "
+            "retrieval configs\"), or one of configs/retrieval/ in the current folder")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hopkit", description="Multi-hop retrieval-augmented QA toolkit.")
     parser.add_argument("--version", action="version", version=f"hopkit {__version__}")
@@ -57,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=int, help="only the first N questions")
     run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
     run.add_argument("--llm", help=_llm_help() + " (overrides the config)")
+    run.add_argument("--retrieval", help=_retrieval_help() + " (overrides the config; the run id follows it)")
     run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
     run.add_argument("--batch-size", type=int, help="questions in flight at once (overrides the config's "
                                                     "batch_size, default 10); only a model server answers several "
@@ -121,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("configs", nargs="+", help="pipeline configs: shipped names, method names or YAML files")
     sweep.add_argument("--datasets", nargs="+", required=True, help="stored datasets")
     sweep.add_argument("--llm", help=_llm_help() + " (overrides every config's)")
+    sweep.add_argument("--retrieval", help=_retrieval_help() + " (overrides the config of every method that "
+                                                                "retrieves)")
     sweep.add_argument("--limit", type=int, help="only the first N questions of each dataset")
     sweep.add_argument("--batch-size", type=int, help="questions in flight at once (with a model server)")
     add_executor_arguments(sweep)

@@ -36,6 +36,17 @@ def named(option: str, value: str | None) -> str | None:
     return value
 
 
+def check_retrieval_option(retrieval: str | None, pipeline: Any, source: str) -> None:
+    """``--retrieval`` given for a method that does not retrieve (NoR) would change nothing: refused.
+
+    Raises:
+        ConfigError: naming the option and the config.
+    """
+    if retrieval is not None and getattr(pipeline, "retrieval_pipeline", None) is None:
+        raise ConfigError(f"--retrieval {retrieval}: {source} runs a method that does not retrieve; leave the "
+                          "option out")
+
+
 def pipeline_config(argument: str) -> tuple[dict[str, Any], str]:
     """The pipeline config ``hopkit run`` was given, and its source for messages: a YAML file, the
     name of a shipped pipeline config, or the name of a method (its defaults).
@@ -78,13 +89,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     named("--name", args.name)
     spec, source = pipeline_config(args.config)
     for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name),
-                          ("batch_size", args.batch_size)):
+                          ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
         if value is not None:
             spec[option] = value
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     executor = chosen_executor(args, config)
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     pipeline = config.build(session_factory)
+    check_retrieval_option(args.retrieval, pipeline, source)
     with run_log("run") as log_file:
         outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
                                trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),

@@ -31,6 +31,9 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
             for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
                 if value is not None:
                     spec[option] = value
+            retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
+            if args.retrieval is not None and retrieves:
+                spec["retrieval_pipeline_name"] = args.retrieval
             config = instantiate(spec, source, kind="pipelines")
             pipeline = config.build(session_factory)
             pipeline.run_spec()  # the dataset is stored, the method takes these options
