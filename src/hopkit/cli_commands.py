@@ -32,7 +32,7 @@ from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
 from hopkit.store.transfer import export_runs, import_runs
-from hopkit.terminal import lookalikes, printable
+from hopkit.terminal import lookalike_warnings, printable
 
 
 __all__ = ["cmd_calibrate", "cmd_run", "cmd_sweep"]  # the others are found by name: cmd_<subcommand>
@@ -58,10 +58,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     corpus = pool_corpus(args.name or args.dataset, examples)
     more = read_corpus(corpus_files(args.corpus)) if args.corpus else ()
     store = Store(_session_factory(args))
-    for other in lookalikes(corpus.name, store.datasets()):
-        print(f"hopkit: warning: the dataset name {printable(corpus.name)!r} looks like the stored dataset "
-              f"{printable(other)!r} (they differ only in case, width or compatibility forms); they are two datasets",
-              file=sys.stderr)
+    for warning in lookalike_warnings("dataset", corpus.name, store.datasets()):
+        print(f"hopkit: warning: {warning}; they are two datasets", file=sys.stderr)
     made_stale = store.add_corpus(corpus, replace=args.replace, more=more)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
     added = f" and {len(store.corpus(corpus.name)) - len(corpus.paragraphs)} from --corpus" if args.corpus else ""

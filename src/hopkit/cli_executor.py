@@ -37,13 +37,11 @@ def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
         value = getattr(args, flag, None)
         return value if value is not None else getattr(config, field, default)
 
-    forward = getattr(args, "ray_env", None)
-    if forward is not None:
-        patterns = tuple(p for p in forward.replace(" ", ",").split(",") if p)
-        forward = () if forward.strip().lower() == "none" else patterns
-    else:
-        configured = getattr(config, "ray_env", None)
-        forward = None if configured is None else tuple(configured)
+    forward = pick("ray_env", "ray_env", None)
+    if isinstance(forward, str):  # the command line's: names or patterns separated by commas, or "none"
+        words = [] if forward.strip().lower() == "none" else forward.replace(" ", ",").split(",")
+        forward = [word for word in words if word]
+    forward = None if forward is None else tuple(forward)
     return ExecutorChoice(pick("executor", "executor", "threads"), pick("ray_address", "ray_address", None),
                           pick("workers", "workers", None), pick("cpus_per_worker", "cpus_per_worker", 1.0),
                           pick("question_timeout", "question_timeout", None), forward)

@@ -16,7 +16,7 @@ from hopkit.methods.registry import method_names
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
-from hopkit.terminal import lookalikes, name_problem, printable
+from hopkit.terminal import lookalike_warnings, name_problem, printable
 
 # Failures a rerun cannot change: the model, decoding greedily, says the same thing again.
 DETERMINISTIC = {"EmptyAnswerError": "the model wrote no answer", "ParseError": "the model's reply could not be read",
@@ -30,9 +30,9 @@ def named(option: str, value: str | None) -> str | None:
     person could not tell it from another name (:func:`~hopkit.terminal.name_problem`)."""
     if value is not None and not value.strip():
         raise ConfigError(f"{option}: a name must not be empty or blank; leave the option out for the default")
-    if value is not None and name_problem(value):
-        raise ConfigError(f"{option}: {name_problem(value)}; a person reading a table could not tell it from "
-                          "another name: choose one without them")
+    problem = "" if value is None else name_problem(value)
+    if problem:
+        raise ConfigError(f"{option}: {problem}")
     return value
 
 
@@ -106,10 +106,9 @@ def cmd_run(args: argparse.Namespace) -> int:
           + (f", {outcome['answered_elsewhere']} answered by another driver of the same run"
              if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
-    others = {run.name for run in Store(session_factory).runs() if run.run_id != outcome["run_id"]}
-    for other in lookalikes(outcome["name"], sorted(others)):
-        sys.stderr.write(f"hopkit: warning: the run name {printable(outcome['name'])!r} looks like the stored run "
-                         f"{printable(other)!r} (they differ only in case, width or compatibility forms)\n")
+    others = (run.name for run in Store(session_factory).runs() if run.run_id != outcome["run_id"])
+    for warning in lookalike_warnings("run", outcome["name"], others):
+        sys.stderr.write(f"hopkit: warning: {warning}\n")
     return run_exit_code(outcome, log_file)
 
 

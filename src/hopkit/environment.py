@@ -32,8 +32,10 @@ variable set later (or by a test) takes effect.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
+from typing import Sequence
 
 HOPKIT_HOME = "HOPKIT_HOME"
 HOPKIT_DB_URL = "HOPKIT_DB_URL"
@@ -117,9 +119,11 @@ def allowed_targets() -> tuple[str, ...]:
     return tuple(name for name in value.replace(",", " ").split() if name)
 
 
-def variables_starting_with(prefixes: tuple[str, ...]) -> dict[str, str]:
-    """Every environment variable whose name starts with one of ``prefixes`` (what Ray workers inherit)."""
-    return {name: value for name, value in os.environ.items() if name.startswith(prefixes)}
+def variables_matching(patterns: Sequence[str]) -> dict[str, str]:
+    """Every environment variable whose name matches one of the shell ``patterns`` (``HOPKIT_*``, an exact
+    name): what Ray workers inherit."""
+    return {name: value for name, value in os.environ.items()
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)}
 
 
 def python_path() -> list[str]:

@@ -9,6 +9,7 @@ zero-width or non-breaking space would make two different names look the same.
 from __future__ import annotations
 
 import unicodedata
+from typing import Iterable
 
 # Controls, format characters (zero-width spaces and joiners, bidirectional marks, overrides and isolates,
 # the byte-order mark), surrogates, private-use and unassigned code points, and line or paragraph separators.
@@ -38,15 +39,26 @@ def name_problem(name: str) -> str:
     from another name, since it starts or ends with a space or holds a character that prints as nothing
     (a control, a zero-width space, a bidirectional override, a non-breaking space)."""
     if name != name.strip():
-        return f"{printable(name)!r} starts or ends with a space"
-    hidden = sorted({printable(char) for char in name if _shown_as_escape(char)})
-    if hidden:
-        return f"{printable(name)!r} holds characters that print as nothing or as a space: {', '.join(hidden)}"
-    return ""
+        why = "starts or ends with a space"
+    else:
+        hidden = sorted({printable(char) for char in name if _shown_as_escape(char)})
+        if not hidden:
+            return ""
+        why = f"holds characters that print as nothing or as a space: {', '.join(hidden)}"
+    return (f"{printable(name)!r} {why}; a person reading a table could not tell it from another name: choose "
+            "one without them")
 
 
-def lookalikes(name: str, existing: list[str]) -> list[str]:
-    """The names of ``existing`` that differ from ``name`` only in case, width or compatibility forms
-    (``HotpotQA``, ``ｈｏｔｐｏｔｑａ`` and ``hotpotqa``), which a person reading a table would take for it."""
+def lookalike_warnings(kind: str, name: str, existing: Iterable[str]) -> list[str]:
+    """A warning for each name of ``existing`` that differs from ``name`` only in case, width or
+    compatibility forms (``HotpotQA``, ``ｈｏｔｐｏｔｑａ``, ``hotpotqa``): a person reading a table would take
+    one for the other.
+
+    Args:
+        kind: what the names name ("dataset", "run").
+    """
     key = unicodedata.normalize("NFKC", name).casefold()
-    return [other for other in existing if other != name and unicodedata.normalize("NFKC", other).casefold() == key]
+    return [f"the {kind} name {printable(name)!r} looks like the stored {kind} {printable(other)!r} (they differ "
+            f"only in case, width or compatibility forms)"
+            for other in sorted(set(existing))
+            if other != name and unicodedata.normalize("NFKC", other).casefold() == key]

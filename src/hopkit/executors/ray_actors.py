@@ -90,15 +90,17 @@ class RayExecutor:
         replacements: new actors started in all after deaths; None: as many as ``workers``.
         start_seconds: how long an actor may take to build the method before it is given up.
         question_timeout: seconds an actor may take on one question; past it the actor is taken for hung
-            (a stopped process, a hung native call), killed and replaced, and the question handed on.
+            (a stopped process, a hung native call), killed and replaced, and the question handed on
+            (None: :data:`QUESTION_TIMEOUT_SECONDS`).
         forward_env: names or patterns of the driver's variables the workers get (None: every
             ``HOPKIT_*``, ``OPENAI_*`` and ``HF_*``; empty: none); see :func:`forwarded_environment`.
     """
 
     def __init__(self, spec: Any, database_url: str, *, address: str | None = None, workers: int | None = None,
                  cpus_per_worker: float = 1.0, max_attempts: int = 3, replacements: int | None = None,
-                 start_seconds: float = 600.0, question_timeout: float = QUESTION_TIMEOUT_SECONDS,
+                 start_seconds: float = 600.0, question_timeout: float | None = None,
                  forward_env: Sequence[str] | None = None) -> None:
+        question_timeout = QUESTION_TIMEOUT_SECONDS if question_timeout is None else question_timeout
         if workers is not None and workers < 1:
             raise ConfigError(f"Ray executor: workers must be at least 1, got {workers}")
         if cpus_per_worker <= 0 or max_attempts < 1 or question_timeout <= 0:

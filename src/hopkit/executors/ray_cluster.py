@@ -11,7 +11,6 @@ and what its workers are given, and the user chooses the variables (``ray_env``)
 from __future__ import annotations
 
 import atexit
-import fnmatch
 import logging
 import os
 import shutil
@@ -24,8 +23,8 @@ from hopkit.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-# The driver's environment variables the workers see too: hopkit's own, the model servers' and the Hub's.
-FORWARDED_PREFIXES = ("HOPKIT_", "OPENAI_", "HF_")
+# The driver's environment variables the workers see by default: hopkit's own, the model servers' and the Hub's.
+FORWARDED = ("HOPKIT_*", "OPENAI_*", "HF_*")
 
 
 def import_ray() -> Any:
@@ -52,10 +51,7 @@ def forwarded_environment(patterns: Sequence[str] | None = None) -> dict[str, st
     """
     import hopkit
 
-    candidates = environment.variables_starting_with(("",))
-    wanted = [f"{prefix}*" for prefix in FORWARDED_PREFIXES] if patterns is None else list(patterns)
-    chosen = {name: value for name, value in candidates.items()
-              if any(fnmatch.fnmatchcase(name, pattern) for pattern in wanted)}
+    chosen = environment.variables_matching(FORWARDED if patterns is None else patterns)
     source = str(Path(hopkit.__file__).resolve().parents[1])
     chosen["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([source, *environment.python_path()]))
     return chosen

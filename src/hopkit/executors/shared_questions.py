@@ -21,6 +21,7 @@ from collections import deque
 from typing import Final, Sequence
 
 from hopkit.errors import StoreError
+from hopkit.processes import process_alive
 from hopkit.records import Query
 from hopkit.store.claims import ClaimStore, Taken
 
@@ -163,12 +164,4 @@ def _died_on_this_host(holder: str) -> bool:
     """Whether ``holder`` (``host:pid:nonce``) was a process of this host that is gone."""
     host_and_pid, _, _nonce = holder.rpartition(":")
     host, _, pid = host_and_pid.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
+    return host == socket.gethostname() and pid.isdigit() and not process_alive(int(pid))

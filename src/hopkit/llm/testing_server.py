@@ -40,61 +40,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.errors import ConfigError
+from hopkit.llm.testing_faults import (ANSWERING_FAULTS, FAULT_KINDS, Fault, FaultSchedule, send_endless,
+                                       send_trickling)
 from hopkit.llm.text import cut_at_stop
+
+__all__ = ["FAULT_KINDS", "AnsweredRequest", "FakeOpenAIServer", "Fault", "RecordedRequest", "serve_fake_openai"]
 
 logger = logging.getLogger(__name__)
 
 _COMPLETIONS = ("/v1/completions", "/completions")
 _CHAT = ("/v1/chat/completions", "/chat/completions")
 
-FAULT_KINDS = ("status", "hang", "drop", "truncated_body", "malformed", "null", "content_filter", "length",
-               "empty", "delay", "trickle", "endless")
-# An endless reply stops by itself after this many bytes or seconds, whichever comes first.
-ENDLESS_BYTES = 1 << 30
-ENDLESS_SECONDS = 120.0
-# Faults whose reply is the model's (scripted) answer, late, slow or cut: they use up a list script's reply.
-_ANSWERING_FAULTS = ("length", "delay", "trickle")
-
-
-@dataclass(frozen=True)
-class Fault:
-    """How the fake server misbehaves on one request.
-
-    Attributes:
-        kind: one of
-            ``"status"``: HTTP ``status`` with an OpenAI-style error body;
-            ``"hang"``: send nothing for ``seconds`` (or until the server closes), then drop the connection;
-            ``"drop"``: close the connection without any response;
-            ``"truncated_body"``: send the headers and half of the body, then close the connection;
-            ``"malformed"``: HTTP 200 with a body that is not JSON;
-            ``"null"``: HTTP 200 whose ``text`` (``message.content`` in chat) is null;
-            ``"content_filter"``: HTTP 200, null content, ``finish_reason: "content_filter"``;
-            ``"length"``: HTTP 200 with the first half of the reply's words, ``finish_reason: "length"``;
-            ``"empty"``: HTTP 200 with an empty text;
-            ``"delay"``: the normal reply, ``seconds`` late;
-            ``"trickle"``: the normal reply (declared length included), one byte every ``seconds``;
-            ``"endless"``: HTTP 200 with a chunked body that never ends (it stops by itself after
-            :data:`ENDLESS_BYTES` or :data:`ENDLESS_SECONDS`, or when the client goes away).
-        status: the HTTP status of a ``"status"`` fault (400-599).
-        seconds: how long a ``"hang"`` or a ``"delay"`` lasts, and a ``"trickle"``'s pause between bytes.
-
-    Raises:
-        ConfigError: an unknown kind, a status outside 400-599 or negative seconds.
-    """
-
-    kind: str
-    status: int = 500
-    seconds: float = 30.0
-
-    def __post_init__(self) -> None:
-        if self.kind not in FAULT_KINDS:
-            raise ConfigError(f"fake server: unknown fault kind {self.kind!r}; known: {', '.join(FAULT_KINDS)}")
-        if not 400 <= self.status <= 599 or self.seconds < 0:
-            raise ConfigError(f"fake server: a fault needs 400 <= status <= 599 and seconds >= 0; "
-                              f"got status={self.status}, seconds={self.seconds}")
-
-
-FaultSchedule = Sequence["Fault | None"] | Callable[[int, str], "Fault | None"]
 LogprobTable = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 
 
@@ -269,7 +225,7 @@ class FakeOpenAIServer:
         fault = self._fault_for(number, prompt)
         top_k = _logprobs_asked(path, body)
         with self._lock:
-            if fault is not None and fault.kind not in _ANSWERING_FAULTS:
+            if fault is not None and fault.kind not in ANSWERING_FAULTS:
                 return self._misbehave(path, body, prompt, number, fault)
             if top_k is not None and self.logprobs is not None:
                 return self._scored(path, body, prompt, number, top_k, fault)
@@ -382,10 +338,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if plan.transport == "endless":
-            self._send_endless()
+            send_endless(self, self.fake._closing)
             return
         if plan.transport == "trickle":
-            if self._trickle(data, plan.pause) and plan.answered is not None:
+            if send_trickling(self, data, plan.pause, self.fake._closing) and plan.answered is not None:
                 self.fake._record_answer(plan.answered)
             return
         if self._send(plan.status, data, plan.headers) and plan.answered is not None:
@@ -407,43 +363,6 @@ class _Handler(BaseHTTPRequestHandler):
             logger.debug("client went away before the reply to %s", self.path)
             return False
         return True
-
-    def _trickle(self, data: bytes, pause: float) -> bool:
-        """Send a 200 reply one byte every ``pause`` seconds; whether it was all written."""
-        self.close_connection = True
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            for index in range(len(data)):
-                self.wfile.write(data[index:index + 1])
-                self.wfile.flush()
-                if self.fake._closing.wait(pause):
-                    return False
-        except (BrokenPipeError, ConnectionResetError):
-            return False
-        return True
-
-    def _send_endless(self) -> None:
-        """A 200 reply whose chunked body goes on until the client leaves (bounded, see ENDLESS_BYTES)."""
-        self.close_connection = True
-        chunk = b"0123456789abcdef" * 4096
-        framed = f"{len(chunk):x}\r\n".encode("ascii") + chunk + b"\r\n"
-        started, sent = time.monotonic(), 0
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            opening = b'{"choices": [{"text": "'
-            self.wfile.write(f"{len(opening):x}\r\n".encode("ascii") + opening + b"\r\n")
-            while (sent < ENDLESS_BYTES and time.monotonic() - started < ENDLESS_SECONDS
-                   and not self.fake._closing.is_set()):
-                self.wfile.write(framed)
-                sent += len(chunk)
-        except (BrokenPipeError, ConnectionResetError):
-            logger.debug("the client left an endless reply after %d bytes", sent)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
         logger.debug("fake openai server: " + format, *args)

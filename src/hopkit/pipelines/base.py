@@ -190,10 +190,9 @@ class GenerationPipeline(ABC):
         method_spec = getattr(self, "method_spec", None)
         if method_spec is None:
             raise ConfigError(f"{type(self).__name__} cannot run on Ray: it has no method spec to send to workers")
-        timeout = {} if choice.question_timeout is None else {"question_timeout": choice.question_timeout}
         return RayExecutor(method_spec(top_k), database_url(self.session_factory), address=choice.address,
                            workers=choice.workers, cpus_per_worker=choice.cpus_per_worker,
-                           forward_env=choice.forward_env, **timeout)
+                           question_timeout=choice.question_timeout, forward_env=choice.forward_env)
 
     def workers(self) -> int:
         """Questions answered at once: ``batch_size`` when the LLM serves concurrent calls (a model

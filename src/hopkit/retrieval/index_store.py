@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from hopkit.errors import RetrievalError, UnknownNameError
+from hopkit.processes import process_alive
 from hopkit.records import Paragraph
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.retrieval.dense import DenseRetriever
@@ -157,7 +158,7 @@ def _remove_abandoned_saves(path: Path) -> None:
     for folder in path.parent.glob(f".{path.name}.tmp-*"):
         owner = _TMP_OWNER.search(folder.name[len(path.name) + 1:])
         if owner is not None and owner["host"] == _HOST:
-            abandoned = not _alive(int(owner["pid"]))
+            abandoned = not process_alive(int(owner["pid"]))
         else:
             try:
                 abandoned = time.time() - folder.stat().st_mtime > ABANDONED_AFTER_SECONDS
@@ -166,16 +167,6 @@ def _remove_abandoned_saves(path: Path) -> None:
         if abandoned:
             logger.info("removing %s, left by an index save that did not finish", folder)
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def _load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[[], _Saved]) -> _Saved:

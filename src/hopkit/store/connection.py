@@ -13,11 +13,9 @@ where they lie; on PostgreSQL its transactions are read-only.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sqlite3
 import time
-from urllib.parse import quote
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -31,10 +29,11 @@ from sqlalchemy.pool import StaticPool
 from hopkit import environment
 from hopkit.errors import StoreError
 from hopkit.store.models import Base
+from hopkit.store.read_only import (READING_COMMANDS, SQLITE_BUSY_TIMEOUT_MS, check_store_tables, configure_read_only,
+                                    read_only_opener, writable)
 
 logger = logging.getLogger(__name__)
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 10
 # Key of the PostgreSQL advisory lock taken while creating the tables (any fixed
 # 64-bit number; this one spells "hopkit" in ASCII).
@@ -95,13 +94,10 @@ def mask_url(url: str | URL) -> str:
         return _PASSWORD_IN_URL.sub(r"\1***@", url)
 
 
-READING_COMMANDS = "runs, datasets, evaluate, report, compare and export"
-
-
 def _how_to_fix(url: URL) -> str:
     if url.get_backend_name() == "sqlite":
         path = Path(url.database or ".").expanduser()
-        if path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        if path.is_file() and not writable(path):
             return (f"the database or its folder cannot be written (a read-only folder or mount): {READING_COMMANDS} "
                     "read it where it lies; to run, ingest, judge, import or delete, copy it to a writable folder")
         return ("check that the folder of the database file exists (or can be created) and is "
@@ -160,12 +156,11 @@ class DBConnection:
             StoreError: if the HOPKIT_HOME folder cannot be created.
         """
         chosen = url or environment.db_url()
-        if chosen is None and read_only:
-            chosen = f"sqlite:///{(environment.hopkit_home() / 'hopkit.db').resolve()}"
         if chosen is None:
             home = environment.hopkit_home()
             try:
-                home.mkdir(parents=True, exist_ok=True)
+                if not read_only:
+                    home.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the hopkit home folder {home} for the SQLite store ({exc}); "
@@ -218,7 +213,7 @@ class DBConnection:
             if in_memory:
                 kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
             elif self.read_only:
-                kwargs["creator"] = self._read_only_sqlite_opener(Path(url.database or "").expanduser())
+                kwargs["creator"] = read_only_opener(Path(url.database or "").expanduser(), self.masked_url)
             else:
                 self._make_sqlite_folder(url)
                 kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
@@ -242,30 +237,8 @@ class DBConnection:
         except ArgumentError as exc:
             raise StoreError(f"invalid database URL {self.masked_url!r}: {exc}") from exc
         if is_sqlite:
-            event.listen(engine, "connect", _configure_read_only_sqlite if self.read_only else _configure_sqlite)
+            event.listen(engine, "connect", configure_read_only if self.read_only else _configure_sqlite)
         return engine
-
-    def _read_only_sqlite_opener(self, path: Path) -> Any:
-        """A function opening the SQLite file at ``path`` read-only; immutable where nothing can be written
-        beside it and no write-ahead log is there (SQLite's WAL mode needs a shared-memory file there even
-        to read).
-
-        Raises:
-            StoreError: there is no such file.
-        """
-        if not path.is_file():
-            raise StoreError(f"cannot open the database {self.masked_url}: there is no file {path} (nothing is "
-                             "stored there yet; check --db or HOPKIT_DB_URL / HOPKIT_HOME)")
-        writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-        # A process that never closed the store left its newest writes in the -wal file, which SQLite reads
-        # read-only when the -shm file is there too; without them the file alone holds everything.
-        with_log = all(path.with_name(path.name + suffix).is_file() for suffix in ("-wal", "-shm"))
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable or with_log else "&immutable=1")
-
-        def open_read_only() -> sqlite3.Connection:
-            return sqlite3.connect(uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-
-        return open_read_only
 
     def _make_sqlite_folder(self, url: URL) -> None:
         folder = Path(url.database or ".").expanduser().parent
@@ -360,26 +333,11 @@ class DBConnection:
         """
         if self._session_factory is None:
             if self.read_only:
-                self._check_schema()
+                check_store_tables(self.engine, self.masked_url)
             else:
                 self.create_all()
             self._session_factory = sessionmaker(bind=self.engine, expire_on_commit=False)
         return self._session_factory
-
-    def _check_schema(self) -> None:
-        """A read-only store must already hold hopkit's tables (nothing may create them).
-
-        Raises:
-            StoreError: the database cannot be reached, or holds no hopkit store.
-        """
-        try:
-            tables = set(inspect(self.engine).get_table_names())
-        except SQLAlchemyError as exc:
-            raise StoreError(f"cannot read the database {self.masked_url}: {_short_reason(exc)}; "
-                             f"{_how_to_fix(self.engine.url)}") from exc
-        if not {"runs", "results"} <= tables:
-            raise StoreError(f"{self.masked_url} holds no hopkit store (no runs or results table): nothing has been "
-                             "stored there yet; check --db or HOPKIT_DB_URL / HOPKIT_HOME")
 
     def dispose(self) -> None:
         """Close every pooled connection (the engine is recreated on next use)."""
@@ -415,16 +373,6 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         _turn_on_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
-    finally:
-        cursor.close()
-
-
-def _configure_read_only_sqlite(dbapi_connection: Any, _record: Any) -> None:
-    """A busy timeout and ``query_only`` for a read-only SQLite connection (no journal mode change)."""
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA query_only=ON")
     finally:
         cursor.close()
 

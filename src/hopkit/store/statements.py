@@ -30,11 +30,7 @@ def upsert(dialect: str, model: type[Any], values: dict[str, Any], keys: Sequenc
         only_if: a function of the statement's ``excluded`` row giving the condition under
             which an existing row is updated (None: always).
     """
-    statement = _insert(dialect, model).values(**values)
-    return statement.on_conflict_do_update(
-        index_elements=list(keys),
-        set_={key: statement.excluded[key] for key in values if key not in keys},
-        where=None if only_if is None else only_if(statement.excluded))
+    return upsert_many(dialect, model, [values], keys, only_if)
 
 
 def upsert_many(dialect: str, model: type[Any], rows: Sequence[dict[str, Any]], keys: Sequence[str],

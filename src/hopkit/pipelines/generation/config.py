@@ -59,9 +59,9 @@ class GenerationPipelineConfig:
 
     def __post_init__(self) -> None:
         check_fields(self, "field")  # every subclass's fields too
-        if name_problem(self.name):
-            raise ConfigError(f"field 'name': {name_problem(self.name)}; a person reading a table could not tell "
-                              "it from another name: choose one without them")
+        problem = name_problem(self.name)
+        if problem:
+            raise ConfigError(f"field 'name': {problem}")
 
     def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
         if self.retrieval_pipeline_name is None:
