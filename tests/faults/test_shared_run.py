@@ -55,7 +55,8 @@ def driver(url: str, server_url: str, folder: Path) -> subprocess.Popen[str]:
 
 
 def asked(requests: list) -> Counter[str]:
-    return Counter(QUESTION.findall(request.prompt)[-1] for request in requests)
+    """How often each question was asked (a request the killed driver never finished sending names none)."""
+    return Counter(found[-1] for request in requests if (found := QUESTION.findall(request.prompt)))
 
 
 def test_two_drivers_of_one_run_ask_each_question_once(db_url: str, tmp_path: Path) -> None:
@@ -87,6 +88,7 @@ def test_the_questions_of_a_driver_that_dies_are_taken_again(db_url: str, tmp_pa
         time.sleep(1.0)
         doomed.send_signal(signal.SIGKILL)
         doomed.wait()
+        asked_before_the_kill = set(asked(list(server.requests)))
         out, err = survivor.communicate(timeout=300)
         requests = list(server.requests)
     assert survivor.returncode == 0, err
@@ -95,7 +97,10 @@ def test_the_questions_of_a_driver_that_dies_are_taken_again(db_url: str, tmp_pa
         f"q{i}" for i in range(COUNT))
     counts = asked(requests)
     assert set(counts) == {str(i) for i in range(COUNT)}
-    assert sum(counts.values()) <= COUNT + 3  # at most the dead driver's questions in flight are asked again
+    # asked again: only questions the dead driver had asked and not stored, at most its 3 threads' requests in
+    # flight and the answers they had handed on that its main thread had not yet written
+    again = {question for question, times in counts.items() if times > 1}
+    assert again <= asked_before_the_kill and len(again) <= 2 * 3 and max(counts.values()) <= 2, counts
 
 
 def test_a_lease_that_runs_out_frees_the_question(tmp_path: Path) -> None:
