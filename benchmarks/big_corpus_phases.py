@@ -21,7 +21,7 @@ from typing import Any
 from hopkit.cli import main as hopkit
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.retrieval.index_store import load_or_build_bm25
+from hopkit.retrieval.index_store import load_or_build_from
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -53,7 +53,7 @@ def index(db: str, name: str, indexes: str) -> dict[str, Any]:
 def load(db: str, name: str, indexes: str, copy: bool) -> BM25Retriever:
     corpus = Store.connect(db).corpus(name)
     if not copy:
-        return load_or_build_bm25(corpus, Path(indexes))
+        return load_or_build_from("bm25", corpus, Path(indexes))
     folder = next(Path(indexes).glob("bm25-*"))
     return BM25Retriever.load_from(folder, corpus, mmap=False)
 

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from hopkit import __version__
 from hopkit.cli_executor import add_executor_arguments
+from hopkit.cli_index import add_index_arguments
 from hopkit.cli_logging import configure_console
 from hopkit.config import named_configs
 from hopkit.methods.registry import method_names
@@ -50,9 +51,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="also make these paragraphs retrievable: JSONL lines with title and text (.gz, .bz2 "
                              "too), streamed into the store, e.g. a Wikipedia dump (repeatable)")
 
-    index = commands.add_parser("index", help="build and save a retrieval index for a stored dataset")
-    index.add_argument("--dataset", help="stored dataset (default: the only one)")
-    index.add_argument("--retrieval", default="bm25", help="retrieval config name (default bm25)")
+    add_index_arguments(commands.add_parser("index", help="build and save a retrieval index for a stored dataset"))
 
     run = commands.add_parser("run", help="run a pipeline config over a stored dataset (resumable)")
     run.add_argument("config", help="a shipped pipeline config by name (" + ", ".join(named_configs("pipelines"))

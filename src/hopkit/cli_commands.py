@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hopkit.cli_calibrate import cmd_calibrate
+from hopkit.cli_index import cmd_index  # noqa: F401 (main finds commands here by name)
 from hopkit.cli_logging import run_log
 from hopkit.cli_run import cmd_run, named
 from hopkit.cli_sweep import cmd_sweep
@@ -69,15 +70,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"{made_stale} earlier run(s) on {corpus.name} ran on the replaced corpus and are now stale: "
               "evaluate and report skip them (`hopkit runs` marks them); rerun their configs to score "
               "them on the new corpus")
-    return 0
-
-
-def cmd_index(args: argparse.Namespace) -> int:
-    pipeline = load_named("retrieval", args.retrieval, session_factory=_session_factory(args))
-    if not isinstance(pipeline, RetrievalPipeline):
-        raise ConfigError(f"retrieval config {args.retrieval!r} does not build a retrieval pipeline")
-    pipeline.retriever(args.dataset)
-    print(f"index {args.retrieval} ready")
     return 0
 
 

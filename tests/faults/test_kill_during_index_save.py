@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hopkit.records import Paragraph, corpus_fingerprint
-from hopkit.retrieval import index_store
+from hopkit.retrieval import index_folders, index_store
 from hopkit.retrieval.index_store import load_or_build
 
 pytestmark = pytest.mark.unit
@@ -62,9 +62,9 @@ def test_the_next_build_removes_what_a_killed_save_left(tmp_path: Path) -> None:
 def test_a_save_folder_of_a_live_process_is_left_alone(tmp_path: Path) -> None:
     """A concurrent build still writing its folder must not lose it to another's clean-up."""
     fingerprint = corpus_fingerprint(PARAGRAPHS)
-    name = index_store.index_path(tmp_path, "bm25", fingerprint, {
+    name = index_folders.index_path(tmp_path, "bm25", fingerprint, {
         "k1": 1.2, "b": 0.75, "method": "lucene", "tokenizer": index_store.TOKENIZER_ID}).name
-    live = tmp_path / f".{name}.tmp-{index_store._HOST}-{os.getpid()}-abc"
+    live = tmp_path / f".{name}.tmp-{index_folders._HOST}-{os.getpid()}-abc"
     live.mkdir()
     stranger = tmp_path / f".{name}.tmp-otherhost-1-xyz"  # another machine's, on a shared disk: too young
     stranger.mkdir()

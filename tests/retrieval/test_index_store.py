@@ -10,12 +10,13 @@ import pytest
 
 from hopkit.errors import RetrievalError, UnknownNameError
 from hopkit.records import Paragraph, corpus_fingerprint
-from hopkit.retrieval import index_store
+from hopkit.retrieval import index_folders, index_store
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.retrieval.dense import DenseRetriever, HashingEmbedder
 from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.index_meta import META_FILE
 from hopkit.retrieval.index_store import load_or_build
+from hopkit.retrieval.vector_build import VectorBuild
 
 pytestmark = pytest.mark.unit
 
@@ -28,15 +29,30 @@ FINGERPRINT = corpus_fingerprint(PARAGRAPHS)
 
 
 def count_builds(monkeypatch: pytest.MonkeyPatch, cls: type) -> list[int]:
+    """Counts BM25 builds, or the shards a dense build encodes."""
     calls: list[int] = []
-    original = cls.build.__func__
+    if cls is DenseRetriever:
+        original_write = VectorBuild.write
+
+        def counting_write(self: VectorBuild, *args: object) -> None:
+            calls.append(1)
+            original_write(self, *args)
+
+        monkeypatch.setattr(VectorBuild, "write", counting_write)
+        return calls
+    original = cls.build_from.__func__
 
     def counting(klass: type, *args: object, **kwargs: object) -> object:
         calls.append(1)
         return original(klass, *args, **kwargs)
 
-    monkeypatch.setattr(cls, "build", classmethod(counting))
+    monkeypatch.setattr(cls, "build_from", classmethod(counting))
     return calls
+
+
+def folders(path: Path) -> list[Path]:
+    """The index folders (not the hidden lock files of dense builds)."""
+    return [child for child in path.iterdir() if not child.name.startswith(".")]
 
 
 def test_bm25_built_once_then_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,7 +89,7 @@ def test_hybrid_reuses_the_member_indexes(tmp_path: Path) -> None:
     assert isinstance(hybrid, HybridRetriever)
     assert (hybrid.rrf_k, hybrid.depth) == (10, 5)
     assert [h.id for h in hybrid.retrieve("capital of Germany", k=1)] == [2]
-    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["bm25", "dense"]
+    assert sorted(p.name.split("-")[0] for p in folders(tmp_path)) == ["bm25", "vectors"]
 
 
 def test_leaves_no_temporary_folder_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,7 +109,7 @@ def test_concurrent_winner_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     def build_while_another_saves(klass: type, *args: object, **kwargs: object) -> BM25Retriever:
         retriever = real_build(klass, *args, **kwargs)
         # another process finishes first and saves the same index under the final name
-        path = index_store.index_path(tmp_path, "bm25", FINGERPRINT, {
+        path = index_folders.index_path(tmp_path, "bm25", FINGERPRINT, {
             "k1": 1.2, "b": 0.75, "method": "lucene", "tokenizer": index_store.TOKENIZER_ID})
         retriever.save(path)
         return retriever
@@ -104,10 +120,19 @@ def test_concurrent_winner_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert len(list(tmp_path.iterdir())) == 1
 
 
-def test_stale_index_is_refused(tmp_path: Path) -> None:
-    load_or_build("bm25", PARAGRAPHS, tmp_path, "samefingerprint")
+def test_a_fingerprint_not_of_the_paragraphs_is_refused(tmp_path: Path) -> None:
+    load_or_build("bm25", PARAGRAPHS, tmp_path, FINGERPRINT)
+    with pytest.raises(RetrievalError, match="fingerprint .* given for paragraphs whose fingerprint is"):
+        load_or_build("bm25", PARAGRAPHS[:2], tmp_path, FINGERPRINT)
+
+
+def test_a_folder_of_other_paragraphs_under_the_same_name_is_refused(tmp_path: Path) -> None:
+    load_or_build("bm25", PARAGRAPHS, tmp_path, FINGERPRINT)
+    (folder,) = folders(tmp_path)
+    other = corpus_fingerprint(PARAGRAPHS[:2])
+    folder.rename(tmp_path / folder.name.replace(FINGERPRINT[:12], other[:12]))
     with pytest.raises(RetrievalError, match="delete .*rebuild"):
-        load_or_build("bm25", PARAGRAPHS[:2], tmp_path, "samefingerprint")
+        load_or_build("bm25", PARAGRAPHS[:2], tmp_path, other)
 
 
 def test_rejects_unknown_names_and_bad_fingerprint(tmp_path: Path) -> None:
@@ -125,8 +150,8 @@ def test_rejects_unknown_names_and_bad_fingerprint(tmp_path: Path) -> None:
 def test_metadata_records_the_fingerprint_of_the_folder_name(tmp_path: Path, kind: str) -> None:
     options = {"embedder": "hashing:32"} if kind == "dense" else {}
     load_or_build(kind, PARAGRAPHS, tmp_path, FINGERPRINT, **options)
-    (folder,) = tmp_path.iterdir()
-    assert folder.name.startswith(f"{kind}-{FINGERPRINT[:12]}-")
+    (folder,) = folders(tmp_path)
+    assert folder.name.startswith(f"{'vectors' if kind == 'dense' else kind}-{FINGERPRINT[:12]}-")
     assert json.loads((folder / META_FILE).read_text())["fingerprint"] == FINGERPRINT
 
 
@@ -140,7 +165,7 @@ def test_an_index_serves_its_paragraphs_in_any_order(tmp_path: Path, kind: str,
     builds = count_builds(monkeypatch, cls)
     load_or_build(kind, PARAGRAPHS[::-1], tmp_path / "shared", FINGERPRINT, **options)
     loaded = load_or_build(kind, PARAGRAPHS, tmp_path / "shared", FINGERPRINT, **options)
-    assert len(builds) == 1 and corpus_fingerprint(PARAGRAPHS[::-1]) == FINGERPRINT
+    assert len(builds) == 1 and corpus_fingerprint(PARAGRAPHS[::-1]) == FINGERPRINT  # one build (one shard)
     for query in ("capital of France", "capital of Germany", "highest mountain"):
         assert loaded.retrieve(query, k=3) == in_memory.retrieve(query, k=3)
 

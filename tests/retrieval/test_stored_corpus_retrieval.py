@@ -11,7 +11,7 @@ import pytest
 from hopkit.errors import RetrievalError
 from hopkit.records import ContextParagraph, Corpus, Paragraph
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.retrieval.index_store import load_or_build, load_or_build_bm25
+from hopkit.retrieval.index_store import load_or_build, load_or_build_from
 from hopkit.store import Store
 
 pytestmark = pytest.mark.unit
@@ -52,7 +52,7 @@ def test_same_hits_as_in_memory(store: Store, query: str) -> None:
 
 
 def test_same_folder_and_index_as_the_in_memory_path(store: Store, tmp_path: Path) -> None:
-    stored = load_or_build_bm25(store.corpus("wiki"), tmp_path, k1=0.9)
+    stored = load_or_build_from("bm25", store.corpus("wiki"), tmp_path, k1=0.9)
     folders = list(tmp_path.iterdir())
     assert len(folders) == 1
     in_memory = load_or_build("bm25", store.paragraphs("wiki"), tmp_path, store.fingerprint("wiki"), k1=0.9)
@@ -61,16 +61,16 @@ def test_same_folder_and_index_as_the_in_memory_path(store: Store, tmp_path: Pat
 
 
 def test_loaded_memory_mapped(store: Store, tmp_path: Path) -> None:
-    load_or_build_bm25(store.corpus("wiki"), tmp_path)
-    loaded = load_or_build_bm25(store.corpus("wiki"), tmp_path)
+    load_or_build_from("bm25", store.corpus("wiki"), tmp_path)
+    loaded = load_or_build_from("bm25", store.corpus("wiki"), tmp_path)
     assert isinstance(loaded.model.scores["data"], np.memmap)
     assert [hit.id for hit in loaded.retrieve("river flows", 3)]
 
 
 def test_index_of_a_replaced_corpus_is_not_reused(store: Store, tmp_path: Path) -> None:
-    old = load_or_build_bm25(store.corpus("wiki"), tmp_path)
+    old = load_or_build_from("bm25", store.corpus("wiki"), tmp_path)
     store.add_corpus(Corpus("wiki", (Paragraph(0, "Only", "only paragraph about rivers"),), ()), replace=True)
-    assert [hit.id for hit in load_or_build_bm25(store.corpus("wiki"), tmp_path).retrieve("rivers", 5)] == [0]
+    assert [hit.id for hit in load_or_build_from("bm25", store.corpus("wiki"), tmp_path).retrieve("rivers", 5)] == [0]
     assert len(list(tmp_path.iterdir())) == 2
     with pytest.raises(RetrievalError, match="no longer in the store"):
         old.retrieve("film director", 5)  # ranks paragraphs the store no longer has
@@ -78,4 +78,4 @@ def test_index_of_a_replaced_corpus_is_not_reused(store: Store, tmp_path: Path) 
 
 def test_unknown_option(store: Store, tmp_path: Path) -> None:
     with pytest.raises(Exception, match="embedder"):
-        load_or_build_bm25(store.corpus("wiki"), tmp_path, embedder="x")
+        load_or_build_from("bm25", store.corpus("wiki"), tmp_path, embedder="x")

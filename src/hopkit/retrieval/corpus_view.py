@@ -121,6 +121,40 @@ class RankedCorpus:
             values = scores[positions]
         else:
             positions, values = None, scores
+        return self._ranked(positions, values, k, exclude, positive_only)
+
+    def select_among(
+        self,
+        positions: np.ndarray,
+        scores: np.ndarray,
+        k: int,
+        exclude: Collection[int] = frozenset(),
+        titles: Collection[str] | None = None,
+    ) -> list[ScoredParagraph]:
+        """:meth:`select` over some candidates only (what an approximate index found).
+
+        Args:
+            positions: distinct row positions of the candidates.
+            scores: their scores, aligned with ``positions``.
+            k, exclude, titles: as :meth:`select`.
+
+        Raises:
+            RetrievalError: if ``k`` is negative or the arrays differ in shape.
+        """
+        if k < 0:
+            raise RetrievalError(f"k must be >= 0, got {k}")
+        positions = np.asarray(positions, dtype=np.int64)
+        if scores.shape != positions.shape:
+            raise RetrievalError(f"got {scores.shape} scores for {positions.shape} candidates")
+        if k == 0:
+            return []
+        if titles is not None:
+            inside = np.isin(positions, self.title_positions(titles))
+            positions, scores = positions[inside], scores[inside]
+        return self._ranked(positions, scores, k, exclude, False)
+
+    def _ranked(self, positions: np.ndarray | None, values: np.ndarray, k: int, exclude: Collection[int],
+                positive_only: bool) -> list[ScoredParagraph]:
         keep = np.isfinite(values)
         if positive_only:
             keep &= values > 0

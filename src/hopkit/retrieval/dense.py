@@ -1,77 +1,96 @@
-"""Dense retrieval: cosine similarity between embedded query and paragraphs (title + text)."""
+"""Dense retrieval: cosine similarity between the embedded query and stored passage vectors.
+
+The vectors are unit float16 rows, one per paragraph in id order (memory-mapped when loaded
+from an index folder). Exact search scores every row; with an approximate structure
+(:mod:`hopkit.retrieval.ann`) the structure proposes candidates and the stored vectors score
+them exactly, so the scores and ranks are the exact ones among the candidates.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 from typing import Collection, Sequence
 
 import numpy as np
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.retrieval.corpus_view import CorpusView, in_id_order, passage_text
+from hopkit.retrieval.ann import Candidates
+from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order
 from hopkit.retrieval.embedders import (
     Embedder,
     HashingEmbedder,
     SentenceTransformerEmbedder,
     WordLlamaEmbedder,
-    embed_passages,
     embed_queries,
     load_embedder,
 )
-from hopkit.retrieval.index_meta import check_corpus, read_meta, write_meta
+from hopkit.retrieval.vector_build import encode_passages, unit_rows
 
-__all__ = ["DenseRetriever", "Embedder", "HashingEmbedder", "SentenceTransformerEmbedder", "WordLlamaEmbedder", "load_embedder"]
+__all__ = ["DenseRetriever", "Embedder", "HashingEmbedder", "SentenceTransformerEmbedder", "WordLlamaEmbedder",
+           "load_embedder", "query_vector"]
 
 logger = logging.getLogger(__name__)
 
-MATRIX_FILE = "embeddings.npy"
+SCORE_BLOCK = 65_536  # rows converted to float32 at a time by exact search
+RESCORE = 100
 
 
-def _normalise(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (all-zero rows stay zero), as float32."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+def query_vector(embedder: Embedder, query: str) -> np.ndarray:
+    """The unit float32 vector of ``query`` as a query.
 
-
-def _embed(embedder: Embedder, texts: Sequence[str], *, queries: bool = False) -> np.ndarray:
-    vectors = embed_queries(embedder, texts) if queries else embed_passages(embedder, texts)
-    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-        raise RetrievalError(
-            f"embedder {embedder.model_id!r} returned shape {vectors.shape} for {len(texts)} texts; "
-            "expected (len(texts), dim)")
-    return vectors
+    Raises:
+        RetrievalError: if the embedder returns anything but one finite vector.
+    """
+    vectors = embed_queries(embedder, [query])
+    if vectors.ndim != 2 or vectors.shape[0] != 1 or not np.isfinite(vectors).all():
+        raise RetrievalError(f"embedder {embedder.model_id!r} returned shape {vectors.shape} (or a non-finite "
+                             "value) for one query; expected one finite vector")
+    return unit_rows(vectors)[0]
 
 
 class DenseRetriever:
-    """Cosine-similarity retrieval; build with :meth:`build` or :meth:`load`, not the constructor.
+    """Cosine-similarity retrieval over stored vectors.
+
+    Build one with :meth:`build` (in memory) or
+    :func:`hopkit.retrieval.index_store.load_or_build` (saved, resumable, memory-mapped).
 
     Args:
-        matrix: ``(n, dim)`` unit-length float32 rows, one per paragraph of ``corpus``.
-        corpus: the paragraphs, in row order (id order when built or loaded here).
+        vectors: ``(n, dim)`` unit float16 rows, one per paragraph of ``corpus``, in its order.
+        corpus: the paragraphs (or a view of where they live).
         embedder: the model that embedded them; it embeds the queries too.
+        candidates: an approximate structure proposing rows (None: exact search of every row).
+        rescore: how many candidates the structure proposes and the vectors score exactly (at
+            least ``k`` plus the excluded ids; more when deduplication needs them).
 
     Raises:
-        RetrievalError: if ``matrix`` is not 2-D or its rows do not match the corpus.
+        RetrievalError: if ``vectors`` is not 2-D, its rows do not match the corpus, or
+            ``rescore`` < 1.
     """
 
-    def __init__(self, matrix: np.ndarray, corpus: CorpusView, embedder: Embedder) -> None:
-        if matrix.ndim != 2 or matrix.shape[0] != len(corpus):
-            raise RetrievalError(f"embedding matrix of shape {matrix.shape} for a corpus of {len(corpus)} paragraphs")
-        self.matrix = matrix
+    def __init__(self, vectors: np.ndarray, corpus: RankedCorpus, embedder: Embedder,
+                 candidates: Candidates | None = None, *, rescore: int = RESCORE) -> None:
+        if vectors.ndim != 2 or vectors.shape[0] != len(corpus):
+            raise RetrievalError(f"vectors of shape {vectors.shape} for a corpus of {len(corpus)} paragraphs")
+        if rescore < 1:
+            raise RetrievalError(f"rescore must be >= 1, got {rescore}")
+        self.vectors = vectors
         self.corpus = corpus
         self.embedder = embedder
+        self.candidates = candidates
+        self.rescore = rescore
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
 
     @classmethod
     def build(cls, paragraphs: Sequence[Paragraph], embedder: Embedder, *, batch_size: int = 1024) -> DenseRetriever:
-        """Embed every paragraph's title and text.
+        """Embed every paragraph's title and text, in memory, for exact search.
 
         Args:
-            paragraphs: the corpus, with unique ids, in any order (the index keeps them in
-                id order).
+            paragraphs: the corpus, with unique ids, in any order (kept in id order).
             embedder: the embedding model.
             batch_size: paragraphs handed to the embedder at once.
 
@@ -88,56 +107,20 @@ class DenseRetriever:
             raise RetrievalError("cannot build a dense index over an empty corpus")
         corpus = CorpusView(in_id_order(paragraphs))
         start = time.perf_counter()
-        parts = []
-        for offset in range(0, len(corpus), batch_size):
-            batch = [passage_text(p) for p in corpus.paragraphs[offset: offset + batch_size]]
-            parts.append(_normalise(_embed(embedder, batch)))
-            logger.info("embedded %d/%d paragraphs", offset + len(batch), len(corpus))
-        matrix = np.concatenate(parts)
-        logger.info("built the dense index (%s, dim %d) in %.1fs", embedder.model_id, matrix.shape[1],
-                    time.perf_counter() - start)
-        return cls(matrix, corpus, embedder)
+        vectors = encode_passages(embedder, corpus.paragraphs, batch_size)
+        logger.info("embedded %d paragraphs (%s, dim %d) in %.1fs", len(corpus), embedder.model_id,
+                    vectors.shape[1], time.perf_counter() - start)
+        return cls(vectors, corpus, embedder)
 
-    def save(self, directory: Path) -> None:
-        """Write the embeddings (not the paragraphs) to ``directory``, created if needed."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        np.save(directory / MATRIX_FILE, self.matrix, allow_pickle=False)
-        write_meta(directory, "dense", self.corpus, model_id=self.embedder.model_id,
-                   dim=int(self.matrix.shape[1]))
-
-    @classmethod
-    def load(cls, directory: Path, paragraphs: Sequence[Paragraph], embedder: Embedder, *,
-             mmap: bool = False) -> DenseRetriever:
-        """Load an index written by :meth:`save` for exactly these ``paragraphs`` and this model.
-
-        Args:
-            directory: the folder :meth:`save` wrote.
-            paragraphs: the same corpus as at build time, in any order.
-            embedder: the same model (same ``model_id``) that built the index.
-            mmap: memory-map the embeddings instead of reading them into memory.
-
-        Returns:
-            A ready retriever.
-
-        Raises:
-            RetrievalError: if the folder holds no dense index, or one built with
-                another model or for other paragraphs (then rebuild it).
-        """
-        directory = Path(directory)
-        meta = read_meta(directory, "dense")
-        rebuild = f"delete {directory} and rebuild it with DenseRetriever.build(paragraphs, embedder).save(...)"
-        if meta.get("model_id") != embedder.model_id:
-            raise RetrievalError(
-                f"{directory}: index embedded with {meta.get('model_id')!r}, queries would use "
-                f"{embedder.model_id!r}; load it with the same embedder or {rebuild}")
-        corpus = CorpusView(in_id_order(paragraphs))
-        check_corpus(directory, meta, corpus, rebuild)
-        try:
-            matrix = np.load(directory / MATRIX_FILE, mmap_mode="r" if mmap else None, allow_pickle=False)
-        except (OSError, ValueError) as error:
-            raise RetrievalError(f"{directory / MATRIX_FILE}: cannot read ({error}); {rebuild}") from error
-        return cls(matrix, corpus, embedder)
+    def exact_scores(self, query: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of ``query`` with the rows at ``positions`` (None: every row), float32."""
+        if positions is not None:
+            return np.asarray(self.vectors[positions], dtype=np.float32) @ query
+        scores = np.empty(self.vectors.shape[0], dtype=np.float32)
+        for start in range(0, scores.size, SCORE_BLOCK):
+            block = np.asarray(self.vectors[start:start + SCORE_BLOCK], dtype=np.float32)
+            scores[start:start + block.shape[0]] = block @ query
+        return scores
 
     def retrieve(
         self,
@@ -152,7 +135,8 @@ class DenseRetriever:
             query: free text.
             k: how many paragraphs to return at most (more than the corpus is fine).
             exclude: paragraph ids never to return.
-            titles: if given, only paragraphs whose title is in this collection.
+            titles: if given, only paragraphs whose title is in this collection (scored
+                exactly, whatever the index).
 
         Returns:
             Distinct-text paragraphs with their cosine similarity; ``[]`` for a blank
@@ -165,11 +149,21 @@ class DenseRetriever:
             raise RetrievalError(f"k must be >= 0, got {k}")
         if k == 0 or not query.strip():
             return []
-        vector = _normalise(_embed(self.embedder, [query], queries=True))[0]
-        if vector.shape[0] != self.matrix.shape[1]:
-            raise RetrievalError(
-                f"query embedding has dim {vector.shape[0]}, the index {self.matrix.shape[1]}; "
-                "use the embedder that built the index")
+        vector = query_vector(self.embedder, query)
+        if vector.shape[0] != self.dim:
+            raise RetrievalError(f"query embedding has dim {vector.shape[0]}, the index {self.dim}; "
+                                 "use the embedder that built the index")
         if not vector.any():
             return []
-        return self.corpus.select(self.matrix @ vector, k, exclude, titles)
+        if titles is not None:
+            positions = self.corpus.title_positions(titles)
+            return self.corpus.select_among(positions, self.exact_scores(vector, positions), k, exclude)
+        if self.candidates is None:
+            return self.corpus.select(self.exact_scores(vector), k, exclude)
+        wanted = min(len(self.corpus), max(self.rescore, k + len(exclude)))
+        while True:
+            positions = self.candidates.nearest(vector, wanted)
+            hits = self.corpus.select_among(positions, self.exact_scores(vector, positions), k, exclude)
+            if len(hits) >= k or positions.size < wanted or wanted >= len(self.corpus):
+                return hits
+            wanted = min(len(self.corpus), wanted * 4)

@@ -22,10 +22,10 @@ READ_BATCH = 10_000
 SELECT_BATCH = 900  # ids in one IN (...): below SQLite's oldest limit of 999 parameters
 
 
-def paragraph_batches(session: Session, dataset_id: int, size: int = READ_BATCH) -> Iterator[list[Paragraph]]:
-    """The dataset's paragraphs in id order, ``size`` at a time (keyset paging: each batch is one
-    indexed range read, however deep into the corpus)."""
-    after: int | None = None
+def paragraph_batches(session: Session, dataset_id: int, size: int = READ_BATCH,
+                      after: int | None = None) -> Iterator[list[Paragraph]]:
+    """The dataset's paragraphs in id order (those after id ``after`` when given), ``size`` at a
+    time (keyset paging: each batch is one indexed range read, however deep into the corpus)."""
     while True:
         query = (select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
                  .where(ParagraphRow.dataset_id == dataset_id).order_by(ParagraphRow.id).limit(size))
@@ -106,10 +106,11 @@ class StoredCorpus:
             chunks.append(chunk)
             after = int(chunk[-1])
 
-    def batches(self, size: int = READ_BATCH) -> Iterator[list[Paragraph]]:
-        """The paragraphs in id order, ``size`` at a time, all in one read transaction."""
+    def batches(self, size: int = READ_BATCH, after: int | None = None) -> Iterator[list[Paragraph]]:
+        """The paragraphs in id order (after id ``after`` when given), ``size`` at a time, all in
+        one read transaction."""
         with self._read("reading the paragraphs") as session:
-            yield from paragraph_batches(session, self._dataset_id, size)
+            yield from paragraph_batches(session, self._dataset_id, size, after)
 
     def fetch(self, ids: Iterable[int]) -> dict[int, Paragraph]:
         """The paragraphs with these ids, by id (an unknown id is simply absent)."""

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.environment import index_dir
 from hopkit.errors import StoreError
 from hopkit.options import NonEmptyStr, check_arguments
-from hopkit.retrieval.index_store import load_or_build, load_or_build_bm25
+from hopkit.retrieval.dense_store import ShardEncoder
+from hopkit.retrieval.index_store import DENSE_DEFAULTS, load_or_build_from
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
 from hopkit.store.store import Store
+
+
+DenseIndexKind = Literal["auto", "flat", "hnsw", "ivfpq"]
+#: Search options of a dense index, with the values that leave a run's id as it was before they existed.
+DENSE_SEARCH_DEFAULTS: Mapping[str, Any] = {name: DENSE_DEFAULTS[name] for name in ("index", "rescore", "nprobe",
+                                                                               "ef_search")}
+
+
+def dense_search_options(**options: Any) -> dict[str, Any]:
+    """Those of ``options`` that differ from :data:`DENSE_SEARCH_DEFAULTS` (they change what is found,
+    so a run records them; the defaults are left out so that earlier runs keep their ids)."""
+    return {name: value for name, value in options.items() if value != DENSE_SEARCH_DEFAULTS[name]}
 
 
 def resolve_dataset(store: Store, dataset: str | None) -> str:
@@ -57,6 +70,7 @@ class RetrievalPipeline:
         self.dataset = dataset
         self.index_root = Path(index_root) if index_root is not None else None
         self.options: dict[str, Any] = options
+        self.build_options: dict[str, Any] = {}  # how the index is built, not what it finds: not in the run id
         self._retrievers: dict[str, Retriever] = {}
 
     def spec(self, dataset: str) -> Mapping[str, Any]:
@@ -65,17 +79,19 @@ class RetrievalPipeline:
         return {"kind": self.kind, "options": dict(sorted(self.options.items())),
                 "corpus_fingerprint": store.fingerprint(dataset)}
 
-    def retriever(self, dataset: str | None = None) -> Retriever:
-        """The metered retriever over ``dataset``'s corpus, loading or building its index once."""
+    def retriever(self, dataset: str | None = None, *, progress: bool | None = None,
+                  encoder: ShardEncoder | None = None) -> Retriever:
+        """The metered retriever over ``dataset``'s corpus, loading or building its index once.
+
+        The corpus stays in the store (it may be Wikipedia): the index is built from it a
+        batch at a time and reads the paragraphs a query ranks. ``progress`` and ``encoder``
+        as :func:`hopkit.retrieval.index_store.load_or_build_from`.
+        """
         store = Store(self.session_factory)
         dataset = resolve_dataset(store, dataset or self.dataset)
         if dataset not in self._retrievers:
-            root = self.index_root or index_dir()
-            inner: Retriever
-            if self.kind == "bm25":  # the corpus stays in the store: it may be Wikipedia
-                inner = load_or_build_bm25(store.corpus(dataset), root, **self.options)
-            else:
-                inner = load_or_build(self.kind, store.paragraphs(dataset), root, store.fingerprint(dataset),
-                                      **self.options)
+            inner = load_or_build_from(self.kind, store.corpus(dataset), self.index_root or index_dir(),
+                                       progress=progress, encoder=encoder, **self.options,
+                                       **self.build_options)
             self._retrievers[dataset] = MeteredRetriever(inner)
         return self._retrievers[dataset]

@@ -6,16 +6,36 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.options import NonEmptyStr, check_arguments
-from hopkit.pipelines.retrieval.base import RetrievalPipeline
+from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
+from hopkit.pipelines.retrieval.base import DenseIndexKind, RetrievalPipeline, dense_search_options
+from hopkit.retrieval.dense import RESCORE
+from hopkit.retrieval.vector_build import SHARD_SIZE
 
 
 class DenseRetrievalPipeline(RetrievalPipeline):
-    """Cosine similarity of embeddings; ``embedder`` is "wordllama" or a sentence-transformers model name."""
+    """Cosine similarity of embeddings over the store's corpus (docs/retrieval.md).
+
+    Args:
+        embedder: ``wordllama``, ``minilm``, ``e5-base-v2``, ``bge-small`` or any
+            sentence-transformers model by Hub name or folder.
+        index: ``auto`` (exact up to 200,000 passages, IVF-PQ above), ``flat``, ``hnsw`` or ``ivfpq``.
+        rescore: candidates an approximate index proposes for exact scoring.
+        nprobe: IVF-PQ lists searched per query.
+        ef_search: HNSW search breadth.
+        batch_size: passages handed to the model at once while encoding (does not change the index).
+        shard_size: passages per shard of the build, the unit of resuming (does not change the index).
+    """
 
     kind = "dense"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "dense", dataset: str | None = None,
-                 index_root: str | Path | None = None, embedder: NonEmptyStr = "wordllama") -> None:
-        check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder)
-        super().__init__(session_factory, name, dataset, index_root, embedder=embedder)
+                 index_root: str | Path | None = None, embedder: NonEmptyStr = "wordllama",
+                 index: DenseIndexKind = "auto", rescore: PositiveInt = RESCORE, nprobe: PositiveInt = 64,
+                 ef_search: PositiveInt = 128, batch_size: PositiveInt = 1024,
+                 shard_size: PositiveInt = SHARD_SIZE) -> None:
+        check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder, index=index,
+                        rescore=rescore, nprobe=nprobe, ef_search=ef_search, batch_size=batch_size,
+                        shard_size=shard_size)
+        super().__init__(session_factory, name, dataset, index_root, embedder=embedder,
+                         **dense_search_options(index=index, rescore=rescore, nprobe=nprobe, ef_search=ef_search))
+        self.build_options = {"batch_size": batch_size, "shard_size": shard_size}

@@ -1,0 +1,154 @@
+"""Approximate nearest-neighbour structures (FAISS) over a corpus's stored float16 vectors.
+
+``flat`` needs none: every stored vector is scored. ``hnsw`` (a graph over float32 copies of
+the vectors, held in memory) and ``ivfpq`` (vectors in inverted lists of product-quantised
+codes, memory-mapped) only propose candidates; :class:`hopkit.retrieval.dense.DenseRetriever`
+scores those exactly from the stored vectors. ``auto`` is ``flat`` up to
+:data:`FLAT_UP_TO` passages and ``ivfpq`` above (docs/retrieval.md says why).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hopkit.errors import RetrievalError
+
+logger = logging.getLogger(__name__)
+
+INDEX_KINDS = ("auto", "flat", "hnsw", "ivfpq")
+FLAT_UP_TO = 200_000
+INDEX_FILE = "index.faiss"
+ADD_BATCH = 65_536
+TRAINING_POINTS_PER_LIST = 64
+MIN_POINTS_PER_CODE = 39  # FAISS's own floor for k-means
+
+
+def chosen_kind(kind: str, count: int) -> str:
+    """The structure ``kind`` means for a corpus of ``count`` passages.
+
+    Raises:
+        RetrievalError: for an unknown kind.
+    """
+    if kind not in INDEX_KINDS:
+        raise RetrievalError(f"unknown dense index {kind!r}; choose one of {', '.join(INDEX_KINDS)}")
+    if kind == "auto":
+        return "flat" if count <= FLAT_UP_TO else "ivfpq"
+    return kind
+
+
+def _largest_divisor_at_most(dim: int, limit: int) -> int:
+    return max(m for m in range(1, max(1, limit) + 1) if dim % m == 0)
+
+
+def build_settings(kind: str, count: int, dim: int) -> dict[str, Any]:
+    """What a structure of ``kind`` is built with for ``count`` vectors of ``dim`` dimensions.
+
+    IVF-PQ: about ``4 * sqrt(count)`` lists (a power of two), codes of ``dim / 8`` bytes (one
+    byte per 8 dimensions: 48 bytes at 384), fewer bits per code on a corpus too small to train
+    256 centroids per sub-vector. HNSW: 32 links per node, 200 candidates while building.
+    """
+    if kind == "ivfpq":
+        lists = 2 ** round(math.log2(max(1.0, 4 * math.sqrt(count))))
+        lists = max(1, min(lists, count // MIN_POINTS_PER_CODE))
+        bits = max(1, min(8, int(math.log2(max(2, count // MIN_POINTS_PER_CODE)))))
+        return {"nlist": lists, "m": _largest_divisor_at_most(dim, dim // 8), "nbits": bits}
+    if kind == "hnsw":
+        return {"links": 32, "ef_construction": 200}
+    return {}
+
+
+def _faiss() -> Any:
+    try:
+        import faiss
+    except ImportError as error:
+        raise RetrievalError("the hnsw and ivfpq dense indexes need FAISS: pip install faiss-cpu "
+                             "(or pip install 'hopkit[dense]')") from error
+    return faiss
+
+
+def _float32(vectors: np.ndarray, start: int, stop: int) -> np.ndarray:
+    return np.ascontiguousarray(vectors[start:stop], dtype=np.float32)
+
+
+def build_structure(kind: str, vectors: np.ndarray, settings: dict[str, Any],
+                    on_rows: Callable[[int], None] = lambda rows: None) -> Any:
+    """A FAISS index of ``kind`` over ``vectors`` (float16 rows, read ``ADD_BATCH`` at a time).
+
+    The IVF-PQ quantiser is trained on an evenly spaced sample of the rows, at most
+    ``64 * nlist`` of them.
+    """
+    faiss = _faiss()
+    count, dim = vectors.shape
+    if kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, int(settings["links"]), faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = int(settings["ef_construction"])
+    elif kind == "ivfpq":
+        quantizer = faiss.IndexFlatIP(dim)
+        index = faiss.IndexIVFPQ(quantizer, dim, int(settings["nlist"]), int(settings["m"]),
+                                 int(settings["nbits"]), faiss.METRIC_INNER_PRODUCT)
+        sample = np.unique(np.linspace(0, count - 1, min(count, TRAINING_POINTS_PER_LIST * int(settings["nlist"])),
+                                       dtype=np.int64))
+        logger.info("training the IVF-PQ quantiser (%d lists, %d-byte codes) on %d of %d vectors",
+                    settings["nlist"], settings["m"], sample.size, count)
+        index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
+    else:
+        raise RetrievalError(f"no FAISS structure for a {kind!r} dense index")
+    for start in range(0, count, ADD_BATCH):
+        stop = min(start + ADD_BATCH, count)
+        index.add(_float32(vectors, start, stop))
+        on_rows(stop - start)
+    return index
+
+
+def save_structure(index: Any, folder: Path) -> None:
+    _faiss().write_index(index, str(folder / INDEX_FILE))
+
+
+def load_structure(folder: Path, kind: str) -> Any:
+    """The saved structure; an IVF-PQ one memory-mapped, so a node's workers share one copy.
+
+    Raises:
+        RetrievalError: if the file is missing or unreadable (truncated, another format).
+    """
+    faiss = _faiss()
+    path = folder / INDEX_FILE
+    flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if kind == "ivfpq" else 0
+    try:
+        return faiss.read_index(str(path), flags)
+    except RuntimeError as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else "unreadable"
+        raise RetrievalError(f"{path}: cannot read the {kind} index ({first_line})") from error
+
+
+class Candidates:
+    """Proposes the rows nearest to a query from a FAISS structure.
+
+    Args:
+        index: the structure.
+        kind: ``hnsw`` or ``ivfpq``.
+        nprobe: IVF-PQ lists searched per query.
+        ef_search: HNSW candidates kept while searching (at least the number asked for).
+    """
+
+    def __init__(self, index: Any, kind: str, *, nprobe: int = 64, ef_search: int = 128) -> None:
+        self.index = index
+        self.kind = kind
+        self.nprobe = nprobe
+        self.ef_search = ef_search
+
+    def nearest(self, query: np.ndarray, count: int) -> np.ndarray:
+        """Positions of up to ``count`` rows nearest to ``query`` (a unit float32 vector), best first."""
+        faiss = _faiss()
+        if self.kind == "ivfpq":
+            parameters = faiss.SearchParametersIVF(nprobe=min(self.nprobe, self.index.nlist))
+        else:
+            parameters = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, count))
+        _, found = self.index.search(query.reshape(1, -1).astype(np.float32), count, params=parameters)
+        positions = found[0]
+        return positions[positions >= 0].astype(np.int64)

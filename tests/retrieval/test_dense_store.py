@@ -1,0 +1,187 @@
+"""Dense indexes built from a paragraph source: exact and approximate search agree, builds resume,
+and a damaged or mismatched index is rebuilt, never used (issue 49)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pytest
+
+from hopkit.errors import RetrievalError
+from hopkit.records import Paragraph
+from hopkit.retrieval.ann import build_settings, chosen_kind
+from hopkit.retrieval.dense import DenseRetriever
+from hopkit.retrieval.dense_store import load_or_build_dense, vectors_folder
+from hopkit.retrieval.embedders import Embedder, HashingEmbedder
+from hopkit.retrieval.stored_view import MemorySource, ParagraphSource
+from hopkit.retrieval.vector_build import VECTORS_FILE, Shard, local_shards
+
+pytestmark = pytest.mark.unit
+
+WORDS = ("river city film director mountain capital war novel singer album island bridge church football "
+         "station painter poet battle king queen company school airport railway museum lake forest").split()
+
+
+def paragraphs(count: int, seed: int = 3) -> list[Paragraph]:
+    rng = random.Random(seed)
+    return [Paragraph(10 * i + 7, f"Article {i % 300}", " ".join(rng.sample(WORDS, 6)) + f" number {i}")
+            for i in range(count)]
+
+
+CORPUS = paragraphs(3000)
+QUERIES = [" ".join(random.Random(q).sample(WORDS, 3)) for q in range(20)]
+
+
+def ids(hits: list) -> list[int]:
+    return [hit.id for hit in hits]
+
+
+class CountingEncoder:
+    """Encodes in this process, counting shards, and stops (as a killed build would) after ``stop_after``."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.shards: list[int] = []
+        self.stop_after = stop_after
+
+    def __call__(self, source: ParagraphSource, row_ids: np.ndarray, embedder: Embedder, batch_size: int,
+                 pending: Iterable[Shard]) -> Iterator[tuple[Shard, np.ndarray]]:
+        for shard, rows in local_shards(source, row_ids, embedder, batch_size, pending):
+            if self.stop_after is not None and len(self.shards) == self.stop_after:
+                raise KeyboardInterrupt("killed")
+            self.shards.append(shard.number)
+            yield shard, rows
+
+
+def build(folder: Path, corpus: Sequence[Paragraph] = CORPUS, encoder: CountingEncoder | None = None,
+          embedder: Embedder | None = None, **options: object) -> DenseRetriever:
+    return load_or_build_dense(MemorySource(corpus), folder, embedder or HashingEmbedder(64), shard_size=256,
+                               encoder=encoder, progress=False, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def exact(tmp_path_factory: pytest.TempPathFactory) -> DenseRetriever:
+    return build(tmp_path_factory.mktemp("exact"), index="flat")
+
+
+def test_the_default_index_follows_the_corpus_size() -> None:
+    assert chosen_kind("auto", 200_000) == "flat" and chosen_kind("auto", 200_001) == "ivfpq"
+    assert build_settings("ivfpq", 21_000_000, 768) == {"nlist": 16384, "m": 96, "nbits": 8}
+    assert build_settings("ivfpq", 5_000_000, 384) == {"nlist": 8192, "m": 48, "nbits": 8}
+    with pytest.raises(RetrievalError, match="unknown dense index 'annoy'"):
+        chosen_kind("annoy", 10)
+
+
+@pytest.mark.parametrize("kind", ["ivfpq", "hnsw"])
+def test_approximate_search_with_rescoring_finds_what_exact_search_finds(
+        tmp_path: Path, exact: DenseRetriever, kind: str) -> None:
+    approximate = build(tmp_path, index=kind, nprobe=1000)
+    assert approximate.candidates is not None
+    for query in QUERIES:
+        assert approximate.retrieve(query, k=5) == exact.retrieve(query, k=5)
+    again = build(tmp_path, index=kind, nprobe=1000)  # loaded, not rebuilt: the same answers
+    assert again.retrieve(QUERIES[0], k=15) == approximate.retrieve(QUERIES[0], k=15)
+
+
+def test_exclusion_and_titles_hold_under_an_approximate_index(tmp_path: Path, exact: DenseRetriever) -> None:
+    approximate = build(tmp_path, index="ivfpq", rescore=20)
+    best = ids(exact.retrieve(QUERIES[1], k=30))
+    hits = approximate.retrieve(QUERIES[1], k=5, exclude=set(best[:25]))
+    assert hits and not set(ids(hits)) & set(best[:25])
+    titled = approximate.retrieve(QUERIES[1], k=50, titles={"Article 3", "Article 4"})
+    assert titled == exact.retrieve(QUERIES[1], k=50, titles={"Article 3", "Article 4"})
+    assert {hit.paragraph.title for hit in titled} == {"Article 3", "Article 4"} and len(titled) == 20
+
+
+def test_a_killed_build_resumes_at_its_first_unfinished_shard(tmp_path: Path, exact: DenseRetriever) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        build(tmp_path, encoder=CountingEncoder(stop_after=5))
+    assert not vectors_folder(tmp_path, MemorySource(CORPUS).fingerprint, "hashing:64").exists()
+    resumed = CountingEncoder()
+    retriever = build(tmp_path, encoder=resumed)
+    assert resumed.shards == list(range(5, 12))  # 3,000 passages in shards of 256: 12, five were done
+    np.testing.assert_array_equal(np.asarray(retriever.vectors), exact.vectors)
+    assert retriever.retrieve(QUERIES[2], k=15) == exact.retrieve(QUERIES[2], k=15)
+
+
+def test_a_finished_shard_whose_bytes_changed_is_encoded_again(tmp_path: Path, exact: DenseRetriever) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        build(tmp_path, encoder=CountingEncoder(stop_after=3))
+    (unfinished,) = [path for path in tmp_path.iterdir() if path.name.endswith(".build")]
+    with open(unfinished / VECTORS_FILE, "r+b") as vectors:
+        vectors.seek(-1, 2)  # the end of the file is past shard 2: first find shard 1's bytes
+        header = vectors.tell() + 1 - len(CORPUS) * 64 * 2
+        vectors.seek(header + 300 * 64 * 2)  # a byte of row 300, in shard 1
+        vectors.write(b"\x7f")
+    resumed = CountingEncoder()
+    retriever = build(tmp_path, encoder=resumed)
+    assert resumed.shards == [1, *range(3, 12)]
+    np.testing.assert_array_equal(np.asarray(retriever.vectors), exact.vectors)
+
+
+def test_a_truncated_vector_file_is_rebuilt_from_its_last_good_shard(
+        tmp_path: Path, exact: DenseRetriever, caplog: pytest.LogCaptureFixture) -> None:
+    build(tmp_path)
+    folder = vectors_folder(tmp_path, MemorySource(CORPUS).fingerprint, "hashing:64")
+    path = folder / VECTORS_FILE
+    path.write_bytes(path.read_bytes()[:-(3000 - 2700) * 64 * 2])  # rows from 2,700 on are lost: in shard 10
+    resumed = CountingEncoder()
+    with caplog.at_level(logging.WARNING):
+        retriever = build(tmp_path, encoder=resumed)
+    assert "resuming its build from the last good shard" in caplog.text
+    assert resumed.shards == [10, 11]
+    np.testing.assert_array_equal(np.asarray(retriever.vectors), exact.vectors)
+
+
+def test_a_damaged_structure_is_rebuilt(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    first = build(tmp_path, index="ivfpq")
+    (structure,) = [path for path in tmp_path.iterdir() if path.name.startswith("dense-ivfpq-")]
+    index_file = structure / "index.faiss"
+    index_file.write_bytes(index_file.read_bytes()[:1000])
+    with caplog.at_level(logging.WARNING):
+        again = build(tmp_path, index="ivfpq")
+    assert "cannot read the ivfpq index" in caplog.text and "building it again" in caplog.text
+    assert again.retrieve(QUERIES[3], k=10) == first.retrieve(QUERIES[3], k=10)
+
+
+class ResizedModel:
+    """A model whose files changed under the same name: same model id, another dimension."""
+
+    model_id = "sentence-transformers:same/name"
+
+    def __init__(self, dim: int) -> None:
+        self.inner = HashingEmbedder(dim)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+
+def test_vectors_of_another_dimension_are_rebuilt_with_a_line_saying_why(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    build(tmp_path, embedder=ResizedModel(32))
+    with caplog.at_level(logging.WARNING):
+        retriever = build(tmp_path, embedder=ResizedModel(48))
+    assert "vectors of dimension 32, but 'sentence-transformers:same/name' now gives 48" in caplog.text
+    assert retriever.dim == 48
+
+
+class ChangingSource(MemorySource):
+    """A corpus that loses a paragraph between listing its ids and reading them."""
+
+    def batches(self, size: int, after: int | None = None) -> Iterator[list[Paragraph]]:
+        for batch in super().batches(size, after):
+            yield [p for p in batch if p.id != CORPUS[600].id]
+
+
+def test_bad_input_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(RetrievalError, match="empty corpus"):
+        load_or_build_dense(MemorySource([]), tmp_path, HashingEmbedder(8))
+    with pytest.raises(RetrievalError, match="the corpus changed while its vectors were being built"):
+        load_or_build_dense(ChangingSource(CORPUS), tmp_path, HashingEmbedder(8), shard_size=256)
+    with pytest.raises(RetrievalError, match="batch_size must be >= 1"):
+        load_or_build_dense(MemorySource(CORPUS), tmp_path, HashingEmbedder(8), batch_size=0)
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith("vectors-")]
