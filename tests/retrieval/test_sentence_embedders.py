@@ -23,6 +23,7 @@ from hopkit.retrieval.sentence_embedders import (BGE_QUERY_INSTRUCTION, ModelCar
                                                   model_card)
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
+from tests.retrieval.sentence_models import save_sentence_model
 
 pytestmark = pytest.mark.unit
 
@@ -30,7 +31,6 @@ transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 sentence_transformers = pytest.importorskip("sentence_transformers")
 
-WORDS = "query passage : where was ada quill born tarsk the orl is a river port city engineer in".split()
 # Where ../shared/tools/install-local-models.sh puts models by default (scripts/test.sh runs it).
 LOCAL_MODELS = Path("~/.cache/local-models").expanduser()
 
@@ -54,21 +54,7 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def save_tiny_sentence_model(folder: Path) -> Path:
     """A random tiny BERT with mean pooling, saved as a sentence-transformers folder."""
-    bert = folder.with_name(folder.name + "-bert")
-    bert.mkdir(parents=True)
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
-    (bert / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    settings = transformers.BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
-                                       num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
-    torch.manual_seed(0)
-    transformers.BertModel(settings).save_pretrained(bert)
-    transformers.AutoTokenizer.from_pretrained(bert).save_pretrained(bert)
-    from sentence_transformers import models
-
-    word = models.Transformer(str(bert), max_seq_length=32)
-    pooling = models.Pooling(word.get_word_embedding_dimension(), "mean")
-    sentence_transformers.SentenceTransformer(modules=[word, pooling]).save(str(folder))
-    return folder
+    return save_sentence_model(folder)
 
 
 def test_the_model_cards_prefixes() -> None:

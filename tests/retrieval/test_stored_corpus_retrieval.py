@@ -11,6 +11,8 @@ import pytest
 from hopkit.errors import RetrievalError
 from hopkit.records import ContextParagraph, Corpus, Paragraph
 from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.dense import DenseRetriever, HashingEmbedder
+from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.index_store import load_or_build, load_or_build_from
 from hopkit.store import Store
 
@@ -79,3 +81,20 @@ def test_index_of_a_replaced_corpus_is_not_reused(store: Store, tmp_path: Path) 
 def test_unknown_option(store: Store, tmp_path: Path) -> None:
     with pytest.raises(Exception, match="embedder"):
         load_or_build_from("bm25", store.corpus("wiki"), tmp_path, embedder="x")
+
+
+@pytest.mark.parametrize("index", ["flat", "ivfpq", "hnsw"])
+def test_dense_over_the_store_answers_as_dense_in_memory(store: Store, tmp_path: Path, index: str) -> None:
+    """Vectors encoded from the store a shard at a time (shards of 128 rows across the 601 paragraphs)."""
+    in_memory = DenseRetriever.build(store.paragraphs("wiki"), HashingEmbedder(32))
+    stored = load_or_build_from("dense", store.corpus("wiki"), tmp_path, embedder="hashing:32", index=index,
+                                shard_size=128, nprobe=1000, rescore=601)
+    for query in QUERIES:
+        assert stored.retrieve(query, 10) == in_memory.retrieve(query, 10)
+    titles = {"Article 3", "Article 17", "Ridley Scott"}
+    assert stored.retrieve("film", 10, titles=titles) == in_memory.retrieve("film", 10, titles=titles)
+    hybrid = load_or_build_from("hybrid", store.corpus("wiki"), tmp_path, embedder="hashing:32", index=index,
+                                shard_size=128, nprobe=1000, rescore=601)
+    fused = HybridRetriever([BM25Retriever.build(store.paragraphs("wiki")), in_memory])
+    for query in QUERIES:
+        assert hybrid.retrieve(query, 10) == fused.retrieve(query, 10)
