@@ -41,6 +41,16 @@ def ids(hits: list) -> list[int]:
     return [hit.id for hit in hits]
 
 
+def same_ranking(found: list, exact: list) -> bool:
+    """The same scores in the same order, and the same paragraphs but among ties at the last score
+    (the hashing embedder gives many paragraphs one score; exact search takes the lowest ids among
+    them, an approximate index whichever of them it proposed)."""
+    if [hit.score for hit in found] != [hit.score for hit in exact]:
+        return False
+    last = exact[-1].score if exact else None
+    return [hit.id for hit in found if hit.score != last] == [hit.id for hit in exact if hit.score != last]
+
+
 class CountingEncoder:
     """Encodes in this process, counting shards, and stops (as a killed build would) after ``stop_after``."""
 
@@ -70,8 +80,8 @@ def exact(tmp_path_factory: pytest.TempPathFactory) -> DenseRetriever:
 
 def test_the_default_index_follows_the_corpus_size() -> None:
     assert chosen_kind("auto", 200_000) == "flat" and chosen_kind("auto", 200_001) == "ivfpq"
-    assert build_settings("ivfpq", 21_000_000, 768) == {"nlist": 16384, "m": 96, "nbits": 8}
-    assert build_settings("ivfpq", 5_000_000, 384) == {"nlist": 8192, "m": 48, "nbits": 8}
+    assert build_settings("ivfpq", 21_000_000, 768) == {"nlist": 8192, "m": 96, "nbits": 8}
+    assert build_settings("ivfpq", 5_000_000, 384) == {"nlist": 4096, "m": 48, "nbits": 8}
     with pytest.raises(RetrievalError, match="unknown dense index 'annoy'"):
         chosen_kind("annoy", 10)
 
@@ -82,7 +92,7 @@ def test_approximate_search_with_rescoring_finds_what_exact_search_finds(
     approximate = build(tmp_path, index=kind, nprobe=1000)
     assert approximate.candidates is not None
     for query in QUERIES:
-        assert approximate.retrieve(query, k=5) == exact.retrieve(query, k=5)
+        assert same_ranking(approximate.retrieve(query, k=5), exact.retrieve(query, k=5)), query
     again = build(tmp_path, index=kind, nprobe=1000)  # loaded, not rebuilt: the same answers
     assert again.retrieve(QUERIES[0], k=15) == approximate.retrieve(QUERIES[0], k=15)
 
@@ -92,7 +102,7 @@ def test_exclusion_and_titles_hold_under_an_approximate_index(tmp_path: Path, ex
     best = ids(exact.retrieve(QUERIES[1], k=30))
     hits = approximate.retrieve(QUERIES[1], k=5, exclude=set(best[:25]))
     assert hits and not set(ids(hits)) & set(best[:25])
-    titled = approximate.retrieve(QUERIES[1], k=50, titles={"Article 3", "Article 4"})
+    titled = approximate.retrieve(QUERIES[1], k=50, titles={"Article 3", "Article 4"})  # scored exactly
     assert titled == exact.retrieve(QUERIES[1], k=50, titles={"Article 3", "Article 4"})
     assert {hit.paragraph.title for hit in titled} == {"Article 3", "Article 4"} and len(titled) == 20
 

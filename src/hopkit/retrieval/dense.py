@@ -34,7 +34,7 @@ __all__ = ["DenseRetriever", "Embedder", "HashingEmbedder", "SentenceTransformer
 logger = logging.getLogger(__name__)
 
 SCORE_BLOCK = 65_536  # rows converted to float32 at a time by exact search
-RESCORE = 100
+RESCORE = 200
 
 
 def query_vector(embedder: Embedder, query: str) -> np.ndarray:

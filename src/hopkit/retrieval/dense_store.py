@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from hopkit.errors import RetrievalError
-from hopkit.retrieval.ann import Candidates, build_settings, build_structure, chosen_kind, load_structure, \
+from hopkit.retrieval.ann import EF_SEARCH, NPROBE, Candidates, build_settings, build_structure, chosen_kind, load_structure, \
     save_structure
 from hopkit.retrieval.dense import RESCORE, DenseRetriever, query_vector
 from hopkit.retrieval.embedders import Embedder
@@ -50,7 +50,7 @@ def vectors_folder(index_dir: Path, fingerprint: str, model_id: str) -> Path:
 
 def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embedder, *, index: str = "auto",
                         batch_size: int = 1024, shard_size: int = SHARD_SIZE, rescore: int = RESCORE,
-                        nprobe: int = 64, ef_search: int = 128, progress: bool | None = None,
+                        nprobe: int = NPROBE, ef_search: int = EF_SEARCH, progress: bool | None = None,
                         encoder: ShardEncoder | None = None) -> DenseRetriever:
     """The dense retriever over ``source``: its vectors and structure loaded, or built and saved first.
 

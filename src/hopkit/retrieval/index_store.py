@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from hopkit.errors import RetrievalError, UnknownNameError
 from hopkit.records import Paragraph
-from hopkit.retrieval.ann import INDEX_KINDS
+from hopkit.retrieval.ann import EF_SEARCH, INDEX_KINDS, NPROBE
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.retrieval.dense import RESCORE, DenseRetriever
 from hopkit.retrieval.dense_store import ShardEncoder, load_or_build_dense
@@ -28,7 +28,8 @@ from hopkit.retrieval.vector_build import SHARD_SIZE
 
 BM25_DEFAULTS: Mapping[str, Any] = {"k1": 1.2, "b": 0.75, "method": "lucene"}
 DENSE_DEFAULTS: Mapping[str, Any] = {"embedder": DEFAULT_EMBEDDER, "batch_size": 1024, "index": "auto",
-                                     "shard_size": SHARD_SIZE, "rescore": RESCORE, "nprobe": 64, "ef_search": 128}
+                                     "shard_size": SHARD_SIZE, "rescore": RESCORE, "nprobe": NPROBE,
+                                     "ef_search": EF_SEARCH}
 HYBRID_DEFAULTS: Mapping[str, Any] = {**BM25_DEFAULTS, **DENSE_DEFAULTS, "rrf_k": 60, "depth": 100}
 KINDS: Mapping[str, Mapping[str, Any]] = {"bm25": BM25_DEFAULTS, "dense": DENSE_DEFAULTS, "hybrid": HYBRID_DEFAULTS}
 

@@ -9,11 +9,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.environment import index_dir
 from hopkit.errors import StoreError
-from hopkit.options import NonEmptyStr, check_arguments
+from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.index_store import DENSE_DEFAULTS, load_or_build_from
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
+from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever, load_cross_encoder
 from hopkit.store.store import Store
 
 
@@ -57,14 +58,19 @@ class RetrievalPipeline:
         dataset: the dataset whose pooled corpus is searched; None = decided by the
             generation pipeline, or the only dataset in the store.
         index_root: where indexes are saved (default ``$HOPKIT_HOME/indexes``).
+        rerank: a sentence-transformers cross-encoder (Hub name or folder) that reads the first
+            stage's ``rerank_depth`` best again with the query and reorders them; None: no rerank.
     """
 
     kind = "bm25"
 
     def __init__(self, session_factory: sessionmaker[Session], name: NonEmptyStr, dataset: str | None = None,
-                 index_root: str | Path | None = None, **options: Any) -> None:
+                 index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
+                 rerank_depth: PositiveInt = RERANK_DEPTH, **options: Any) -> None:
         check_arguments(RetrievalPipeline.__init__, "retrieval option", name=name, dataset=dataset,
-                        index_root=index_root)
+                        index_root=index_root, rerank=rerank, rerank_depth=rerank_depth)
+        self.rerank = rerank
+        self.rerank_depth = rerank_depth
         self.session_factory = session_factory
         self.name = name
         self.dataset = dataset
@@ -76,8 +82,11 @@ class RetrievalPipeline:
     def spec(self, dataset: str) -> Mapping[str, Any]:
         """What identifies this retriever in a run's configuration."""
         store = Store(self.session_factory)
-        return {"kind": self.kind, "options": dict(sorted(self.options.items())),
-                "corpus_fingerprint": store.fingerprint(dataset)}
+        spec: dict[str, Any] = {"kind": self.kind, "options": dict(sorted(self.options.items())),
+                                "corpus_fingerprint": store.fingerprint(dataset)}
+        if self.rerank is not None:
+            spec["rerank"] = {"model": self.rerank, "depth": self.rerank_depth}
+        return spec
 
     def retriever(self, dataset: str | None = None, *, progress: bool | None = None,
                   encoder: ShardEncoder | None = None) -> Retriever:
@@ -93,5 +102,7 @@ class RetrievalPipeline:
             inner = load_or_build_from(self.kind, store.corpus(dataset), self.index_root or index_dir(),
                                        progress=progress, encoder=encoder, **self.options,
                                        **self.build_options)
+            if self.rerank is not None:
+                inner = RerankedRetriever(inner, load_cross_encoder(self.rerank), self.rerank_depth)
             self._retrievers[dataset] = MeteredRetriever(inner)
         return self._retrievers[dataset]

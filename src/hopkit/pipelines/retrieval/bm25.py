@@ -9,8 +9,9 @@ from annotated_types import Interval
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.options import NonNegativeFloat, check_arguments
+from hopkit.options import NonEmptyStr, NonNegativeFloat, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
+from hopkit.retrieval.rerank import RERANK_DEPTH
 
 
 class BM25RetrievalPipeline(RetrievalPipeline):
@@ -19,7 +20,8 @@ class BM25RetrievalPipeline(RetrievalPipeline):
     kind = "bm25"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "bm25", dataset: str | None = None,
-                 index_root: str | Path | None = None, k1: NonNegativeFloat = 1.2,
+                 index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
+                 rerank_depth: PositiveInt = RERANK_DEPTH, k1: NonNegativeFloat = 1.2,
                  b: Annotated[float, Interval(ge=0, le=1)] = 0.75) -> None:
         check_arguments(BM25RetrievalPipeline.__init__, "BM25 option", k1=k1, b=b)
-        super().__init__(session_factory, name, dataset, index_root, k1=k1, b=b)
+        super().__init__(session_factory, name, dataset, index_root, rerank, rerank_depth, k1=k1, b=b)

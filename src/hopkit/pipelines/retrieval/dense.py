@@ -8,7 +8,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import DenseIndexKind, RetrievalPipeline, dense_search_options
+from hopkit.retrieval.ann import EF_SEARCH, NPROBE
 from hopkit.retrieval.dense import RESCORE
+from hopkit.retrieval.rerank import RERANK_DEPTH
 from hopkit.retrieval.vector_build import SHARD_SIZE
 
 
@@ -29,13 +31,14 @@ class DenseRetrievalPipeline(RetrievalPipeline):
     kind = "dense"
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "dense", dataset: str | None = None,
-                 index_root: str | Path | None = None, embedder: NonEmptyStr = "wordllama",
-                 index: DenseIndexKind = "auto", rescore: PositiveInt = RESCORE, nprobe: PositiveInt = 64,
-                 ef_search: PositiveInt = 128, batch_size: PositiveInt = 1024,
+                 index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
+                 rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = "wordllama",
+                 index: DenseIndexKind = "auto", rescore: PositiveInt = RESCORE, nprobe: PositiveInt = NPROBE,
+                 ef_search: PositiveInt = EF_SEARCH, batch_size: PositiveInt = 1024,
                  shard_size: PositiveInt = SHARD_SIZE) -> None:
         check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder, index=index,
                         rescore=rescore, nprobe=nprobe, ef_search=ef_search, batch_size=batch_size,
                         shard_size=shard_size)
-        super().__init__(session_factory, name, dataset, index_root, embedder=embedder,
+        super().__init__(session_factory, name, dataset, index_root, rerank, rerank_depth, embedder=embedder,
                          **dense_search_options(index=index, rescore=rescore, nprobe=nprobe, ef_search=ef_search))
         self.build_options = {"batch_size": batch_size, "shard_size": shard_size}
