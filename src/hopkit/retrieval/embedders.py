@@ -18,7 +18,7 @@ from hopkit.retrieval.sentence_embedders import SentenceTransformerEmbedder
 from hopkit.retrieval.tokenize import tokenize
 
 DEFAULT_EMBEDDER = "wordllama:l2_supercat:256"
-# Short names of the embedders hopkit's retrieval configs use (docs/retrieval.md says where each comes from).
+# Short names of the embedders hopkit's retrieval configs use (docs/configs.md says where each comes from).
 ALIASES: dict[str, str] = {
     "wordllama": DEFAULT_EMBEDDER,
     "minilm": "sentence-transformers:sentence-transformers/all-MiniLM-L6-v2",
