@@ -36,7 +36,7 @@ def test_index_folder_and_metadata_agree_with_the_store(tmp_path: Path, pipeline
     retrieval: RetrievalPipeline = pipeline(factory, tmp_path / "indexes")
     assert [hit.id for hit in retrieval.retriever("toy").retrieve("capital of France", k=1)] == [4]
     assert retrieval.spec("toy")["corpus_fingerprint"] == fingerprint
-    (folder,) = [path for path in (tmp_path / "indexes").iterdir() if not path.name.startswith(".")]
-    kind = "vectors" if retrieval.kind == "dense" else retrieval.kind  # a flat dense index is its vectors
+    kind = "vectors" if retrieval.kind == "dense" else retrieval.kind  # the vectors; beside them, the flat search
+    (folder,) = (tmp_path / "indexes").glob(f"{kind}-*")
     assert folder.name.startswith(f"{kind}-{fingerprint[:12]}-")
     assert json.loads((folder / META_FILE).read_text())["fingerprint"] == fingerprint

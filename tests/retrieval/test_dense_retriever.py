@@ -78,7 +78,7 @@ def test_a_saved_index_answers_as_the_one_in_memory(hashed: DenseRetriever, tmp_
     for query in ["capital of France", "highest mountain", "film horror"]:
         assert built.retrieve(query, k=3) == hashed.retrieve(query, k=3)
         assert loaded.retrieve(query, k=3) == hashed.retrieve(query, k=3)
-    (folder,) = [path for path in tmp_path.iterdir() if not path.name.startswith(".")]
+    (folder,) = tmp_path.glob("vectors-*")
     assert json.loads((folder / META_FILE).read_text())["model_id"] == "hashing:64"
 
 

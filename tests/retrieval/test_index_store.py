@@ -89,7 +89,7 @@ def test_hybrid_reuses_the_member_indexes(tmp_path: Path) -> None:
     assert isinstance(hybrid, HybridRetriever)
     assert (hybrid.rrf_k, hybrid.depth) == (10, 5)
     assert [h.id for h in hybrid.retrieve("capital of Germany", k=1)] == [2]
-    assert sorted(p.name.split("-")[0] for p in folders(tmp_path)) == ["bm25", "vectors"]
+    assert sorted(p.name.split("-")[0] for p in folders(tmp_path)) == ["bm25", "dense", "vectors"]
 
 
 def test_leaves_no_temporary_folder_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,7 +150,7 @@ def test_rejects_unknown_names_and_bad_fingerprint(tmp_path: Path) -> None:
 def test_metadata_records_the_fingerprint_of_the_folder_name(tmp_path: Path, kind: str) -> None:
     options = {"embedder": "hashing:32"} if kind == "dense" else {}
     load_or_build(kind, PARAGRAPHS, tmp_path, FINGERPRINT, **options)
-    (folder,) = folders(tmp_path)
+    (folder,) = tmp_path.glob("vectors-*" if kind == "dense" else "bm25-*")  # beside it, the dense-flat search
     assert folder.name.startswith(f"{'vectors' if kind == 'dense' else kind}-{FINGERPRINT[:12]}-")
     assert json.loads((folder / META_FILE).read_text())["fingerprint"] == FINGERPRINT
 

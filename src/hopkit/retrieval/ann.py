@@ -1,10 +1,11 @@
-"""Approximate nearest-neighbour structures (FAISS) over a corpus's stored float16 vectors.
+"""Search structures (FAISS) over a corpus's stored float16 vectors.
 
-``flat`` needs none: every stored vector is scored. ``hnsw`` (a graph over float32 copies of
-the vectors, held in memory) and ``ivfpq`` (vectors in inverted lists of product-quantised
-codes, memory-mapped) only propose candidates; :class:`hopkit.retrieval.dense.DenseRetriever`
-scores those exactly from the stored vectors. ``auto`` is ``flat`` up to
-:data:`FLAT_UP_TO` passages and ``ivfpq`` above (docs/retrieval.md says why).
+``flat`` scores every vector (a FAISS float16 scalar-quantiser index: the stored values, scored
+with SIMD, memory-mapped); ``hnsw`` (a graph over float32 copies of the vectors, held in memory)
+and ``ivfpq`` (inverted lists of product-quantised codes, memory-mapped) look at some. Each
+proposes candidates that :class:`hopkit.retrieval.dense.DenseRetriever` scores exactly from the
+stored vectors. ``auto`` is ``flat`` up to :data:`FLAT_UP_TO` passages and ``ivfpq`` above
+(docs/retrieval.md says why).
 """
 
 from __future__ import annotations
@@ -67,6 +68,12 @@ def build_settings(kind: str, count: int, dim: int) -> dict[str, Any]:
     return {}
 
 
+def faiss_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("faiss") is not None
+
+
 def _faiss() -> Any:
     try:
         import faiss
@@ -89,7 +96,9 @@ def build_structure(kind: str, vectors: np.ndarray, settings: dict[str, Any],
     """
     faiss = _faiss()
     count, dim = vectors.shape
-    if kind == "hnsw":
+    if kind == "flat":
+        index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
+    elif kind == "hnsw":
         index = faiss.IndexHNSWFlat(dim, int(settings["links"]), faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = int(settings["ef_construction"])
     elif kind == "ivfpq":
@@ -116,14 +125,14 @@ def save_structure(index: Any, folder: Path) -> None:
 
 
 def load_structure(folder: Path, kind: str) -> Any:
-    """The saved structure; an IVF-PQ one memory-mapped, so a node's workers share one copy.
+    """The saved structure; a flat or IVF-PQ one memory-mapped, so a node's workers share one copy.
 
     Raises:
         RetrievalError: if the file is missing or unreadable (truncated, another format).
     """
     faiss = _faiss()
     path = folder / INDEX_FILE
-    flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if kind == "ivfpq" else 0
+    flags = {"ivfpq": faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY, "flat": faiss.IO_FLAG_MMAP_IFC}.get(kind, 0)
     try:
         return faiss.read_index(str(path), flags)
     except RuntimeError as error:
@@ -136,7 +145,7 @@ class Candidates:
 
     Args:
         index: the structure.
-        kind: ``hnsw`` or ``ivfpq``.
+        kind: ``flat``, ``hnsw`` or ``ivfpq``.
         nprobe: IVF-PQ lists searched per query.
         ef_search: HNSW candidates kept while searching (at least the number asked for).
     """
@@ -152,8 +161,10 @@ class Candidates:
         faiss = _faiss()
         if self.kind == "ivfpq":
             parameters = faiss.SearchParametersIVF(nprobe=min(self.nprobe, self.index.nlist))
-        else:
+        elif self.kind == "hnsw":
             parameters = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, count))
+        else:
+            parameters = None
         _, found = self.index.search(query.reshape(1, -1).astype(np.float32), count, params=parameters)
         positions = found[0]
         return positions[positions >= 0].astype(np.int64)

@@ -5,7 +5,7 @@ Two kinds of folder, beside the BM25 indexes:
 - ``vectors-<fingerprint>-<model hash>``: the passages' unit float16 vectors in id order
   (:mod:`hopkit.retrieval.vector_build` builds them shard by shard, resumably), shared by
   every structure over them;
-- ``dense-<kind>-<fingerprint>-<hash>``: an approximate structure (HNSW, IVF-PQ) over those
+- ``dense-<kind>-<fingerprint>-<hash>``: a FAISS structure (flat, HNSW, IVF-PQ) over those
   vectors, keyed by the model, the kind and its build settings.
 
 Each is used only when whole and matching: a folder built for other paragraphs, another
@@ -25,8 +25,8 @@ import numpy as np
 from tqdm import tqdm
 
 from hopkit.errors import RetrievalError
-from hopkit.retrieval.ann import EF_SEARCH, NPROBE, Candidates, build_settings, build_structure, chosen_kind, load_structure, \
-    save_structure
+from hopkit.retrieval.ann import (EF_SEARCH, NPROBE, Candidates, build_settings, build_structure, chosen_kind,
+                                 faiss_installed, load_structure, save_structure)
 from hopkit.retrieval.dense import RESCORE, DenseRetriever, query_vector
 from hopkit.retrieval.embedders import Embedder
 from hopkit.retrieval.index_folders import build_lock, index_path, load_or_save
@@ -61,7 +61,7 @@ def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embe
         index: ``auto``, ``flat``, ``hnsw`` or ``ivfpq`` (:mod:`hopkit.retrieval.ann`).
         batch_size: passages per forward pass of the model.
         shard_size: passages per shard of a new build (the unit of resuming and of Ray tasks).
-        rescore: candidates an approximate structure proposes for exact scoring.
+        rescore: candidates the structure proposes for exact scoring.
         nprobe: IVF-PQ lists searched per query.
         ef_search: HNSW search breadth.
         progress: show a progress bar while encoding (None: when stderr is a terminal).
@@ -86,7 +86,7 @@ def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embe
                                encoder or local_shards)
                 vectors = np.load(folder / VECTORS_FILE, mmap_mode="r", allow_pickle=False)
     candidates = None
-    if kind != "flat":
+    if kind != "flat" or faiss_installed():  # without FAISS, exact search scores the vectors in numpy
         settings = build_settings(kind, len(corpus), int(vectors.shape[1]))
         place = index_path(Path(index_dir), f"dense-{kind}", source.fingerprint,
                            {"model_id": embedder.model_id, **settings})
