@@ -42,7 +42,7 @@ from benchmarks.big_corpus import made_up_words
 from benchmarks.environment import RESULTS as RESULTS_DIR
 from hopkit.records import Paragraph
 from hopkit.retrieval.dense import DenseRetriever
-from hopkit.retrieval.dense_store import load_or_build_dense
+from hopkit.retrieval.dense_store import load_or_build_dense, load_or_build_vectors
 from hopkit.retrieval.embedders import HashingEmbedder
 
 DEFAULT_PASSAGES = 5_000_000
@@ -115,13 +115,13 @@ def retriever(passages: int, work: Path, index: str = "auto") -> DenseRetriever:
 def build(passages: int, work: Path) -> dict[str, Any]:
     """The vectors first (encoded and written in shards), then the structure over them (the default's)."""
     start = time.perf_counter()
-    retriever(passages, work, "flat")
+    load_or_build_vectors(SyntheticSource(passages), work / "indexes", HashingEmbedder(DIM), progress=True)
     encoded = time.perf_counter()
     retriever(passages, work)
     return {"seconds": time.perf_counter() - start, "encode_seconds": encoded - start,
             "structure_seconds": time.perf_counter() - encoded, "peak_mib": peak_mib(),
             "vectors_mib": folder_mib(work / "indexes", "vectors-*/vectors.npy"),
-            "index_mib": folder_mib(work / "indexes", "dense-ivfpq-*/index.faiss")}
+            "index_mib": folder_mib(work / "indexes", "dense-*/index.faiss")}
 
 
 def exact_kth_scores(dense: DenseRetriever, vectors: np.ndarray, k: int = 15) -> np.ndarray:
@@ -153,13 +153,14 @@ def query(passages: int, work: Path, count: int) -> dict[str, Any]:
         hits = dense.retrieve(text, 15)
         latencies.append(time.perf_counter() - began)
         found.append([hit.score for hit in hits])
+    serving_peak = peak_mib()  # before the exact scoring below, which is the benchmark's, not hopkit's
     probe = texts[:50]
     kth = exact_kth_scores(dense, np.stack([query_vector(dense.embedder, text) for text in probe]))
     result = {"load_seconds": loaded, "p50_ms": 1000 * float(np.percentile(latencies, 50)),
               "p95_ms": 1000 * float(np.percentile(latencies, 95)), "queries": count,
-              "recall_of_exact@15": recall_of_exact(found, kth), "recall_queries": len(probe), "peak_mib": peak_mib()}
+              "recall_of_exact@15": recall_of_exact(found, kth), "recall_queries": len(probe), "peak_mib": serving_peak}
     result["settings"] = []
-    for nprobe, rescore in SWEEP if dense.candidates is not None else ():
+    for nprobe, rescore in SWEEP if dense.candidates is not None and dense.candidates.kind == "ivfpq" else ():
         assert dense.candidates is not None
         dense.candidates.nprobe, dense.rescore = nprobe, rescore
         began = time.perf_counter()
@@ -252,7 +253,7 @@ def section(saved: dict[str, Any]) -> str:
         f"{build_['seconds'] / 60:.1f} min: vectors {build_['encode_seconds'] / 60:.1f}, structure "
         f"{build_['structure_seconds'] / 60:.1f} | peak {build_['peak_mib'] / 1024:.2f} GiB |",
         f"| vectors (float16, {saved['dim']} dims) | {build_['vectors_mib'] / 1024:.2f} GiB on disk | memory-mapped |",
-        *([f"| IVF-PQ index | {build_['index_mib']:.0f} MiB on disk | memory-mapped |"] if query_["settings"] else []),
+        f"| {'IVF-PQ' if query_['settings'] else 'flat (FAISS float16)'} index | {build_['index_mib']:.0f} MiB on disk | memory-mapped |",
         f"| load | {query_['load_seconds']:.1f} s | |",
         f"| query, k = 15 ({query_['queries']} queries) | p50 {query_['p50_ms']:.1f} ms, p95 {query_['p95_ms']:.1f} ms | "
         f"peak {query_['peak_mib']:.0f} MiB |",

@@ -84,6 +84,13 @@ def _faiss() -> Any:
 
 
 def _float32(vectors: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Rows ``start`` to ``stop`` as float32; from a mapped file they are read, not mapped, so that the
+    file's pages do not add up in the building process's memory."""
+    if isinstance(vectors, np.memmap) and vectors.filename is not None:
+        row_bytes = vectors.shape[1] * vectors.dtype.itemsize
+        rows = np.fromfile(vectors.filename, dtype=vectors.dtype, count=(stop - start) * vectors.shape[1],
+                           offset=vectors.offset + start * row_bytes)
+        return rows.reshape(stop - start, vectors.shape[1]).astype(np.float32)
     return np.ascontiguousarray(vectors[start:stop], dtype=np.float32)
 
 
@@ -110,7 +117,7 @@ def build_structure(kind: str, vectors: np.ndarray, settings: dict[str, Any],
                                        dtype=np.int64))
         logger.info("training the IVF-PQ quantiser (%d lists, %d-byte codes) on %d of %d vectors",
                     settings["nlist"], settings["m"], sample.size, count)
-        index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
+        index.train(np.concatenate([_float32(vectors, int(row), int(row) + 1) for row in sample]))
     else:
         raise RetrievalError(f"no FAISS structure for a {kind!r} dense index")
     for start in range(0, count, ADD_BATCH):

@@ -70,12 +70,34 @@ def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embe
     Raises:
         RetrievalError: for an empty corpus, a bad option, or an embedder that misbehaves.
     """
+    corpus = SourceView(source)
+    kind = chosen_kind(index, len(corpus))
+    vectors = load_or_build_vectors(source, index_dir, embedder, batch_size=batch_size, shard_size=shard_size,
+                                    progress=progress, encoder=encoder, corpus=corpus)
+    candidates = None
+    if kind != "flat" or faiss_installed():  # without FAISS, exact search scores the vectors in numpy
+        settings = build_settings(kind, len(corpus), int(vectors.shape[1]))
+        place = index_path(Path(index_dir), f"dense-{kind}", source.fingerprint,
+                           {"model_id": embedder.model_id, **settings})
+        structure = _structure(place, kind, vectors, settings, corpus)
+        candidates = Candidates(structure.index, kind, nprobe=nprobe, ef_search=ef_search)
+    return DenseRetriever(vectors, corpus, embedder, candidates, rescore=rescore)
+
+
+def load_or_build_vectors(source: ParagraphSource, index_dir: Path, embedder: Embedder, *, batch_size: int = 1024,
+                          shard_size: int = SHARD_SIZE, progress: bool | None = None,
+                          encoder: ShardEncoder | None = None, corpus: SourceView | None = None) -> np.ndarray:
+    """The passages' unit float16 vectors in id order, memory-mapped: loaded, or encoded and saved first
+    (options as :func:`load_or_build_dense`; ``corpus``: the source's view when the caller has it).
+
+    Raises:
+        RetrievalError: for an empty corpus, a bad batch size, or an embedder that misbehaves.
+    """
     if batch_size < 1:
         raise RetrievalError(f"batch_size must be >= 1, got {batch_size}")
-    corpus = SourceView(source)
+    corpus = corpus if corpus is not None else SourceView(source)
     if not len(corpus):
         raise RetrievalError("cannot build a dense index over an empty corpus (the dataset holds no paragraphs)")
-    kind = chosen_kind(index, len(corpus))
     folder = vectors_folder(Path(index_dir), source.fingerprint, embedder.model_id)
     vectors = _usable_vectors(folder, corpus, embedder)
     if vectors is None:
@@ -85,14 +107,7 @@ def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embe
                 _build_vectors(folder, source, corpus, embedder, batch_size, shard_size, progress,
                                encoder or local_shards)
                 vectors = np.load(folder / VECTORS_FILE, mmap_mode="r", allow_pickle=False)
-    candidates = None
-    if kind != "flat" or faiss_installed():  # without FAISS, exact search scores the vectors in numpy
-        settings = build_settings(kind, len(corpus), int(vectors.shape[1]))
-        place = index_path(Path(index_dir), f"dense-{kind}", source.fingerprint,
-                           {"model_id": embedder.model_id, **settings})
-        structure = _structure(place, kind, vectors, settings, corpus)
-        candidates = Candidates(structure.index, kind, nprobe=nprobe, ef_search=ef_search)
-    return DenseRetriever(vectors, corpus, embedder, candidates, rescore=rescore)
+    return vectors
 
 
 def _discard(folder: Path, why: str) -> None:

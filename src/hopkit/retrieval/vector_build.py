@@ -215,9 +215,12 @@ class VectorBuild:
             raise RetrievalError(f"shard {shard.number}: vectors of dimension {rows.shape[1]}, the others "
                                  f"{self.dim}; the model changed during the build")
         assert self._rows is not None
-        self._rows[shard.start:shard.stop] = rows
-        self._rows.flush()
-        self.done[shard.number] = zlib.crc32(np.ascontiguousarray(rows, dtype=ROW_DTYPE).data)
+        data = np.ascontiguousarray(rows, dtype=ROW_DTYPE)
+        # written with pwrite, not through the mapping: the file's pages do not count in this process's memory
+        with open(self._rows.filename, "r+b") as handle:
+            os.pwrite(handle.fileno(), data.data, self._rows.offset + shard.start * self.dim * data.itemsize)
+            os.fdatasync(handle.fileno())
+        self.done[shard.number] = zlib.crc32(data.data)
         self._save_progress()
 
     def _save_progress(self) -> None:
