@@ -9,8 +9,9 @@ them exactly, so the scores and ranks are the exact ones among the candidates.
 from __future__ import annotations
 
 import logging
+import os
 import time
-from typing import Collection, Sequence
+from typing import BinaryIO, Collection, Sequence
 
 import numpy as np
 
@@ -80,6 +81,7 @@ class DenseRetriever:
         self.embedder = embedder
         self.candidates = candidates
         self.rescore = rescore
+        self._file: BinaryIO | None = None
 
     @property
     def dim(self) -> int:
@@ -112,10 +114,24 @@ class DenseRetriever:
                     vectors.shape[1], time.perf_counter() - start)
         return cls(vectors, corpus, embedder)
 
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        """The vectors at ``positions``, as float32. From a vector file they are read (``pread``), not
+        mapped: a worker's memory then holds no page of the file, which its page cache shares instead."""
+        filename = getattr(self.vectors, "filename", None)
+        if filename is None:
+            return np.asarray(self.vectors[positions], dtype=np.float32)
+        if self._file is None:
+            self._file = open(filename, "rb")  # noqa: SIM115 (kept open for the retriever's life)
+        row_bytes = self.dim * self.vectors.dtype.itemsize
+        start = self.vectors.offset
+        data = b"".join(os.pread(self._file.fileno(), row_bytes, start + int(position) * row_bytes)
+                        for position in positions)
+        return np.frombuffer(data, dtype=self.vectors.dtype).reshape(len(positions), self.dim).astype(np.float32)
+
     def exact_scores(self, query: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
         """Cosine similarity of ``query`` with the rows at ``positions`` (None: every row), float32."""
         if positions is not None:
-            return np.asarray(self.vectors[positions], dtype=np.float32) @ query
+            return self.rows(positions) @ query
         scores = np.empty(self.vectors.shape[0], dtype=np.float32)
         for start in range(0, scores.size, SCORE_BLOCK):
             block = np.asarray(self.vectors[start:start + SCORE_BLOCK], dtype=np.float32)
