@@ -20,7 +20,7 @@ from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environ
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.embedders import Embedder, load_embedder
 from hopkit.retrieval.stored_view import ParagraphSource
-from hopkit.retrieval.vector_build import Shard, encode_passages, shard_paragraphs
+from hopkit.retrieval.vector_build import Shard, encode_passages, first_id_before, shard_paragraphs
 from hopkit.store.connection import DBConnection, mask_url
 
 log = logging.getLogger(__name__)
@@ -38,11 +38,7 @@ def _encode_shard(database_url: str, dataset: str, embedder_spec: str, batch_siz
     if embedder is None:
         embedder = _MODELS[embedder_spec] = load_embedder(embedder_spec)
     source = StoredCorpus(DBConnection(database_url).get_session_factory(), dataset)
-    ids = np.empty(shard.stop, dtype=np.int64)  # shard_paragraphs reads ids[start - 1 : stop]
-    ids[shard.start:shard.stop] = shard_ids
-    if after is not None:
-        ids[shard.start - 1] = after
-    return shard, encode_passages(embedder, shard_paragraphs(source, ids, shard), batch_size)
+    return shard, encode_passages(embedder, shard_paragraphs(source, shard, shard_ids, after), batch_size)
 
 
 def task_resources(cluster: dict[str, float]) -> tuple[dict[str, float], int]:
@@ -70,7 +66,7 @@ def ray_shard_encoder(choice: ExecutorChoice, database_url: str, dataset: str, e
         ray = connect(choice.address)
         variables = forwarded_environment(choice.forward_env)
         if choice.address is not None:
-            print(joined_notice(ray, choice.address, [name for name in variables if name != "PYTHONPATH"],
+            log.warning(joined_notice(ray, choice.address, [name for name in variables if name != "PYTHONPATH"],
                                 mask_url(database_url)))
         resources, slots = task_resources(ray.cluster_resources())
         workers = choice.workers or slots
@@ -84,9 +80,8 @@ def ray_shard_encoder(choice: ExecutorChoice, database_url: str, dataset: str, e
         while queue or running:
             while queue and len(running) < workers:
                 shard = queue.pop(0)
-                after = int(ids[shard.start - 1]) if shard.start else None
                 running.append(task.remote(database_url, dataset, embedder_spec, batch_size, shard,
-                                           ids[shard.start:shard.stop], after))
+                                           ids[shard.start:shard.stop], first_id_before(ids, shard)))
             done, running = ray.wait(running, num_returns=1)
             yield ray.get(done[0])
 

@@ -81,15 +81,19 @@ def encode_passages(embedder: Embedder, paragraphs: Sequence[Paragraph], batch_s
     return np.concatenate(parts)
 
 
-def shard_paragraphs(source: ParagraphSource, ids: np.ndarray, shard: Shard) -> list[Paragraph]:
-    """The paragraphs of ``shard``, read from ``source`` in one range.
+def first_id_before(ids: np.ndarray, shard: Shard) -> int | None:
+    """The id of the row before ``shard`` (where its range read starts), None for the first shard."""
+    return int(ids[shard.start - 1]) if shard.start else None
+
+
+def shard_paragraphs(source: ParagraphSource, shard: Shard, shard_ids: np.ndarray, after: int | None) -> list[Paragraph]:
+    """The paragraphs of ``shard`` (ids ``shard_ids``, the first after id ``after``), read from ``source`` in one range.
 
     Raises:
         RetrievalError: if the source no longer holds exactly those ids (the corpus changed).
     """
-    after = int(ids[shard.start - 1]) if shard.start else None
     batch = next(iter(source.batches(len(shard), after)), [])
-    if [p.id for p in batch] != ids[shard.start:shard.stop].tolist():
+    if [p.id for p in batch] != shard_ids.tolist():
         raise RetrievalError(f"the corpus changed while its vectors were being built (shard {shard.number}, "
                              f"rows {shard.start}..{shard.stop - 1}); run the command again to start over")
     return batch
@@ -99,7 +103,8 @@ def local_shards(source: ParagraphSource, ids: np.ndarray, embedder: Embedder, b
                  pending: Iterable[Shard]) -> Iterator[tuple[Shard, np.ndarray]]:
     """Each pending shard with its vectors, encoded in this process."""
     for shard in pending:
-        yield shard, encode_passages(embedder, shard_paragraphs(source, ids, shard), batch_size)
+        paragraphs = shard_paragraphs(source, shard, ids[shard.start:shard.stop], first_id_before(ids, shard))
+        yield shard, encode_passages(embedder, paragraphs, batch_size)
 
 
 class VectorBuild:
