@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import Any
 from pathlib import Path
 
 from benchmarks._report import command_line, write_section
@@ -81,6 +82,7 @@ def main() -> int:
     session_factory, store = open_bench_store(args)
     llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
     cells: list[Cell] = []
+    retrievers: set[str] = set()
     started = time.time()
     for dataset in args.datasets:
         ingest(store, dataset)
@@ -91,11 +93,13 @@ def main() -> int:
             pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
                                     thresholds=args.thresholds)
             run_id = pipeline.run_spec().run_id if args.report_only else run_and_save(store, pipeline, args.limit)
+            retrievers.add(retriever_label(pipeline))
             cells.append(Cell(method, dataset, run_id))
     scored = score_section(store, cells, args.datasets, args.limit)
     command = command_line()
     write_section(args.section, "\n\n".join([
-        f"## QA: {', '.join(args.methods)} with {args.llm} (BM25, pooled sample corpora, "
+        f"## QA: {', '.join(args.methods)} with {args.llm} ({', '.join(sorted(retrievers - {''}))}, "
+        "pooled sample corpora, "
         f"first {args.limit} questions of each sample)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
         + ("Table rebuilt from the stored results (`--report-only`); s/q is what the runs took. "
@@ -109,6 +113,15 @@ def main() -> int:
         *section_body(session_factory, store, scored, args.section, DOCS_IMG),
     ]))
     return 0
+
+
+def retriever_label(pipeline: Any) -> str:
+    """``BM25``, ``dense (EMBEDDER)`` or ``hybrid (EMBEDDER)`` for a pipeline that retrieves; ``''`` otherwise."""
+    retrieval = pipeline.retrieval_pipeline
+    if retrieval is None:
+        return ""
+    embedder = retrieval.options.get("embedder")
+    return "BM25" if retrieval.kind == "bm25" else f"{retrieval.kind} ({embedder})"
 
 
 if __name__ == "__main__":
