@@ -107,12 +107,18 @@ def main() -> int:
            f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
            "resumed, not redone). ")
         + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
-        + "\n".join(f"- {load_variant(method, args.datasets[0]).description}"
-                     for method in args.methods)
+        + "\n".join(f"- {described(method, args.datasets)}" for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
         *section_body(session_factory, store, scored, args.section, DOCS_IMG),
     ]))
     return 0
+
+
+def described(method: str, datasets: list[str]) -> str:
+    """The variant's description on the first dataset, and where another dataset runs it otherwise, that one's."""
+    first = load_variant(method, datasets[0]).description
+    others = {dataset: load_variant(method, dataset).description for dataset in datasets[1:]}
+    return "; ".join([first, *(f"on {dataset}: {text}" for dataset, text in others.items() if text != first)])
 
 
 def retriever_label(pipeline: Any) -> str:
