@@ -1,4 +1,4 @@
-"""The ``hopkit`` command line: ingest, index, run, judge, evaluate, report, compare, quickstart."""
+"""The ``hopkit`` command line: ingest, index, run, judge, evaluate, report, compare, claims, quickstart."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hopkit import __version__
+from hopkit.cli_claims import add_claims_arguments
 from hopkit.cli_executor import add_executor_arguments
 from hopkit.cli_index import add_index_arguments
 from hopkit.cli_logging import configure_console
@@ -94,6 +95,10 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("run_b", metavar="RUN_B", help="the run to compare it with, on the same dataset")
     compare.add_argument("--judge", help="model id of the LLM judge whose stored verdicts give LLM Acc "
                                          "(default: the only judge of the two runs)")
+
+    add_claims_arguments(commands.add_parser(
+        "claims", help="check the claims a method's paper makes against its baselines on the stored runs, paired: "
+                       "difference, interval, p and a verdict (holds, reversed, cannot tell)"))
 
     delete = commands.add_parser("delete", help="delete runs with their results and verdicts")
     delete.add_argument("runs", nargs="+", help="run names, ids or id prefixes (every run a name matches)")

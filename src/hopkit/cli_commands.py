@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from hopkit.cli_calibrate import cmd_calibrate
+from hopkit.cli_claims import cmd_claims  # noqa: F401 (main finds commands here by name)
 from hopkit.cli_index import cmd_index  # noqa: F401 (main finds commands here by name)
 from hopkit.cli_logging import run_log
 from hopkit.cli_run import cmd_run, named
+from hopkit.cli_store import reading_factory
 from hopkit.cli_sweep import cmd_sweep
 from hopkit.config import load_llm, load_named
 from hopkit.data.corpus import pool_corpus
@@ -41,16 +43,6 @@ __all__ = ["cmd_calibrate", "cmd_run", "cmd_sweep"]  # the others are found by n
 
 def _session_factory(args: argparse.Namespace) -> Any:
     return DBConnection.from_config(args.db).get_session_factory()
-
-
-def _reading_factory(args: argparse.Namespace) -> Any:
-    """The store of a command that only reads, opened read-only: an archive on a read-only mount is readable.
-    A SQLite file that does not exist yet is created empty, as any command does, so the command says what
-    is missing."""
-    connection = DBConnection.from_config(args.db, read_only=True)
-    if connection.sqlite_path is not None and not connection.sqlite_path.exists():
-        connection = DBConnection.from_config(args.db)
-    return connection.get_session_factory()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -151,7 +143,7 @@ def _judge_note(judge: JudgeIdentity | None) -> str:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    session_factory = _reading_factory(args)
+    session_factory = reading_factory(args)
     store = Store(session_factory)
     runs = _select_runs(store, args.runs, args.dataset)
     verdicts = VerdictStore(session_factory)
@@ -185,7 +177,7 @@ def _one_run(store: Store, name: str) -> RunInfo:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    session_factory = _reading_factory(args)
+    session_factory = reading_factory(args)
     store = Store(session_factory)
     run_a, run_b = _one_run(store, args.run_a), _one_run(store, args.run_b)
     both = f"run {run_a.name!r} ({run_a.run_id}) and run {run_b.name!r} ({run_b.run_id})"
@@ -224,7 +216,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    store = Store(_reading_factory(args))
+    store = Store(reading_factory(args))
     runs = store.runs()
     if not runs:
         print(f"no runs stored yet; {_runs_hint(store)}")
@@ -242,7 +234,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
-    store = Store(_reading_factory(args))
+    store = Store(reading_factory(args))
     names = store.datasets()
     if not names:
         print(f"no datasets stored yet in {store.location}; ingest one with `hopkit ingest FORMAT PATH` "
@@ -270,7 +262,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = Store(_reading_factory(args))
+    store = Store(reading_factory(args))
     runs = [run for name in args.runs for run in store.find_runs(name)]
     written = export_runs(store, list(dict.fromkeys(run.run_id for run in runs)), args.out)
     print(f"wrote {len(runs)} run(s), {written} result(s) to {args.out}")

@@ -12,3 +12,19 @@ def hopkit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
     code = main(list(args))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+class StoreCli:
+    """``hopkit --db URL ...`` run in the test's process: (exit code, stdout, stderr), or stdout of a command
+    that must succeed."""
+
+    def __init__(self, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db, self.capsys = db, capsys
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        return hopkit(self.capsys, "--db", self.db, *args)
+
+    def ok(self, *args: str) -> str:
+        code, out, err = self(*args)
+        assert code == 0, err
+        return out

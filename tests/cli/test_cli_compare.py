@@ -10,7 +10,6 @@ from typing import Iterable
 
 import pytest
 
-from hopkit.cli import main
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.evaluation.llm_judge import PROMPT_VERSION
 from hopkit.scoring_runs import score_runs
@@ -19,6 +18,8 @@ from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
 from hopkit.store.verdicts import StoredVerdict, VerdictStore
 from hopkit.usage import ComponentUsage, Usage
+
+from .running import StoreCli
 
 pytestmark = pytest.mark.unit
 
@@ -30,22 +31,12 @@ USAGE = Usage(2.0, {"model": ComponentUsage(1, 0.0, 1, 1.5, prompt_tokens=400, c
                     "retrieval": ComponentUsage(1, 0.25)})
 
 
-class Hopkit:
+class Hopkit(StoreCli):
     """Runs ``hopkit --db <url> ...`` in-process; ``store`` writes runs without a model."""
 
     def __init__(self, db: str, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db, self.capsys = db, capsys
+        super().__init__(db, capsys)
         self.store = Store.connect(db)
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        code = main(["--db", self.db, *args])
-        captured = self.capsys.readouterr()
-        return code, captured.out, captured.err
-
-    def ok(self, *args: str) -> str:
-        code, out, err = self(*args)
-        assert code == 0, err
-        return out
 
     def add_run(self, name: str, right: Iterable[int], *, dataset: str = "qs", only: Iterable[int] | None = None,
                 retrieves: bool = False, option: int = 0) -> str:
@@ -61,11 +52,8 @@ class Hopkit:
 
 
 @pytest.fixture
-def hopkit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Hopkit:
-    monkeypatch.setenv("HOPKIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("HOPKIT_DB_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    tool = Hopkit(f"sqlite:///{tmp_path / 'hopkit.db'}", capsys)
+def hopkit(db: str, capsys: pytest.CaptureFixture[str]) -> Hopkit:
+    tool = Hopkit(db, capsys)
     tool.ok("ingest", "jsonl", str(SAMPLE), "--name", "qs", "--limit", "12")
     return tool
 

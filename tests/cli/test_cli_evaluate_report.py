@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hopkit.cli import main
+from .running import StoreCli
+
 
 pytestmark = pytest.mark.unit
 
@@ -25,21 +26,12 @@ REPORT_FILES = ("comparison.md", "comparison.csv", "comparison.png", "time_split
 HTML_FILES = ("index.html", "explorer.html", "html-report")
 
 
-class Hopkit:
+class Hopkit(StoreCli):
     """Runs ``hopkit --db <url> ...`` in-process and returns (exit code, stdout, stderr)."""
 
     def __init__(self, db: str, llm: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db, self.llm, self.capsys = db, llm, capsys
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        code = main(["--db", self.db, *args])
-        captured = self.capsys.readouterr()
-        return code, captured.out, captured.err
-
-    def ok(self, *args: str) -> str:
-        code, out, err = self(*args)
-        assert code == 0, err
-        return out
+        super().__init__(db, capsys)
+        self.llm = llm
 
     def run(self, config: str, *options: str) -> str:
         return self.ok("run", str(PIPELINES / config), "--dataset", "qs", "--llm", str(self.llm),

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.llm.protocol import LLM
+from hopkit.methods.paper_claims import PaperClaim
 from hopkit.methods.protocol import Method
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
@@ -108,6 +109,7 @@ class MethodEntry:
             its first question (a threshold never calibrated for its judge...); None: nothing.
         payloads: the typed payloads of the steps its trace records
             (:class:`~hopkit.traces.payload.Payload`), in the order :meth:`payload` tries them.
+        claims: what its paper reports against its baselines (``hopkit claims`` checks them).
     """
 
     name: str
@@ -122,6 +124,7 @@ class MethodEntry:
     summary: str = ""
     warnings: Callable[[Any], Sequence[str]] | None = None
     payloads: tuple[type[Payload], ...] = ()
+    claims: tuple[PaperClaim, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower() or not self.name.replace("-", "").isalnum():

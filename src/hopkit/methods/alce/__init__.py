@@ -10,6 +10,7 @@ from hopkit.methods.alce.method import ALCE, ALCEConfig
 from hopkit.methods.alce.steps import PAYLOADS
 from hopkit.methods.migres import PAPER_DELTA
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.alce.claims import CLAIMS
 
 
 def build(parts: MethodParts) -> ALCE:
@@ -29,6 +30,6 @@ METHOD = MethodEntry(
     name="alce", title="ALCE", options=ALCEConfig, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"), warnings=uncalibrated_delta,
     summary="ALCE's zero-shot readers: reranked BM25 hits, whole, cut to sentences, summarised or extracted",
-    payloads=PAYLOADS)
+    payloads=PAYLOADS, claims=CLAIMS)
 
 __all__ = ["METHOD", "ALCE", "ALCEConfig"]

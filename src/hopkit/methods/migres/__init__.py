@@ -13,6 +13,7 @@ from hopkit.judges.factory import judge_spec
 from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.methods.migres.steps import PAYLOADS
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.migres.claims import CLAIMS
 
 
 def build(parts: MethodParts) -> MIGRES:
@@ -46,6 +47,6 @@ METHOD = MethodEntry(
     no_top_k_reason="MIGRES retrieves hits_per_query passages for each query it asks (its own option)",
     template=Path(__file__).with_name("report.html.j2"),
     summary="asks for the information still missing, extracts facts from filtered passages, then solves",
-    warnings=uncalibrated_delta, payloads=PAYLOADS)
+    warnings=uncalibrated_delta, payloads=PAYLOADS, claims=CLAIMS)
 
 __all__ = ["METHOD", "MIGRES", "MIGRESConfig"]

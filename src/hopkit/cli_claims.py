@@ -1,0 +1,48 @@
+"""``hopkit claims METHOD``: the paired claims of a method against the baselines its paper names."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hopkit.evaluation.claims import ClaimChecker, declared_claims
+from hopkit.report.claims import RULE, claims_json, claims_table, notes, tally
+from hopkit.report.table import to_markdown, to_text
+from hopkit.cli_store import reading_factory
+from hopkit.store.store import Store
+from hopkit.store.verdicts import VerdictStore
+from hopkit.terminal import printable
+
+
+def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("subject", help="a method whose paper's claims to check (migres, searchain, ircot, ...), or "
+                                        "one run name a claim is about (alce-rerank)")
+    parser.add_argument("--datasets", nargs="+", help="only these stored datasets (default: every one a claim names)")
+    parser.add_argument("--judge", help="model id of the LLM judge whose verdicts give LLM Acc (default: the one "
+                                        "judge of each pair of runs)")
+    parser.add_argument("--out", type=Path, default=Path("claims"),
+                        help="folder for SUBJECT.md and SUBJECT.json (default: ./claims)")
+    parser.add_argument("--no-pooled", action="store_true", help="no row pooling a claim's datasets")
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    claims = declared_claims(args.subject)
+    session_factory = reading_factory(args)
+    checker = ClaimChecker(Store(session_factory), VerdictStore(session_factory), args.judge)
+    checks = checker.check(claims, args.datasets, pooled=not args.no_pooled)
+    table = claims_table(checks)
+    print(to_text(table), end="")
+    print("\n" + tally(checks))
+    absent = [f"not in the store, not checked: {', '.join(sorted(checker.absent))}"] if checker.absent else []
+    for line in [*notes(checks), *absent]:
+        print(printable(line))
+    print("\n" + RULE)
+    args.out.mkdir(parents=True, exist_ok=True)
+    markdown = "\n\n".join([f"# Claims of {args.subject}, checked on stored runs", tally(checks),
+                            to_markdown(table).rstrip(), *(f"- {line}" for line in [*notes(checks), *absent]), RULE])
+    (args.out / f"{args.subject}.md").write_text(markdown + "\n", encoding="utf-8")
+    (args.out / f"{args.subject}.json").write_text(json.dumps(claims_json(args.subject, checks), indent=2) + "\n",
+                                                   encoding="utf-8")
+    print(f"\nwritten: {args.out / f'{args.subject}.md'}, {args.out / f'{args.subject}.json'}")
+    return 0

@@ -1,0 +1,107 @@
+"""``hopkit claims``: a method's declared paper claims checked on a real SQLite store whose results are
+written directly (no model: each run's answers are chosen, so the paired statistics are known by hand)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Iterable
+
+import pytest
+
+from hopkit.config import named_configs
+from hopkit.methods.paper_claims import claims_from_table
+from hopkit.methods.registry import entries
+from hopkit.store.records import QueryResult, RunSpec
+from hopkit.store.store import Store
+from hopkit.usage import Usage
+
+from .running import StoreCli
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
+VARIANTS = ROOT / "benchmarks" / "configs"
+
+
+class Hopkit(StoreCli):
+    def __init__(self, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+        super().__init__(db, capsys)
+        self.store = Store.connect(db)
+
+    def add_run(self, name: str, dataset: str, right: Iterable[int], llm: str = "qwen") -> str:
+        """A run of every question of ``dataset``, right on the questions ``right`` (by stored order)."""
+        run = self.store.ensure_run(RunSpec(name, name, dataset, {"answers": sorted(right), "llm": {"model": llm}}))
+        for i, query in enumerate(self.store.queries(dataset)):
+            answer = query.answers[0] if i in set(right) else "no idea"
+            self.store.record_result(run.run_id, QueryResult(query.id, answer, (), {}, Usage(1.0, {})))
+        return run.run_id
+
+
+@pytest.fixture
+def hopkit(db: str, capsys: pytest.CaptureFixture[str]) -> Hopkit:
+    tool = Hopkit(db, capsys)
+    for dataset in ("hotpotqa", "musique"):  # the claims name datasets by these names
+        tool.ok("ingest", "jsonl", str(SAMPLE), "--name", dataset, "--limit", "12")
+    return tool
+
+
+def row(out: str, dataset: str, metric: str = "EM") -> list[str]:
+    cells = [re.split(r"\s{2,}", line.strip()) for line in out.splitlines()]
+    found = [row for row in cells if len(row) > 3 and row[1] == metric and row[2] == dataset]
+    assert len(found) == 1, out
+    return found[0]
+
+
+def test_claims_are_checked_paired_and_worded_by_the_rule(hopkit: Hopkit, tmp_path: Path) -> None:
+    hopkit.add_run("self-ask-hotpotqa", "hotpotqa", range(12))  # the benchmarks' names: NAME-DATASET
+    hopkit.add_run("react-shao-hotpotqa", "hotpotqa", {0, 1})
+    hopkit.add_run("self-ask", "musique", range(6))  # `hopkit run NAME`'s: NAME
+    hopkit.add_run("react-shao", "musique", {0})
+    code, out, err = hopkit("claims", "self-ask")
+    assert code == 0, err
+    # HotpotQA: 10 won, 0 lost: McNemar p = 2 / 2**10; the paper puts Self-Ask above ReAct: holds
+    assert row(out, "hotpotqa")[3:] == ["12", "100.0", "16.7", "+83.3 [+58.3, +100.0]", "10/0", "0.002",
+                                        "above (MIGRES, Table 3)", "holds"]
+    # MuSiQue: 5 won, 0 lost: p = 2 / 2**5 = 0.0625, not below 0.05
+    assert row(out, "musique")[-3:] == ["0.062", "above (MIGRES, Table 3)", "cannot tell at n = 12"]
+    assert row(out, "pooled: hotpotqa, musique")[3] == "24" and row(out, "pooled: hotpotqa, musique")[-1] == "holds"
+    assert row(out, "hotpotqa", "LLM Acc")[-1] == "not judged"  # no judge's verdicts stored
+    assert "5 checks: 2 hold, 0 reversed, 1 cannot tell, 2 not judged" in out
+    assert "not in the store, not checked: 2wikimultihopqa, strategyqa" in out
+    saved = json.loads((tmp_path / "claims" / "self-ask.json").read_text(encoding="utf-8"))
+    assert [c["verdict"] for c in saved["checks"] if c["metric"] == "em"] == ["holds", "cannot tell at n = 12", "holds"]
+    assert "| self-ask vs react-shao | EM | hotpotqa | 12 |" in (tmp_path / "claims" / "self-ask.md").read_text()
+
+
+def test_a_difference_against_the_paper_is_reversed_and_a_missing_run_named(hopkit: Hopkit) -> None:
+    hopkit.add_run("searchain", "hotpotqa", set())
+    hopkit.add_run("nor", "hotpotqa", range(12))
+    hopkit.add_run("oner", "hotpotqa", range(12), llm="another model")  # not paired with searchain's model
+    code, out, err = hopkit("claims", "searchain", "--datasets", "hotpotqa", "--out", "elsewhere")
+    assert code == 0, err
+    lines = {line.split("  ")[0].strip(): line for line in out.splitlines() if " Cover-EM " in line}
+    assert lines["searchain vs nor"].rstrip().endswith("reversed")
+    assert lines["searchain vs oner"].rstrip().endswith("not run")
+    assert ("no run of oner on hotpotqa with searchain's model: `hopkit run oner --dataset hotpotqa --llm ...`"
+            in out)
+    assert Path("elsewhere", "searchain.md").exists()
+
+
+def test_an_unknown_subject_lists_the_methods_with_claims(hopkit: Hopkit) -> None:
+    code, _, err = hopkit("claims", "nor")
+    assert code == 2 and "nor" in err and "migres" in err and "searchain" in err
+
+
+def test_a_table_makes_one_claim_per_direction_and_none_where_level() -> None:
+    claims = claims_from_table("a", "b", "em", "T", {"x": (2.0, 1.0), "y": (1.0, 2.0), "z": (1.0, 1.0), "w": (3, 1)})
+    assert [(c.direction, c.datasets) for c in claims] == [("above", ("x", "w")), ("below", ("y",))]
+
+
+def test_every_declared_claim_names_runs_hopkit_can_make() -> None:
+    runnable = {*entries(), *named_configs("pipelines"), *(path.stem for path in VARIANTS.glob("*.yaml"))}
+    for entry in entries().values():
+        for claim in entry.claims:
+            assert {claim.subject, claim.baseline} <= runnable, claim
