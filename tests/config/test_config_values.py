@@ -248,7 +248,7 @@ def test_docs_list_every_option() -> None:
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
     shipped = [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN]
-    assert shipped == ["nor", "oner", "ircot", "migres", "searchain", "iter-retgen", "self-ask", "react", "react-shao", "flare", "alce"]
+    assert len(shipped) == len(BUILT_IN)  # every built-in package's entry, found by its build function
     names: set[str] = set()
     for name in shipped:
         names |= option_names(entries()[name].options) | option_names(method_pipeline_config(name))

@@ -134,6 +134,8 @@ def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> No
         assert trace.steps[-1].kind in {"read", "extract"}
         entry = entries()[method_name]
         assert all(entry.payload(step) is not None for step in trace.steps), "a step without a payload type"
+        assert entry.summary_type is not None, f"{method_name} declares no summary type"
+        entry.summary_type.from_result_trace(result.trace)  # the stored summary reads as the declared type
         reported = set(result.chunk_ids) | {i for step in trace.steps for i in step.paragraph_ids}
         assert reported <= corpus_ids, f"{method_name} reported ids outside the corpus: {reported - corpus_ids}"
         assert result.usage.llm_calls >= 1 and result.usage.prompt_tokens > 0

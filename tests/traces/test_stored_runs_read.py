@@ -7,32 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from hopkit.methods.alce.steps import ALCESummary
-from hopkit.methods.flare.steps import FLARESummary
-from hopkit.methods.ircot.steps import IRCoTSummary
-from hopkit.methods.iter_retgen.steps import IterRetGenSummary
-from hopkit.methods.migres.steps import MIGRESSummary
-from hopkit.methods.react.steps import ReActSummary
-from hopkit.methods.reader_steps import NoRSummary, OneRSummary
 from hopkit.methods.registry import entries
-from hopkit.methods.searchain.steps import SearChainSummary
-from hopkit.methods.self_ask.steps import SelfAskSummary
 from hopkit.store.export_format import read_records, result_line, run_line
 from hopkit.traces import Trace
-from hopkit.traces.summary import Summary
 
 pytestmark = pytest.mark.unit
 
 RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs").glob("*.jsonl.gz"))
-SUMMARIES: dict[str, type[Summary]] = {"ircot": IRCoTSummary, "migres": MIGRESSummary, "searchain": SearChainSummary,
-                                       "nor": NoRSummary, "oner": OneRSummary, "iter-retgen": IterRetGenSummary,
-                                       "self-ask": SelfAskSummary, "react-shao": SelfAskSummary, "react": ReActSummary,
-                                       "alce": ALCESummary, "flare": FLARESummary}
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")
 def test_every_stored_step_and_summary_reads_through_its_types() -> None:
-    read = dict.fromkeys(SUMMARIES, 0)
+    read = dict.fromkeys(entries(), 0)
     for path in RUNS:
         methods: dict[str, str] = {}
         for number, record in read_records(path):
@@ -45,7 +31,9 @@ def test_every_stored_step_and_summary_reads_through_its_types() -> None:
                 method = methods[run_id]
                 for step in Trace.from_result_trace(result.trace).steps:
                     assert entries()[method].payload(step) is not None, (where, step.kind)
+                summary_type = entries()[method].summary_type
+                assert summary_type is not None, method
                 if result.error is None:
-                    SUMMARIES[method].from_result_trace(result.trace)
+                    summary_type.from_result_trace(result.trace)
                 read[method] += 1
     assert all(read.values()), read

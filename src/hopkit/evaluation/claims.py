@@ -125,7 +125,8 @@ class ClaimChecker:
         subjects = runs_named(self.store, claim.subject, dataset)
         if not subjects:
             return ClaimCheck(claim, dataset, None, None, None, NOT_RUN,
-                              f"no run of {claim.subject} on {dataset}: `hopkit run {claim.subject} --dataset {dataset}`")
+                              f"no run of {claim.subject} on {dataset}: "
+                              f"`hopkit run {claim.subject} --dataset {dataset}`")
         subject = subjects[0]
         baselines = [run for run in runs_named(self.store, claim.baseline, dataset)
                      if run.config.get("llm") == subject.config.get("llm")]

@@ -32,6 +32,7 @@ from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces import Step
 from hopkit.traces.payload import Payload, payload_of
+from hopkit.traces.summary import Summary
 
 #: The packages of hopkit's own methods, in the order tables list them.
 BUILT_IN = (
@@ -109,6 +110,8 @@ class MethodEntry:
             its first question (a threshold never calibrated for its judge...); None: nothing.
         payloads: the typed payloads of the steps its trace records
             (:class:`~hopkit.traces.payload.Payload`), in the order :meth:`payload` tries them.
+        summary_type: the per-question summary its results store beside the trace
+            (:class:`~hopkit.traces.summary.Summary`; None: none declared).
         claims: what its paper reports against its baselines (``hopkit claims`` checks them).
     """
 
@@ -124,6 +127,7 @@ class MethodEntry:
     summary: str = ""
     warnings: Callable[[Any], Sequence[str]] | None = None
     payloads: tuple[type[Payload], ...] = ()
+    summary_type: type[Summary] | None = None
     claims: tuple[PaperClaim, ...] = ()
 
     def __post_init__(self) -> None:

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Callable, Sequence, cast
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
+from hopkit.methods.ircot.claims import CLAIMS
 from hopkit.methods.ircot.iirc import RetrieverTitleMatcher
 from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
-from hopkit.methods.ircot.steps import PAYLOADS
+from hopkit.methods.ircot.steps import PAYLOADS, IRCoTSummary
 from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.registry import MethodEntry, MethodParts
-from hopkit.methods.ircot.claims import CLAIMS
 from hopkit.records import Paragraph
 
 # The question prefixes of the authors' Flan-T5 prompt files (Appendix G).
@@ -94,6 +94,7 @@ def build(parts: MethodParts) -> IRCoT:
 METHOD = MethodEntry(
     name="ircot", title="IRCoT", options=IRCoTOptions, build=build, retrieves=True, top_k="k_per_step",
     prepare=with_flan_prefixes, template=Path(__file__).with_name("report.html.j2"),
-    summary="interleaves retrieval with chain-of-thought reasoning, one sentence at a time", payloads=PAYLOADS, claims=CLAIMS)
+    summary="interleaves retrieval with chain-of-thought reasoning, one sentence at a time", payloads=PAYLOADS,
+    summary_type=IRCoTSummary, claims=CLAIMS)
 
 __all__ = ["FLAN_COT_PREFIX", "FLAN_DIRECT_PREFIX", "IRCoT", "IRCoTConfig", "IRCoTOptions", "METHOD"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.nor.method import PAYLOADS, NoR, NoRConfig
+from hopkit.methods.reader_steps import NoRSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
 
@@ -32,6 +33,6 @@ def build(parts: MethodParts) -> NoR:
 METHOD = MethodEntry(
     name="nor", title="NoR", options=NoROptions, build=build, retrieves=False,
     no_top_k_reason="NoR retrieves nothing", template=Path(__file__).with_name("report.html.j2"),
-    summary="no retrieval: the reader answers the question alone", payloads=PAYLOADS)
+    summary="no retrieval: the reader answers the question alone", payloads=PAYLOADS, summary_type=NoRSummary)
 
 __all__ = ["METHOD", "NoR", "NoRConfig", "NoROptions"]

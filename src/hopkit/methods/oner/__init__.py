@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.oner.method import PAYLOADS, OneR, OneRConfig
+from hopkit.methods.reader_steps import OneRSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
 
@@ -34,6 +35,6 @@ def build(parts: MethodParts) -> OneR:
 METHOD = MethodEntry(
     name="oner", title="OneR", options=OneROptions, build=build, retrieves=True, top_k="k",
     template=Path(__file__).parent.parent / "nor" / "report.html.j2",
-    summary="one retrieval with the question, then the reader", payloads=PAYLOADS)
+    summary="one retrieval with the question, then the reader", payloads=PAYLOADS, summary_type=OneRSummary)
 
 __all__ = ["METHOD", "OneR", "OneRConfig", "OneROptions"]
