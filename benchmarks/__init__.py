@@ -5,7 +5,8 @@ The benchmark machines keep their GGUF models in ``~/.cache/local-models`` (wher
 ``$HOPKIT_MODEL_DIR`` instead of downloading it, so that folder is the default here
 (:func:`benchmarks.environment.use_local_models`). Where everything else is: :mod:`benchmarks.environment`.
 
-The QA benchmark's variants are YAML files in ``benchmarks/configs/`` (:mod:`benchmarks.variants`);
+The QA benchmark's variants are the methods' declared experiments (``experiments.yaml`` in each method's
+package) and the YAML files in ``benchmarks/configs/`` that extend them (:mod:`benchmarks.variants`);
 ``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints one as the config ``hopkit run`` takes.
 """
 

@@ -1,6 +1,7 @@
 """The QA benchmark's pipelines: a variant's YAML file (:mod:`benchmarks.variants`) built by hopkit.
 
-``pipeline_for(variant, dataset, ...)`` reads ``benchmarks/configs/<variant>.yaml`` as it runs
+``pipeline_for(variant, dataset, ...)`` reads the variant (a declared experiment, or
+``benchmarks/configs/<variant>.yaml``) as it runs
 on the dataset, fills in the thresholds it names from ``benchmarks/thresholds.json`` (written
 by ``benchmarks/migres_calibration.py`` and ``benchmarks/searchain_calibration.py``) and
 builds it with hopkit's config loader, as ``hopkit run`` would. :func:`check_calibrated`
@@ -32,7 +33,7 @@ from hopkit.config import instantiate
 from hopkit.pipelines.base import GenerationPipeline
 
 YES_NO = "strategyqa"
-#: Every variant, by the name of its file in ``benchmarks/configs/``.
+#: Every variant: the declared experiments and the files of ``benchmarks/configs/``.
 METHODS = tuple(variant_names())
 #: (variant, dataset) pairs the benchmark does not run, and why.
 SKIPPED: dict[tuple[str, str], str] = skipped()

@@ -1,7 +1,7 @@
 """Whether the code still gives each saved run its run id: a refactor's check that needs no model.
 
 For every export file in ``benchmarks/results/runs/``, the benchmark variants whose runs carry
-that run's name (``benchmarks/configs/<variant>.yaml``, built by qa_pipelines' ``pipeline_for``)
+that run's name (:mod:`benchmarks.variants`, built by qa_pipelines' ``pipeline_for``)
 are rebuilt on a stand-in for the Qwen model (its model id and context only; nothing is
 generated) and their run ids compared with the saved one. The store must hold the samples as
 qa_bench ingests them (the bench store, or answers_unchanged's scratch store).

@@ -130,6 +130,10 @@ def _parser() -> argparse.ArgumentParser:
                                               "(resumable: rerun the same command)")
     sweep.add_argument("configs", nargs="+", help="pipeline configs: shipped names, method names or YAML files")
     sweep.add_argument("--datasets", nargs="+", required=True, help="stored datasets")
+    sweep.add_argument("--paper", action="store_true",
+                       help="the names are methods' declared experiments (nor, ircot, migres, flare, alce-vanilla, "
+                            "...: docs/configs.md): each runs with its paper's settings for each dataset, and is left "
+                            "out, saying why, where its paper does not run it")
     sweep.add_argument("--llm", help=_llm_help() + " (overrides every config's)")
     sweep.add_argument("--retrieval", help=_retrieval_help() + " (overrides the config of every method that "
                                                                 "retrieves)")

@@ -13,6 +13,7 @@ from hopkit.config import instantiate, load_yaml, named_config_path, named_confi
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
+from hopkit.pipelines.retrieval.base import resolve_dataset
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -92,6 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                           ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
         if value is not None:
             spec[option] = value
+    if "experiment" in spec and not spec.get("dataset"):  # its settings depend on the dataset: the only one stored
+        spec["dataset"] = resolve_dataset(Store(DBConnection.from_config(args.db).get_session_factory()), None)
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     executor = chosen_executor(args, config)
     session_factory = DBConnection.from_config(args.db).get_session_factory()

@@ -1,7 +1,8 @@
 """``hopkit sweep``: several pipeline configs over several datasets, into one store, resumable.
 
 Every cell (config × dataset) is checked before the first question is asked, so a wrong
-option stops the sweep at once; then the cells run one after the other, each a run that
+option stops the sweep at once (with ``--paper`` the names are declared experiments, each run with
+its paper's settings for each dataset, :mod:`hopkit.experiments`); then the cells run one after the other, each a run that
 resumes by its configuration. A cell that fails does not stop the others.
 """
 
@@ -16,17 +17,26 @@ from hopkit.cli_executor import chosen_executor
 from hopkit.cli_run import pipeline_config, run_exit_code
 from hopkit.config import instantiate
 from hopkit.errors import HopkitError
+from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.store.connection import DBConnection
 from hopkit.terminal import printable
 
 
 def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any, ExecutorChoice]]:
-    """(config, dataset, pipeline, executor) for every cell, each built and checked."""
+    """(config, dataset, pipeline, executor) for every cell, each built and checked; with ``--paper`` a cell
+    whose experiment is not run on its dataset is left out, saying why."""
     cells = []
     for argument in args.configs:
         for dataset in args.datasets:
-            spec, source = pipeline_config(argument)
+            if args.paper:
+                experiment = load_experiment(argument, dataset)
+                if experiment.skipped is not None:
+                    print(f"not run: {printable(argument)} on {printable(dataset)}: {experiment.skipped}")
+                    continue
+                spec, source = {"experiment": argument, "name": argument}, f"experiment {argument!r}"
+            else:
+                spec, source = pipeline_config(argument)
             spec["dataset"] = dataset
             for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
                 if value is not None:

@@ -306,7 +306,9 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
     its annotations before it is called.
 
     A pipeline config may name a registered method instead (``method: ircot``, see
-    :mod:`hopkit.methods.registry`): its ``_target_`` is that method's YAML config class.
+    :mod:`hopkit.methods.registry`): its ``_target_`` is that method's YAML config class; or a
+    declared experiment (``experiment: flare``, :mod:`hopkit.experiments`): that experiment's
+    settings for the config's ``dataset``, the config's own keys over them.
 
     Args:
         spec: the config's mapping.
@@ -321,6 +323,11 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         DownloadError: the target could not download a file it was given (an ``hf://``
             model), raised as it is.
     """
+    if kind == "pipelines" and "experiment" in spec:
+        from hopkit.experiments import experiment_spec
+
+        spec = experiment_spec({**spec, **({"dataset": injected.pop("dataset")} if "dataset" in injected else {})},
+                               source)
     if kind == "pipelines" and "_target_" not in spec and "method" in spec:
         from hopkit.pipelines.generation.registered import with_method_target
 

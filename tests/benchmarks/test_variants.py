@@ -129,3 +129,38 @@ def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleT
     assert {k: v for k, v in printed.config.items() if k != "llm"} == \
            {k: v for k, v in benchmark.config.items() if k != "llm"}
     assert printed.config["llm"]["config"] == "qwen2.5-coder-1.5b-4k"
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "hopkit" / "configs" / "pipelines"
+EXPERIMENT_CONFIGS = sorted(path for path in SHIPPED.glob("*.yaml") if "experiment" in path.read_text(encoding="utf-8"))
+
+
+def test_the_shipped_paper_configs_name_their_experiments() -> None:
+    named = {path.stem for path in EXPERIMENT_CONFIGS}
+    assert named >= {"flare", "iter-retgen", "self-ask", "react", "react-shao", "searchain", "migres",
+                     "migres-fewshot", "ircot-fewshot", "alce-vanilla", "alce-vanilla-s", "alce-summ",
+                     "alce-snippet", "alce-rerank"}
+
+
+@needs_samples
+@pytest.mark.parametrize("path", EXPERIMENT_CONFIGS, ids=lambda path: path.stem)
+def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
+        pipelines: ModuleType, sample_store: Any, path: Path) -> None:
+    """The shipped config, run with the benchmark's model, its calibrated thresholds and its recorded departures
+    (``benchmarks/configs``), is the benchmark's run: the same run id, so no setting is kept in two places."""
+    from hopkit.config import instantiate, load_yaml
+    from hopkit.experiments import load_experiment
+
+    shipped = load_yaml(path)
+    name, checked = shipped["experiment"], 0
+    for dataset in DATASETS:
+        if load_experiment(name, dataset).skipped is not None:
+            continue
+        declared, benchmark = load_experiment(name, dataset).config, pipelines.hopkit_config(name, dataset)
+        departures = {k: v for k, v in benchmark.items() if k not in ("name", "llm") and declared.get(k) != v}
+        config = instantiate({**shipped, "dataset": dataset, **departures}, str(path), kind="pipelines")
+        pipeline = config.build(sample_store)
+        pipeline.llm = QwenStandIn([], context_length=4096)
+        assert pipeline.run_spec().run_id == RECORDED[f"{name}/{dataset}"], (dataset, departures)
+        checked += 1
+    assert checked

@@ -11,6 +11,7 @@ from typing import Iterable
 import pytest
 
 from hopkit.config import named_configs
+from hopkit.experiments import experiment_names
 from hopkit.methods.paper_claims import claims_from_table
 from hopkit.methods.registry import entries
 from hopkit.store.records import QueryResult, RunSpec
@@ -23,7 +24,6 @@ pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
-VARIANTS = ROOT / "benchmarks" / "configs"
 
 
 class Hopkit(StoreCli):
@@ -101,7 +101,7 @@ def test_a_table_makes_one_claim_per_direction_and_none_where_level() -> None:
 
 
 def test_every_declared_claim_names_runs_hopkit_can_make() -> None:
-    runnable = {*entries(), *named_configs("pipelines"), *(path.stem for path in VARIANTS.glob("*.yaml"))}
+    runnable = {*entries(), *named_configs("pipelines"), *experiment_names()}
     for entry in entries().values():
         for claim in entry.claims:
             assert {claim.subject, claim.baseline} <= runnable, claim

@@ -63,3 +63,20 @@ def test_a_dataset_not_stored_is_named_before_anything_runs(two_datasets: str, t
     code, _, err = hopkit(capsys, "--db", two_datasets, "sweep", "nor", "--datasets", "first", "third",
                           "--llm", scripted_llm(tmp_path), "--quiet")
     assert code == 2 and "third" in err and Store.connect(two_datasets).runs() == []
+
+
+def test_a_paper_sweep_runs_each_declared_experiment_where_its_paper_runs_it(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("hotpotqa", "strategyqa"):  # the experiments' settings are chosen by these names
+        assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "2", "--name", name)[0] == 0
+    script = tmp_path / "answers.yaml"
+    script.write_text('_target_: hopkit.llm.fake.ScriptedLLM\nscript: ['
+                      + ", ".join(['" Found it."', '" Finish[Velmora]"'] * 2  # ReAct: a thought, then an action
+                                  + ['"So the final answer is: Velmora."'] * 4) + "]\n", encoding="utf-8")
+    code, out, err = hopkit(capsys, "--db", db, "sweep", "react", "self-ask", "--paper", "--datasets", "hotpotqa",
+                            "strategyqa", "--llm", str(script), "--quiet")
+    assert code == 0, out + err
+    assert "not run: react on strategyqa: Yao et al. ran ReAct on HotpotQA and FEVER" in out
+    assert "2 config(s) × 2 dataset(s) = 3 run(s)" in out
+    runs = {(run.name, run.dataset): run.finished for run in Store.connect(db).runs()}
+    assert runs == {("react", "hotpotqa"): 2, ("self-ask", "hotpotqa"): 2, ("self-ask", "strategyqa"): 2}

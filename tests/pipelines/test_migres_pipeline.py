@@ -128,7 +128,7 @@ def test_the_packaged_configs_build_the_pipeline_on_the_papers_bm25(name: str, f
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOPKIT_HOME", str(tmp_path))
     path = PACKAGED / "pipelines" / f"{name}.yaml"
-    config = instantiate(load_yaml(path), str(path), kind="pipelines")
+    config = instantiate({**load_yaml(path), "dataset": "hotpotqa"}, str(path), kind="pipelines")
     assert isinstance(config, MIGRESGenerationPipelineConfig)
     pipeline = config.build(factory)
     assert isinstance(pipeline, MIGRESGenerationPipeline)

@@ -25,14 +25,19 @@ pytestmark = pytest.mark.unit
 YAML = Path(__file__).resolve().parents[3] / "src" / "hopkit" / "configs" / "pipelines" / "searchain.yaml"
 
 
-def test_the_named_yaml_config_is_the_papers_setting() -> None:
-    config = instantiate(load_yaml(YAML), str(YAML), kind="pipelines")
+def test_the_named_yaml_config_is_the_papers_setting_for_the_runs_dataset() -> None:
+    config = instantiate({**load_yaml(YAML), "dataset": "hotpotqa"}, str(YAML), kind="pipelines")
     assert isinstance(config, SearChainGenerationPipelineConfig)
     pipeline = config.build(None)
     assert isinstance(pipeline, SearChainGenerationPipeline)
     assert pipeline.config == SearChainConfig()
     assert (pipeline.config.max_rounds, pipeline.config.top_k, pipeline.config.confidence_threshold,
             pipeline.config.rouge_threshold) == (5, 1, 1.5, 0.35)
+    on_strategyqa = instantiate({**load_yaml(YAML), "dataset": "strategyqa"}, str(YAML), kind="pipelines")
+    assert on_strategyqa.build(None).config == SearChainConfig(task="strategyqa")
+    with pytest.raises(ConfigError, match="experiment 'searchain' has its paper's settings per dataset: give the "
+                                          "dataset"):
+        instantiate(load_yaml(YAML), str(YAML), kind="pipelines")
 
 
 @pytest.mark.parametrize(("line", "pattern"), [
