@@ -124,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
                            help="searchain: a MuSiQue JSONL file (official format); its rows' single-hop "
                                 "sub-questions are the questions, their passages come from --dataset's corpus "
                                 "(default: --dataset's own questions, as single-hop questions)")
+    calibrate.add_argument("--apply-to", nargs="+", metavar="DATASET",
+                           help="the stored datasets whose runs use the threshold found (default: --dataset's); it is "
+                                "kept in the store for this --llm and retrieval, and a run of the shipped config that "
+                                "does not set it takes it and says so")
     calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
 
     sweep = commands.add_parser("sweep", help="several pipeline configs over several datasets, into one store "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from hopkit.calibration.migres import COVERAGE, calibrate_delta
 from hopkit.calibration.scores import ScoreFile, score_file_name
@@ -22,6 +23,7 @@ from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
+from hopkit.store.thresholds import ThresholdStore
 from hopkit.terminal import printable
 
 #: Each method's default retrieval config: the one its shipped config retrieves with.
@@ -38,12 +40,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     session_factory = DBConnection.from_config(args.db).get_session_factory()
     store = Store(session_factory)
     dataset = resolve_dataset(store, args.dataset)
+    for target in args.apply_to or []:
+        resolve_dataset(store, target)  # a stored dataset, or the error names those there are
     retrieval = load_named("retrieval", args.retrieval, session_factory=session_factory)
     if not isinstance(retrieval, RetrievalPipeline):
         raise ConfigError(f"retrieval config {args.retrieval!r} does not build a retrieval pipeline")
     if args.method == "searchain":
-        return _calibrate_theta(args, store, dataset, retrieval)
-    return _calibrate_delta(args, store, dataset, retrieval)
+        return _calibrate_theta(args, store, dataset, retrieval, ThresholdStore(session_factory))
+    return _calibrate_delta(args, store, dataset, retrieval, ThresholdStore(session_factory))
 
 
 def _questions(args: argparse.Namespace, store: Store, dataset: str) -> list[Query]:
@@ -57,7 +61,8 @@ def _score_path(*parts: str) -> Path:
     return hopkit_home() / "calibration" / score_file_name(*parts)
 
 
-def _calibrate_delta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline) -> int:
+def _calibrate_delta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline,
+                     thresholds: ThresholdStore) -> int:
     queries = _questions(args, store, dataset)
     judge = relevance_judge("llm", llm=load_llm(args.llm), option="reranker")
     path = _score_path("migres-delta", judge.judge_id, dataset, args.retrieval, str(args.hits))
@@ -73,15 +78,16 @@ def _calibrate_delta(args: argparse.Namespace, store: Store, dataset: str, retri
     print(f"  δ = {result.delta:.2f}: {100 * result.coverage:.0f}% of the questions keep a passage "
           f"({result.passages_per_question:.1f} each; the paper's rule asks for {COVERAGE:.0%}); at the shipped "
           f"δ = {shipped:g}, {100 * result.coverage_at:.0f}% would")
-    print("Use it in a MIGRES config of your own (a copy of the shipped `migres`, with the same judge and LLM):")
-    print(f"  relevance_threshold: {result.delta:.2f}")
-    if args.rerank_top is not None:
-        print(f"  rerank_top: {args.rerank_top}")
+    options = {"relevance_threshold": round(result.delta, 4),
+               **({"rerank_top": args.rerank_top} if args.rerank_top is not None else {})}
+    _store(args, thresholds, "migres_relevance", dataset, options, judge.judge_id,
+           f"largest δ at which {COVERAGE:.0%} of {result.questions} questions keep a passage (Table 11's caption)")
     _print_resume_note(path)
     return 0
 
 
-def _calibrate_theta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline) -> int:
+def _calibrate_theta(args: argparse.Namespace, store: Store, dataset: str, retrieval: RetrievalPipeline,
+                     thresholds: ThresholdStore) -> int:
     if args.decompositions is not None:
         pairs = decomposition_pairs(args.decompositions, start=args.start, limit=args.limit)
         source = f"sub-questions of rows {args.start + 1}-{args.start + args.limit} of {args.decompositions.name}"
@@ -103,10 +109,24 @@ def _calibrate_theta(args: argparse.Namespace, store: Store, dataset: str, retri
         print(f"  the best from 1.0 upward (the paper's grid): θ = {result.from_one.theta:.1f}, "
               f"{_point(result.from_one)}")
     print(f"  at the shipped θ = {PAPER_THETA:g} (the paper's, for its DPR reader): {_point(result.at_paper)}")
-    print("Use it in a SearChain config of your own (a copy of the shipped `searchain`, with the same reader and LLM):")
-    print(f"  confidence_threshold: {result.chosen.theta:.1f}")
+    _store(args, thresholds, "searchain_confidence", dataset, {"confidence_threshold": round(result.chosen.theta, 1)},
+           reader.judge_id, f"best F1 of confidence > θ on {result.pairs} pairs (Appendix A.4.1)")
     _print_resume_note(path)
     return 0
+
+
+def _store(args: argparse.Namespace, thresholds: ThresholdStore, kind: str, dataset: str, options: dict[str, Any], judge: str,
+           rule: str) -> None:
+    """Keep the threshold for the runs on ``--apply-to`` (else ``dataset``) with this LLM and retrieval, and say
+    how they use it."""
+    targets = args.apply_to or [dataset]
+    for target in targets:
+        thresholds.save(kind, args.llm, args.retrieval, target, next(iter(options.values())), options=options,
+                        judge=judge, rule=f"{rule}, on {dataset}")
+    shown = "\n".join(f"  {name}: {value}" for name, value in options.items())
+    print(f"Stored for runs on {printable(', '.join(targets))} with --llm {printable(args.llm)} and retrieval "
+          f"{printable(args.retrieval)}: the shipped `{args.method}` config uses it there unless its config sets "
+          f"it (the run says so); a config of your own takes it as\n{shown}")
 
 
 def _point(point: ThetaPoint) -> str:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli_executor import chosen_executor
 from hopkit.cli_logging import run_log
 from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
@@ -93,8 +94,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                           ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
         if value is not None:
             spec[option] = value
-    if "experiment" in spec and not spec.get("dataset"):  # its settings depend on the dataset: the only one stored
-        spec["dataset"] = resolve_dataset(Store(DBConnection.from_config(args.db).get_session_factory()), None)
+    if "experiment" in spec:  # its settings depend on the dataset (the only one stored, if not given)
+        stored = DBConnection.from_config(args.db).get_session_factory()
+        spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(stored), None)
+        spec, threshold = with_stored_threshold(spec, stored)
+        if threshold:
+            print(f"calibrated threshold: {printable(threshold)}", flush=True)
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     executor = chosen_executor(args, config)
     session_factory = DBConnection.from_config(args.db).get_session_factory()

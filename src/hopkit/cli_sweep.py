@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli_logging import run_log
 from hopkit.cli_executor import chosen_executor
 from hopkit.cli_run import pipeline_config, run_exit_code
@@ -44,6 +45,9 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
             retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
             if args.retrieval is not None and retrieves:
                 spec["retrieval_pipeline_name"] = args.retrieval
+            spec, threshold = with_stored_threshold(spec, session_factory)
+            if threshold:
+                print(f"calibrated threshold: {printable(threshold)}", flush=True)
             config = instantiate(spec, source, kind="pipelines")
             pipeline = config.build(session_factory)
             pipeline.run_spec()  # the dataset is stored, the method takes these options

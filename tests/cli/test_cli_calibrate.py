@@ -135,3 +135,42 @@ def test_calibrate_searchain_names_the_bad_line_of_a_decompositions_file(
     assert code == 2 and "musique.jsonl, line 3: not a MuSiQue row" in err
     code, _, err = hopkit(capsys, "--db", db, "calibrate", "migres", "--llm", reader, "--decompositions", str(rows))
     assert code == 2 and "--decompositions is for searchain" in err
+
+
+def test_a_calibrated_threshold_is_stored_and_the_next_run_uses_it_and_says_so(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hopkit.store.store import Store
+
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "3")[0] == 0
+    reader = reader_config(tmp_path / "reader.yaml", 2.0)
+    code, out, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--llm", reader, "--limit", "3", "--quiet")
+    assert code == 0, err
+    assert f"Stored for runs on sample with --llm {reader} and retrieval bm25" in out
+
+    hopkit(capsys, "--db", db, "run", "searchain", "--llm", reader, "--limit", "1", "--quiet", "--name", "calibrated")
+    mine = tmp_path / "mine.yaml"  # a config that sets θ itself keeps it
+    mine.write_text("experiment: searchain\nname: mine\nconfidence_threshold: 2.5\n", encoding="utf-8")
+    code, out, _ = hopkit(capsys, "--db", db, "run", str(mine), "--llm", reader, "--limit", "1", "--quiet")
+    assert "calibrated threshold" not in out
+    runs = {run.name: run.config["method"]["confidence_threshold"] for run in Store.connect(db).runs()}
+    assert runs == {"calibrated": 1.0, "mine": 2.5}
+
+
+def test_the_run_names_the_threshold_it_took_from_the_store(db: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("train", "dev"):  # calibrated on one dataset's questions, for the runs on another
+        assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "3", "--name", name)[0] == 0
+    reader = reader_config(tmp_path / "reader.yaml", 2.0)
+    code, out, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--dataset", "train", "--apply-to", "dev",
+                            "--llm", reader, "--limit", "3", "--quiet")
+    assert code == 0 and "Stored for runs on dev with" in out, err
+    _, out, _ = hopkit(capsys, "--db", db, "run", "searchain", "--dataset", "dev", "--llm", reader, "--limit", "1",
+                       "--quiet")
+    assert ("calibrated threshold: searchain on dev: confidence_threshold 1.0, from hopkit calibrate (best F1 of "
+            "confidence > θ on 3 pairs (Appendix A.4.1), on train; judge ") in out
+    _, out, _ = hopkit(capsys, "--db", db, "run", "searchain", "--dataset", "train", "--llm", reader, "--limit", "1",
+                       "--quiet")
+    assert "calibrated threshold" not in out  # measured on train, kept for dev only
+    code, _, err = hopkit(capsys, "--db", db, "calibrate", "searchain", "--dataset", "train", "--apply-to", "test",
+                          "--llm", reader, "--limit", "3", "--quiet")
+    assert code == 2 and "dataset 'test' is not in the store" in err

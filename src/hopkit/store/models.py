@@ -187,3 +187,23 @@ class ClaimRow(Base):
     query_id: Mapped[str] = mapped_column(String(), primary_key=True)
     holder: Mapped[str] = mapped_column(String(), nullable=False)
     expires_at: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+class ThresholdRow(Base):
+    """A threshold ``hopkit calibrate`` measured: its ``kind`` (``migres_relevance``: MIGRES's δ;
+    ``searchain_confidence``: SearChain's θ) for a model (the LLM config's name, the judge's id), a
+    retrieval config and a dataset, with the options measured with it (``rerank_top``) as JSON and
+    the rule and command that found it. Runs read it (:mod:`hopkit.store.thresholds`). The table is
+    newer than the others: ``create_all`` adds it to older databases."""
+
+    __tablename__ = "thresholds"
+
+    kind: Mapped[str] = mapped_column(String(), primary_key=True)
+    llm: Mapped[str] = mapped_column(String(), primary_key=True)
+    retrieval: Mapped[str] = mapped_column(String(), primary_key=True)
+    dataset: Mapped[str] = mapped_column(String(), primary_key=True)
+    value: Mapped[float] = mapped_column(Float, nullable=False)
+    options: Mapped[str] = mapped_column(Text, nullable=False)
+    judge: Mapped[str] = mapped_column(String(), nullable=False)
+    rule: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
