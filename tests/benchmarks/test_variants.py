@@ -115,7 +115,7 @@ def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleT
     method, options and retrieval (the run id differs only by how the model is named: a config, not a file)."""
     import yaml
 
-    from hopkit.cli_run import pipeline_config
+    from hopkit.cli.run import pipeline_config
     from hopkit.config import instantiate
 
     variant, dataset = cell.split("/")

@@ -195,8 +195,8 @@ def test_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Path) -> None
     assert re.search(r"^\| good \| bad \| EM \| 12 \| 100\.0 \| 16\.7 \| \+83\.3 \| \[.*\] \| 0\.002 \| "
                      r"McNemar exact \| 10 \| 0 \| 2 \| good higher \|$", section, re.M)
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(
-        ["comparison.md", "comparison.csv", "comparison.png", "time_split.png", "index.html", "explorer.html",
-         "html-report"])
+        ["comparison.md", "comparison.csv", "comparison.png", "time_split.png", "leaderboard.md", "index.html",
+         "explorer.html", "html-report"])
 
 
 def test_quickstart_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Path,

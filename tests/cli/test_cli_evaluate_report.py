@@ -21,7 +21,7 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
 PIPELINES = ROOT / "src" / "hopkit" / "configs" / "pipelines"
-REPORT_FILES = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png")
+REPORT_FILES = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png", "leaderboard.md")
 # ... and the HTML report: its two pages and the folder of their data
 HTML_FILES = ("index.html", "explorer.html", "html-report")
 

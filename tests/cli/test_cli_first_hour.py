@@ -17,7 +17,7 @@ import pytest
 
 from hopkit import __version__
 from hopkit.cli import main
-from hopkit.cli_run import run_exit_code
+from hopkit.cli.run import run_exit_code
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.testing_server import serve_fake_openai
 from hopkit.pipelines.generation.migres import MIGRESGenerationPipeline
@@ -138,7 +138,7 @@ def test_migres_that_keeps_no_passage_says_so_during_and_after_the_run(
     during = [r.getMessage() for r in caplog.records if "kept no paragraph" in r.getMessage()]
     assert len(during) == 1 and "5 of the first 5 questions" in during[0]
     assert "relevance_threshold (δ = 3)" in during[0] and "hopkit calibrate migres --dataset" in during[0]
-    from hopkit.cli_run import _warn_without_evidence
+    from hopkit.cli.run import _warn_without_evidence
 
     _warn_without_evidence(outcome)
     assert "6 of the 6 question(s) answered now kept no paragraph" in capsys.readouterr().err
@@ -162,7 +162,7 @@ def test_the_python_facade_warns_and_returns_the_name_a_resumed_run_keeps(
 def test_a_library_that_prints_its_own_warnings_prints_each_once() -> None:
     """Issue 29 item 1: offline, each huggingface_hub retry was printed twice (its handler and hopkit's)."""
     code = ("import logging, huggingface_hub\n"
-            "from hopkit.cli_logging import configure_console\n"
+            "from hopkit.cli.console import configure_console\n"
             "configure_console(False)\n"
             "logging.getLogger('huggingface_hub.utils._http').warning('retrying in 1s')\n"
             "logging.getLogger('hopkit.runner').warning('a question', extra={'question': 'q1'})\n"

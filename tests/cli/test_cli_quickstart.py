@@ -36,7 +36,7 @@ def test_the_table_is_followed_by_how_to_read_it(llm: list[str], hint: str, tmp_
         return [summary("quickstart-nor", None), summary("quickstart-oner", 0.5), summary("quickstart-ircot", 0.75)]
 
     monkeypatch.setattr("hopkit.quickstart.run.run_quickstart", runs)
-    monkeypatch.setattr("hopkit.cli_commands._write_report", lambda *args, **kwargs: None)
+    monkeypatch.setattr("hopkit.cli.quickstart.write_run_report", lambda *args, **kwargs: None)
     assert main(["--db", f"sqlite:///{tmp_path / 'h.db'}", "quickstart", *llm]) == 0
     out = capsys.readouterr().out
     table, notes = out.split("\nHow to read this table:\n")

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from hopkit.cli_executor import add_executor_arguments, chosen_executor
+from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.config import instantiate
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice, executor_choice

@@ -1,5 +1,6 @@
 """A comparison report on disk: table (Markdown, CSV), plots (PNG) and the HTML report, written all or nothing.
 
+``leaderboard.md`` ranks the runs of each dataset (:mod:`hopkit.report.leaderboard`).
 Given the runs' per-question scores, the Markdown file also gets a "Paired
 comparisons" section (:func:`hopkit.report.paired.paired_section`). Given the runs'
 results (:class:`hopkit.report.html.HtmlReportInput`), the folder also gets the static
@@ -27,20 +28,22 @@ from hopkit.report.html import ASSETS as HTML_ASSETS
 from hopkit.report.html import HTML_ENTRIES, HtmlReportInput
 from hopkit.report.html import INDEX as HTML_INDEX
 from hopkit.report.html import write_html
+from hopkit.report.leaderboard import Setup, leaderboard
 from hopkit.report.paired import ScoredRun, paired_section
 from hopkit.report.table import comparison_table, to_csv, to_markdown
 
 __all__ = ["REPORT_FILES", "write_report"]
 
 #: The files a report consists of, in the order they are written.
-REPORT_FILES: tuple[str, ...] = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png")
+REPORT_FILES: tuple[str, ...] = ("comparison.md", "comparison.csv", "comparison.png", "time_split.png",
+                                 "leaderboard.md")
 
 _STAGING_PREFIX = ".hopkit-report-"
 
 
 def write_report(summaries: Sequence[RunSummary], out: Path, *,
                  scores: Mapping[str, Sequence[QuestionScores]] | None = None,
-                 html: HtmlReportInput | None = None) -> tuple[Path, ...]:
+                 html: HtmlReportInput | None = None, setups: Mapping[str, Setup] | None = None) -> tuple[Path, ...]:
     """Write the comparison table and plots of ``summaries`` into the folder ``out``.
 
     Files of an earlier report in ``out`` are replaced; other files are left alone.
@@ -53,6 +56,7 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
             scores here are left out of them).
         html: The runs' results; when given, the HTML report is written too (an earlier
             one in ``out`` is replaced whole).
+        setups: Per run id, its model and retriever, for the leaderboard's setup lines.
 
     Returns:
         The paths written, in the order of :data:`REPORT_FILES`, then (with ``html``) the
@@ -85,6 +89,7 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
         out.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=out))
         _render(summaries, staging, scores)
+        (staging / "leaderboard.md").write_text(leaderboard(summaries, setups or {}), encoding="utf-8")
         if html is not None:
             write_html(html, staging)
         for name in entries:

@@ -13,6 +13,7 @@ from typing import Any
 from hopkit.calibration.migres import COVERAGE, calibrate_delta
 from hopkit.calibration.scores import ScoreFile, score_file_name
 from hopkit.calibration.searchain import PAPER_THETA, ThetaPoint, calibrate_theta, decomposition_pairs, question_pairs
+from hopkit.cli.help_texts import llm_help
 from hopkit.config import load_llm, load_named
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError
@@ -28,6 +29,33 @@ from hopkit.terminal import printable
 
 #: Each method's default retrieval config: the one its shipped config retrieves with.
 DEFAULT_RETRIEVAL = {"migres": "bm25-migres", "searchain": "bm25"}
+
+
+def add_arguments(calibrate: argparse.ArgumentParser) -> None:
+    calibrate.add_argument("method", choices=["migres", "searchain"],
+                           help="migres: the relevance threshold δ (paper's 80%% rule); searchain: the reader's "
+                                "confidence threshold θ (best F1, the paper's Appendix A.4.1)")
+    calibrate.add_argument("--dataset", help="stored dataset whose questions (and corpus) to use (default: the only "
+                                             "one); not the questions you evaluate on")
+    calibrate.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help=llm_help("qwen2.5-coder-1.5b-4k")
+                           + "; the judge runs on it, as the method's LLM judge or reader does")
+    calibrate.add_argument("--limit", type=int, default=20, help="questions to use (default 20)")
+    calibrate.add_argument("--start", type=int, default=0, help="skip this many questions first (default 0)")
+    calibrate.add_argument("--retrieval", help="retrieval config (default: bm25-migres for migres, bm25 for "
+                                               "searchain)")
+    calibrate.add_argument("--hits", type=int, default=50, help="migres: passages retrieved per question (MIGRES's "
+                                                                "hits_per_query, default 50)")
+    calibrate.add_argument("--rerank-top", type=int, help="migres: score only the best N hits, as MIGRES's "
+                                                          "rerank_top")
+    calibrate.add_argument("--decompositions", type=Path,
+                           help="searchain: a MuSiQue JSONL file (official format); its rows' single-hop "
+                                "sub-questions are the questions, their passages come from --dataset's corpus "
+                                "(default: --dataset's own questions, as single-hop questions)")
+    calibrate.add_argument("--apply-to", nargs="+", metavar="DATASET",
+                           help="the stored datasets whose runs use the threshold found (default: --dataset's); it is "
+                                "kept in the store for this --llm and retrieval, and a run of the shipped config that "
+                                "does not set it takes it and says so")
+    calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

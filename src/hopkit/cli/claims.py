@@ -9,13 +9,13 @@ from pathlib import Path
 from hopkit.evaluation.claims import ClaimChecker, declared_claims
 from hopkit.report.claims import RULE, claims_json, claims_table, notes, tally
 from hopkit.report.table import to_markdown, to_text
-from hopkit.cli_store import reading_factory
+from hopkit.cli.store_access import reading_factory
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
 from hopkit.terminal import printable
 
 
-def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("subject", help="a method whose paper's claims to check (migres, searchain, ircot, ...), or "
                                         "one run name a claim is about (alce-rerank)")
     parser.add_argument("--datasets", nargs="+", help="only these stored datasets (default: every one a claim names)")

@@ -12,7 +12,7 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 
-def add_index_arguments(index: argparse.ArgumentParser) -> None:
+def add_arguments(index: argparse.ArgumentParser) -> None:
     index.add_argument("--dataset", help="stored dataset (default: the only one)")
     index.add_argument("--retrieval", default="bm25", help="retrieval config name (default bm25)")
     index.add_argument("--executor", choices=EXECUTORS, default="threads",
@@ -37,7 +37,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         if "embedder" not in pipeline.options:
             raise ConfigError(f"--executor ray spreads the encoding of a dense index's passages; {args.retrieval!r} "
                               "is a BM25 index, built in this process: leave --executor out")
-        from hopkit.cli_executor import chosen_executor
+        from hopkit.cli.executor import chosen_executor
         from hopkit.executors.ray_encoding import ray_shard_encoder
 
         choice = chosen_executor(args, None)

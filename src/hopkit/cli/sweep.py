@@ -13,15 +13,32 @@ import sys
 from typing import Any
 
 from hopkit.calibration.stored import with_stored_threshold
-from hopkit.cli_logging import run_log
-from hopkit.cli_executor import chosen_executor
-from hopkit.cli_run import pipeline_config, run_exit_code
+from hopkit.cli.console import run_log
+from hopkit.cli.executor import add_executor_arguments, chosen_executor
+from hopkit.cli.help_texts import llm_help, retrieval_help
+from hopkit.cli.run import pipeline_config, run_exit_code
 from hopkit.config import instantiate
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.store.connection import DBConnection
 from hopkit.terminal import printable
+
+
+def add_arguments(sweep: argparse.ArgumentParser) -> None:
+    sweep.add_argument("configs", nargs="+", help="pipeline configs: shipped names, method names or YAML files")
+    sweep.add_argument("--datasets", nargs="+", required=True, help="stored datasets")
+    sweep.add_argument("--paper", action="store_true",
+                       help="the names are methods' declared experiments (nor, ircot, migres, flare, alce-vanilla, "
+                            "...: docs/configs.md): each runs with its paper's settings for each dataset, and is left "
+                            "out, saying why, where its paper does not run it")
+    sweep.add_argument("--llm", help=llm_help() + " (overrides every config's)")
+    sweep.add_argument("--retrieval", help=retrieval_help() + " (overrides the config of every method that "
+                                                               "retrieves)")
+    sweep.add_argument("--limit", type=int, help="only the first N questions of each dataset")
+    sweep.add_argument("--batch-size", type=int, help="questions in flight at once (with a model server)")
+    add_executor_arguments(sweep)
+    sweep.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any, ExecutorChoice]]:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from hopkit.calibration.stored import with_stored_threshold
-from hopkit.cli_executor import chosen_executor
-from hopkit.cli_logging import run_log
+from hopkit.cli.executor import add_executor_arguments, chosen_executor
+from hopkit.cli.help_texts import llm_help, retrieval_help
+from hopkit.cli.console import run_log
 from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
@@ -47,6 +48,25 @@ def check_retrieval_option(retrieval: str | None, pipeline: Any, source: str) ->
     if retrieval is not None and getattr(pipeline, "retrieval_pipeline", None) is None:
         raise ConfigError(f"--retrieval {retrieval}: {source} runs a method that does not retrieve; leave the "
                           "option out")
+
+
+def add_arguments(run: argparse.ArgumentParser) -> None:
+    run.add_argument("config", help="a shipped pipeline config by name (" + ", ".join(named_configs("pipelines"))
+                                    + "), a method by name with its defaults (" + ", ".join(method_names())
+                                    + "), or a YAML file with method (or _target_) and options")
+    run.add_argument("--dataset", help="stored dataset (overrides the config)")
+    run.add_argument("--limit", type=int, help="only the first N questions")
+    run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
+    run.add_argument("--llm", help=llm_help() + " (overrides the config)")
+    run.add_argument("--retrieval", help=retrieval_help() + " (overrides the config; the run id follows it)")
+    run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
+    run.add_argument("--batch-size", type=int, help="questions in flight at once (overrides the config's "
+                                                    "batch_size, default 10); only a model server answers several "
+                                                    "at once, an in-process model answers one at a time")
+    add_executor_arguments(run)
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--trace-prompts", action="store_true",
+                     help="keep every model call's prompt in the trace (shown by the HTML report; large)")
 
 
 def pipeline_config(argument: str) -> tuple[dict[str, Any], str]:
