@@ -17,6 +17,7 @@ from hopkit.options import PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.traces.payload import Payload, at, record
+from hopkit.traces.summary import Summary
 from hopkit.usage import usage_component
 
 
@@ -53,6 +54,13 @@ class ToyRead(Payload):
     answer: str = at("output")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToySummary(Summary):
+    """What a result stores beside its trace: how many paragraphs the model read."""
+
+    paragraphs: int
+
+
 class Toy:
     """(a) retrieve K paragraphs with the question; (b) ask the model."""
 
@@ -69,12 +77,14 @@ class Toy:
             reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)
         answer = clean_direct_answer(reply.text)
         record(ToyRead(question=query.text, answer=answer), llm_calls=1)
-        return GenerationResult(text=answer, chunk_ids=tuple(h.paragraph.id for h in hits))
+        return GenerationResult(text=answer, chunk_ids=tuple(h.paragraph.id for h in hits),
+                                metadata=ToySummary(paragraphs=len(hits)))
 
 
 METHOD = MethodEntry(name="toy", title="Toy", options=ToyOptions, build=Toy, retrieves=True, top_k="k",
                      template=Path(__file__).with_name("report.html.j2"),
-                     summary="retrieves K paragraphs, then asks the model", payloads=(ToyRetrieve, ToyRead))
+                     summary="retrieves K paragraphs, then asks the model", payloads=(ToyRetrieve, ToyRead),
+                     summary_type=ToySummary)
 '''
 
 TEMPLATE = '''\
