@@ -14,7 +14,7 @@ import pytest
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
-from hopkit.retrieval.ann import build_settings, chosen_kind
+from hopkit.retrieval.ann import build_settings, chosen_kind, lists_searched
 from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.dense_store import load_or_build_dense, vectors_folder
 from hopkit.retrieval.embedders import Embedder, HashingEmbedder
@@ -84,6 +84,14 @@ def test_the_default_index_follows_the_corpus_size() -> None:
     assert build_settings("ivfpq", 5_000_000, 384) == {"nlist": 4096, "m": 48, "nbits": 8}
     with pytest.raises(RetrievalError, match="unknown dense index 'annoy'"):
         chosen_kind("annoy", 10)
+
+
+def test_the_search_breadth_grows_with_the_corpus_unless_set(tmp_path: Path) -> None:
+    assert lists_searched(4096) == 2048 and lists_searched(8192) == 4096  # 5 and 21 million passages
+    assert lists_searched(256) == 128 and lists_searched(64) == 64 and lists_searched(512) == 256 and lists_searched(4096, 300) == 300
+    ivfpq, flat = build(tmp_path, index="ivfpq"), build(tmp_path, index="flat")
+    assert ivfpq.rescore == 1000 and flat.rescore == 200
+    assert build(tmp_path, index="ivfpq", rescore=20).rescore == 20
 
 
 @pytest.mark.parametrize("kind", ["ivfpq", "hnsw"])

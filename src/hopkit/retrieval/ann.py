@@ -25,7 +25,10 @@ logger = logging.getLogger(__name__)
 INDEX_KINDS = ("auto", "flat", "hnsw", "ivfpq")
 FLAT_UP_TO = 200_000
 INDEX_FILE = "index.faiss"
-NPROBE = 128  # IVF lists searched per query
+MIN_NPROBE = 128  # IVF lists searched per query, at least
+NPROBE_SHARE = 2  # ... and at least one list in this many
+RESCORE = 200  # candidates a flat or HNSW index proposes for exact scoring, by default
+IVFPQ_RESCORE = 1000  # ... and an IVF-PQ index, whose codes rank them more roughly
 EF_SEARCH = 128  # HNSW search breadth
 ADD_BATCH = 65_536
 TRAINING_POINTS_PER_LIST = 32
@@ -66,6 +69,14 @@ def build_settings(kind: str, count: int, dim: int) -> dict[str, Any]:
     if kind == "hnsw":
         return {"links": 32, "ef_construction": 200}
     return {}
+
+
+def lists_searched(nlist: int, nprobe: int | None = None) -> int:
+    """IVF lists searched per query: ``nprobe`` when given, else half of them and at least
+    :data:`MIN_NPROBE` (2,048 of 4,096 at 5 million passages, 4,096 of 8,192 at 21 million), so that
+    the share of the exact top 15 found does not fall as the corpus grows (docs/retrieval.md)."""
+    wanted = nprobe if nprobe is not None else max(MIN_NPROBE, nlist // NPROBE_SHARE)
+    return max(1, min(wanted, nlist))
 
 
 def faiss_installed() -> bool:
@@ -153,21 +164,26 @@ class Candidates:
     Args:
         index: the structure.
         kind: ``flat``, ``hnsw`` or ``ivfpq``.
-        nprobe: IVF-PQ lists searched per query.
+        nprobe: IVF-PQ lists searched per query (None: :func:`lists_searched`'s default).
         ef_search: HNSW candidates kept while searching (at least the number asked for).
     """
 
-    def __init__(self, index: Any, kind: str, *, nprobe: int = NPROBE, ef_search: int = EF_SEARCH) -> None:
+    def __init__(self, index: Any, kind: str, *, nprobe: int | None = None, ef_search: int = EF_SEARCH) -> None:
         self.index = index
         self.kind = kind
         self.nprobe = nprobe
         self.ef_search = ef_search
 
+    @property
+    def rescore(self) -> int:
+        """How many candidates this structure proposes for exact scoring by default."""
+        return IVFPQ_RESCORE if self.kind == "ivfpq" else RESCORE
+
     def nearest(self, query: np.ndarray, count: int) -> np.ndarray:
         """Positions of up to ``count`` rows nearest to ``query`` (a unit float32 vector), best first."""
         faiss = _faiss()
         if self.kind == "ivfpq":
-            parameters = faiss.SearchParametersIVF(nprobe=min(self.nprobe, self.index.nlist))
+            parameters = faiss.SearchParametersIVF(nprobe=lists_searched(self.index.nlist, self.nprobe))
         elif self.kind == "hnsw":
             parameters = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, count))
         else:

@@ -17,7 +17,7 @@ import numpy as np
 
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.retrieval.ann import Candidates
+from hopkit.retrieval.ann import RESCORE, Candidates
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order
 from hopkit.retrieval.embedders import (
     Embedder,
@@ -35,7 +35,6 @@ __all__ = ["DenseRetriever", "Embedder", "HashingEmbedder", "SentenceTransformer
 logger = logging.getLogger(__name__)
 
 SCORE_BLOCK = 65_536  # rows converted to float32 at a time by exact search
-RESCORE = 200
 
 
 def query_vector(embedder: Embedder, query: str) -> np.ndarray:
@@ -63,7 +62,8 @@ class DenseRetriever:
         embedder: the model that embedded them; it embeds the queries too.
         candidates: an approximate structure proposing rows (None: exact search of every row).
         rescore: how many candidates the structure proposes and the vectors score exactly (at
-            least ``k`` plus the excluded ids; more when deduplication needs them).
+            least ``k`` plus the excluded ids; more when deduplication needs them). None: the
+            structure's default (:attr:`Candidates.rescore`).
 
     Raises:
         RetrievalError: if ``vectors`` is not 2-D, its rows do not match the corpus, or
@@ -71,9 +71,11 @@ class DenseRetriever:
     """
 
     def __init__(self, vectors: np.ndarray, corpus: RankedCorpus, embedder: Embedder,
-                 candidates: Candidates | None = None, *, rescore: int = RESCORE) -> None:
+                 candidates: Candidates | None = None, *, rescore: int | None = None) -> None:
         if vectors.ndim != 2 or vectors.shape[0] != len(corpus):
             raise RetrievalError(f"vectors of shape {vectors.shape} for a corpus of {len(corpus)} paragraphs")
+        if rescore is None:
+            rescore = candidates.rescore if candidates is not None else RESCORE
         if rescore < 1:
             raise RetrievalError(f"rescore must be >= 1, got {rescore}")
         self.vectors = vectors

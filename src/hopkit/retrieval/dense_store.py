@@ -25,9 +25,9 @@ import numpy as np
 from tqdm import tqdm
 
 from hopkit.errors import RetrievalError
-from hopkit.retrieval.ann import (EF_SEARCH, NPROBE, Candidates, build_settings, build_structure, chosen_kind,
+from hopkit.retrieval.ann import (EF_SEARCH, Candidates, build_settings, build_structure, chosen_kind,
                                  faiss_installed, load_structure, save_structure)
-from hopkit.retrieval.dense import RESCORE, DenseRetriever, query_vector
+from hopkit.retrieval.dense import DenseRetriever, query_vector
 from hopkit.retrieval.embedders import Embedder
 from hopkit.retrieval.index_folders import build_lock, index_path, load_or_save
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
@@ -49,8 +49,8 @@ def vectors_folder(index_dir: Path, fingerprint: str, model_id: str) -> Path:
 
 
 def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embedder, *, index: str = "auto",
-                        batch_size: int = 1024, shard_size: int = SHARD_SIZE, rescore: int = RESCORE,
-                        nprobe: int = NPROBE, ef_search: int = EF_SEARCH, progress: bool | None = None,
+                        batch_size: int = 1024, shard_size: int = SHARD_SIZE, rescore: int | None = None,
+                        nprobe: int | None = None, ef_search: int = EF_SEARCH, progress: bool | None = None,
                         encoder: ShardEncoder | None = None) -> DenseRetriever:
     """The dense retriever over ``source``: its vectors and structure loaded, or built and saved first.
 
@@ -61,8 +61,8 @@ def load_or_build_dense(source: ParagraphSource, index_dir: Path, embedder: Embe
         index: ``auto``, ``flat``, ``hnsw`` or ``ivfpq`` (:mod:`hopkit.retrieval.ann`).
         batch_size: passages per forward pass of the model.
         shard_size: passages per shard of a new build (the unit of resuming and of Ray tasks).
-        rescore: candidates the structure proposes for exact scoring.
-        nprobe: IVF-PQ lists searched per query.
+        rescore: candidates the structure proposes for exact scoring (None: 200, or 1,000 for IVF-PQ).
+        nprobe: IVF-PQ lists searched per query (None: half the lists, at least 128).
         ef_search: HNSW search breadth.
         progress: show a progress bar while encoding (None: when stderr is a terminal).
         encoder: how the pending shards are encoded (default: in this process).

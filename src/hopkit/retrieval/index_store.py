@@ -14,9 +14,9 @@ from typing import Any, Mapping, Sequence
 
 from hopkit.errors import RetrievalError, UnknownNameError
 from hopkit.records import Paragraph
-from hopkit.retrieval.ann import EF_SEARCH, INDEX_KINDS, NPROBE
+from hopkit.retrieval.ann import EF_SEARCH, INDEX_KINDS
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.retrieval.dense import RESCORE, DenseRetriever
+from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.dense_store import ShardEncoder, load_or_build_dense
 from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
 from hopkit.retrieval.hybrid import HybridRetriever
@@ -28,7 +28,7 @@ from hopkit.retrieval.vector_build import SHARD_SIZE
 
 BM25_DEFAULTS: Mapping[str, Any] = {"k1": 1.2, "b": 0.75, "method": "lucene"}
 DENSE_DEFAULTS: Mapping[str, Any] = {"embedder": DEFAULT_EMBEDDER, "batch_size": 1024, "index": "auto",
-                                     "shard_size": SHARD_SIZE, "rescore": RESCORE, "nprobe": NPROBE,
+                                     "shard_size": SHARD_SIZE, "rescore": None, "nprobe": None,
                                      "ef_search": EF_SEARCH}
 HYBRID_DEFAULTS: Mapping[str, Any] = {**BM25_DEFAULTS, **DENSE_DEFAULTS, "rrf_k": 60, "depth": 100}
 KINDS: Mapping[str, Mapping[str, Any]] = {"bm25": BM25_DEFAULTS, "dense": DENSE_DEFAULTS, "hybrid": HYBRID_DEFAULTS}
@@ -116,11 +116,15 @@ def _bm25(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any])
                         build=lambda: BM25Retriever.build_from(source, **parameters))
 
 
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def _dense(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any], progress: bool | None,
            encoder: ShardEncoder | None) -> DenseRetriever:
     option = settings["embedder"]
     embedder: Embedder = load_embedder(option) if isinstance(option, str) else option
     return load_or_build_dense(source, index_dir, embedder, index=str(settings["index"]),
                                batch_size=int(settings["batch_size"]), shard_size=int(settings["shard_size"]),
-                               rescore=int(settings["rescore"]), nprobe=int(settings["nprobe"]),
+                               rescore=_count(settings["rescore"]), nprobe=_count(settings["nprobe"]),
                                ef_search=int(settings["ef_search"]), progress=progress, encoder=encoder)

@@ -8,8 +8,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import DenseIndexKind, RetrievalPipeline, dense_search_options
-from hopkit.retrieval.ann import EF_SEARCH, NPROBE
-from hopkit.retrieval.dense import RESCORE
+from hopkit.retrieval.ann import EF_SEARCH
 from hopkit.retrieval.rerank import RERANK_DEPTH
 from hopkit.retrieval.vector_build import SHARD_SIZE
 
@@ -21,8 +20,8 @@ class DenseRetrievalPipeline(RetrievalPipeline):
         embedder: ``wordllama``, ``minilm``, ``e5-base-v2``, ``bge-small`` or any
             sentence-transformers model by Hub name or folder.
         index: ``auto`` (exact up to 200,000 passages, IVF-PQ above), ``flat``, ``hnsw`` or ``ivfpq``.
-        rescore: candidates an approximate index proposes for exact scoring.
-        nprobe: IVF-PQ lists searched per query.
+        rescore: candidates an approximate index proposes for exact scoring (None: 200; 1,000 for IVF-PQ).
+        nprobe: IVF-PQ lists searched per query (None: half the lists, at least 128).
         ef_search: HNSW search breadth.
         batch_size: passages handed to the model at once while encoding (does not change the index).
         shard_size: passages per shard of the build, the unit of resuming (does not change the index).
@@ -33,7 +32,7 @@ class DenseRetrievalPipeline(RetrievalPipeline):
     def __init__(self, session_factory: sessionmaker[Session], name: str = "dense", dataset: str | None = None,
                  index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
                  rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = "wordllama",
-                 index: DenseIndexKind = "auto", rescore: PositiveInt = RESCORE, nprobe: PositiveInt = NPROBE,
+                 index: DenseIndexKind = "auto", rescore: PositiveInt | None = None, nprobe: PositiveInt | None = None,
                  ef_search: PositiveInt = EF_SEARCH, batch_size: PositiveInt = 1024,
                  shard_size: PositiveInt = SHARD_SIZE) -> None:
         check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder, index=index,

@@ -8,8 +8,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.options import NonEmptyStr, NonNegativeInt, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import DenseIndexKind, RetrievalPipeline, dense_search_options
-from hopkit.retrieval.ann import EF_SEARCH, NPROBE
-from hopkit.retrieval.dense import RESCORE
+from hopkit.retrieval.ann import EF_SEARCH
 from hopkit.retrieval.rerank import RERANK_DEPTH
 from hopkit.retrieval.vector_build import SHARD_SIZE
 
@@ -23,8 +22,8 @@ class HybridRetrievalPipeline(RetrievalPipeline):
     def __init__(self, session_factory: sessionmaker[Session], name: str = "hybrid", dataset: str | None = None,
                  index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
                  rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = "wordllama",
-                 rrf_k: NonNegativeInt = 60, index: DenseIndexKind = "auto", rescore: PositiveInt = RESCORE,
-                 nprobe: PositiveInt = NPROBE, ef_search: PositiveInt = EF_SEARCH, batch_size: PositiveInt = 1024,
+                 rrf_k: NonNegativeInt = 60, index: DenseIndexKind = "auto", rescore: PositiveInt | None = None,
+                 nprobe: PositiveInt | None = None, ef_search: PositiveInt = EF_SEARCH, batch_size: PositiveInt = 1024,
                  shard_size: PositiveInt = SHARD_SIZE) -> None:
         check_arguments(HybridRetrievalPipeline.__init__, "hybrid retrieval option", embedder=embedder, rrf_k=rrf_k,
                         index=index, rescore=rescore, nprobe=nprobe, ef_search=ef_search, batch_size=batch_size,
