@@ -21,7 +21,8 @@ needs_samples = pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
 #: The QA sections the page has; a section added or removed must be added or removed here too.
 SECTIONS = ("qa-kit-rerun", "qa-searchain", "qa-searchain-ablations", "qa-searchain-ablations-strategyqa",
-            "qa-migres", "qa-migres-ablations", "qa-baselines", "qa-baselines-strategyqa", "retrieval-qa-oner")
+            "qa-migres", "qa-migres-ablations", "qa-baselines", "qa-baselines-strategyqa", "retrieval-qa-oner",
+            "retrieval-qa-ircot")
 
 
 @pytest.fixture(scope="module")
