@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from hopkit.evaluation.claims import ClaimChecker, declared_claims
-from hopkit.report.claims import RULE, claims_json, claims_table, notes, tally
-from hopkit.report.table import to_markdown, to_text
+from hopkit.report.claims import RULE, claims_json, claims_markdown, claims_table, notes, tally
+from hopkit.report.table import to_text
 from hopkit.cli.store_access import reading_factory
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
@@ -39,9 +39,8 @@ def cmd_claims(args: argparse.Namespace) -> int:
         print(printable(line))
     print("\n" + RULE)
     args.out.mkdir(parents=True, exist_ok=True)
-    markdown = "\n\n".join([f"# Claims of {args.subject}, checked on stored runs", tally(checks),
-                            to_markdown(table).rstrip(), *(f"- {line}" for line in [*notes(checks), *absent]), RULE])
-    (args.out / f"{args.subject}.md").write_text(markdown + "\n", encoding="utf-8")
+    (args.out / f"{args.subject}.md").write_text(claims_markdown(args.subject, checks, checker.absent),
+                                                 encoding="utf-8")
     (args.out / f"{args.subject}.json").write_text(json.dumps(claims_json(args.subject, checks), indent=2) + "\n",
                                                    encoding="utf-8")
     print(f"\nwritten: {args.out / f'{args.subject}.md'}, {args.out / f'{args.subject}.json'}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from hopkit.errors import ComparisonError, UnknownNameError
 from hopkit.evaluation.compare import MetricComparison, compare_scores
@@ -97,12 +97,15 @@ class ClaimChecker:
         store: the runs.
         verdicts: the LLM judges' stored verdicts, which ``llm_accuracy`` needs (None: not compared).
         judge: the judging model's id (None: the one judge that judged both runs of a pair).
+        runs: the run to use for a (name, dataset), by run id (None: found by name, :func:`runs_named`).
     """
 
-    def __init__(self, store: Store, verdicts: VerdictStore | None = None, judge: str | None = None) -> None:
+    def __init__(self, store: Store, verdicts: VerdictStore | None = None, judge: str | None = None,
+                 runs: Mapping[tuple[str, str], str] | None = None) -> None:
         self.store = store
         self.verdicts = verdicts
         self.judge = judge
+        self.runs = runs
         self._scores: dict[tuple[str, str | None], list[QuestionScores]] = {}
         self.absent: set[str] = set()  # datasets a checked claim names that the store does not hold
 
@@ -121,14 +124,20 @@ class ClaimChecker:
                 checks.append(self._pooled(claim, compared))
         return checks
 
+    def _named(self, name: str, dataset: str) -> list[RunInfo]:
+        if self.runs is None:
+            return runs_named(self.store, name, dataset)
+        run_id = self.runs.get((name, dataset))
+        return [] if run_id is None else [run for run in self.store.runs() if run.run_id == run_id]
+
     def _on_dataset(self, claim: PaperClaim, dataset: str) -> ClaimCheck:
-        subjects = runs_named(self.store, claim.subject, dataset)
+        subjects = self._named(claim.subject, dataset)
         if not subjects:
             return ClaimCheck(claim, dataset, None, None, None, NOT_RUN,
                               f"no run of {claim.subject} on {dataset}: "
                               f"`hopkit run {claim.subject} --dataset {dataset}`")
         subject = subjects[0]
-        baselines = [run for run in runs_named(self.store, claim.baseline, dataset)
+        baselines = [run for run in self._named(claim.baseline, dataset)
                      if run.config.get("llm") == subject.config.get("llm")]
         if not baselines:
             return ClaimCheck(claim, dataset, subject, None, None, NOT_RUN,

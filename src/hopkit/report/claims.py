@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from hopkit.evaluation.claims import HOLDS, NOT_JUDGED, NOT_RUN, REVERSED, ClaimCheck
-from hopkit.report.table import Cell, Column, Table, metric_header
+from hopkit.report.table import Cell, Column, Table, metric_header, to_markdown
 
 RULE = ("Verdict rule: \"holds\" where the paired test gives p < 0.05 and the difference points the paper's "
         "way, \"reversed\" where p < 0.05 and it points the other way, \"cannot tell at n = N\" otherwise "
@@ -80,3 +80,11 @@ def claims_json(subject: str, checks: Sequence[ClaimCheck]) -> dict[str, Any]:
                                      "p": m.p_value, "test": m.test}),
         })
     return {"subject": subject, "rule": RULE, "tally": tally(checks), "checks": rows}
+
+
+def claims_markdown(subject: str, checks: Sequence[ClaimCheck], absent: Iterable[str] = ()) -> str:
+    """The claims of ``subject`` as checked: title, tally, table, what the missing rows need, the rule."""
+    missing = sorted(absent)
+    lines = [*notes(checks), *([f"not in the store, not checked: {', '.join(missing)}"] if missing else [])]
+    return "\n\n".join([f"# Claims of {subject}, checked on stored runs", tally(checks),
+                         to_markdown(claims_table(checks)).rstrip(), *(f"- {line}" for line in lines), RULE]) + "\n"

@@ -1,0 +1,110 @@
+"""The pages a reader of the benchmark results starts from, rebuilt from the saved runs:
+``docs/leaderboard.md`` (every method's declared experiment on each sample, ranked) and
+``docs/claims/METHOD.md`` (each method's paper claims, checked on those runs).
+
+The runs are the saved runs (``benchmarks/results/runs``) of each benchmark variant on each sample:
+the declared experiments (:mod:`hopkit.experiments`, a paper's settings) and the benchmark's own levers
+and retrievers (``benchmarks/configs``), each row named by its variant; the pages are made by the
+package's own code (:mod:`hopkit.report.leaderboard`, :mod:`hopkit.evaluation.claims`).
+``tests/benchmarks/test_reader_pages.py`` rebuilds them and fails on any difference::
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.reader_pages [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks.environment import LLM_NAME, ROOT, use_home
+from benchmarks.qa_pipelines import SKIPPED, pipeline_for
+from benchmarks.qa_sections import SAMPLES, restored_store
+from benchmarks.saved_run_ids import QwenStandIn
+from benchmarks.variants import variant_names
+from hopkit.evaluation.claims import ClaimChecker
+from hopkit.judging_runs import choose_judge
+from hopkit.methods.registry import entries
+from hopkit.report.claims import claims_markdown
+from hopkit.report.leaderboard import leaderboard, run_setup
+from hopkit.scoring_runs import score_runs
+from hopkit.store.store import Store
+from hopkit.store.verdicts import VerdictStore
+
+DOCS = ROOT / "docs"
+INTRO = ("Every method on the first 30 questions of each sample, with Qwen2.5-Coder-1.5B: each row a variant "
+         "the benchmark ran and saved, named as in `docs/benchmarks.md`: a paper's settings (the method's declared "
+         "experiment, `hopkit/methods/*/experiments.yaml`: `migres`, `searchain-no-verification`...) or one of the "
+         "benchmark's levers and retrievers (`benchmarks/configs/`: `ircot-reasoning-reader`, `oner-minilm`...). "
+         "Rebuilt from the saved runs (`benchmarks/results/runs`) by `HOPKIT_DATA_DIR=../shared/data .venv/bin/python "
+         "-m benchmarks.reader_pages --write`, and checked by `tests/benchmarks/test_reader_pages.py`.")
+
+
+def variant_runs(session_factory: Any) -> dict[tuple[str, str], str]:
+    """(variant, sample) to the saved run's id, for every variant the store holds a run of."""
+    llm = QwenStandIn([], context_length=4096)
+    held = {run.run_id for run in Store(session_factory).runs()}
+    found = {}
+    for name in variant_names():
+        for dataset in SAMPLES:
+            if (name, dataset) in SKIPPED:
+                continue
+            run_id = pipeline_for(name, dataset, session_factory, llm, llm_name=LLM_NAME).run_spec().run_id
+            if run_id in held:
+                found[name, dataset] = run_id
+    return found
+
+
+def pages(session_factory: Any) -> dict[Path, str]:
+    """The leaderboard and each method's claims page, as they are built from the store's runs."""
+    store, verdicts = Store(session_factory), VerdictStore(session_factory)
+    runs_of = variant_runs(session_factory)
+    variant_of = {run_id: name for (name, _), run_id in runs_of.items()}
+    runs = [run for run in store.runs() if run.run_id in variant_of]
+    judge = choose_judge(verdicts, [run.run_id for run in runs])
+    summaries = [replace(summary, name=variant_of[summary.run_id])
+                 for summary in score_runs(store, runs, verdicts=verdicts, judge=judge)]
+    built: dict[Path, str] = {}
+    claimed = [name for name, entry in entries().items() if entry.claims]
+    for name in claimed:
+        checker = ClaimChecker(store, verdicts, None if judge is None else judge.model_id, runs_of)
+        checks = checker.check(entries()[name].claims, SAMPLES)
+        built[DOCS / "claims" / f"{name}.md"] = claims_markdown(name, checks, checker.absent)
+    links = {s.method: page for s in summaries for page in (f"methods/{s.method}.md", f"{s.method}.md")
+             if (DOCS / page).exists()}
+    claims_line = ("The paired claims of each paper, checked on these runs by `hopkit claims`: "
+                   + ", ".join(f"[{name}](claims/{name}.md)" for name in claimed) + ".")
+    page = leaderboard(summaries, {s.run_id: run_setup(store.run(s.run_id).config) for s in summaries}, links,
+                       claims=[claims_line])
+    built[DOCS / "leaderboard.md"] = page.replace("# Leaderboard\n\n", f"# Leaderboard\n\n{INTRO}\n\n", 1)
+    return built
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="write the pages that differ")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        use_home(Path(scratch))
+        built = pages(restored_store(Path(scratch) / "hopkit.db"))
+    differing = 0
+    for path, text in built.items():
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old == text:
+            print(f"{path.relative_to(ROOT)}: same")
+            continue
+        differing += 1
+        print(f"{path.relative_to(ROOT)}: DIFFERENT")
+        print("\n".join(difflib.unified_diff(old.splitlines(), text.splitlines(), "page", "rebuilt", lineterm="",
+                                             n=0)))
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return 1 if differing and not args.write else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
