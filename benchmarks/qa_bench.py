@@ -2,10 +2,13 @@
 
 Runs each method on the pooled corpus of each sample (BM25), stores every question as
 it finishes (rerun the same command to resume), then writes the comparison table,
-the time split and two plots to docs/benchmarks.md and docs/img/.
+the time split and two plots into ``--out`` (default .hopkit-bench/sections); with
+``--write-repository`` into docs/benchmarks.md and docs/img/ instead, and each run is also
+saved into benchmarks/results/runs. Without it the repository is left as it was, whatever
+store and data folder the command is pointed at.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench \\
-        --datasets hotpotqa 2wikimultihopqa musique --methods nor oner --limit 100
+        --datasets hotpotqa 2wikimultihopqa musique --methods nor oner --limit 100 --write-repository
 
 MIGRES and SearChain need their thresholds calibrated first (benchmarks/thresholds.json,
 written by benchmarks/migres_calibration.py and benchmarks/searchain_calibration.py); the
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from benchmarks._report import command_line, write_section
 from benchmarks.bench_store import add_store_options, open_bench_store
-from benchmarks.environment import DOCS_IMG
+from benchmarks.environment import BENCHMARKS_MD, DOCS_IMG
 from benchmarks.qa_section import Cell, score_section, section_body
 from benchmarks.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from benchmarks.saved_runs import restore, save
@@ -48,14 +51,14 @@ def ingest(store: Store, dataset: str) -> None:
     restore(store, dataset)
 
 
-def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int) -> str:
-    """Run (or resume) ``pipeline`` on the first ``limit`` questions; save its results to the
-    repository however the run ends. Returns the run id."""
+def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int, into_repository: bool = True) -> str:
+    """Run (or resume) ``pipeline`` on the first ``limit`` questions; with ``into_repository``, save its results
+    to the repository however the run ends. Returns the run id."""
     run_id = pipeline.run_spec().run_id
     try:
         pipeline.run(limit=limit)
     finally:
-        if any(run.run_id == run_id for run in store.runs()):
+        if into_repository and any(run.run_id == run_id for run in store.runs()):
             save(store, run_id)
     return run_id
 
@@ -68,6 +71,13 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=100)
     add_store_options(parser)
     parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
+    parser.add_argument("--write-repository", action="store_true",
+                        help="write the section into docs/benchmarks.md (its plots into docs/img) and save the runs "
+                             "into benchmarks/results/runs; without it the section and plots go to --out and the runs "
+                             "stay in the store, so benchmarking other questions leaves the repository as it was")
+    parser.add_argument("--out", type=Path, default=Path(".hopkit-bench") / "sections",
+                        help="where the section and its plots go without --write-repository (default "
+                             ".hopkit-bench/sections)")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
                         help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
@@ -92,11 +102,15 @@ def main() -> int:
                 continue
             pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
                                     thresholds=args.thresholds)
-            run_id = pipeline.run_spec().run_id if args.report_only else run_and_save(store, pipeline, args.limit)
+            run_id = (pipeline.run_spec().run_id if args.report_only
+                      else run_and_save(store, pipeline, args.limit, args.write_repository))
             retrievers.add(retriever_label(pipeline))
             cells.append(Cell(method, dataset, run_id))
     scored = score_section(store, cells, args.datasets, args.limit)
     command = command_line()
+    img_dir = DOCS_IMG if args.write_repository else args.out / "img"
+    img_dir.mkdir(parents=True, exist_ok=True)
+    target = BENCHMARKS_MD if args.write_repository else args.out / f"{args.section}.md"
     write_section(args.section, "\n\n".join([
         f"## QA: {', '.join(args.methods)} with {args.llm} ({', '.join(sorted(retrievers - {''}))}, "
         "pooled sample corpora, "
@@ -109,8 +123,10 @@ def main() -> int:
         + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
         + "\n".join(f"- {described(method, args.datasets)}" for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
-        *section_body(session_factory, store, scored, args.section, DOCS_IMG),
-    ]))
+        *section_body(session_factory, store, scored, args.section, img_dir),
+    ]), target)
+    print(f"wrote the section {args.section} to {target}, its plots to {img_dir}"
+          + ("" if args.write_repository else " (--write-repository writes docs/benchmarks.md and saves the runs)"))
     return 0
 
 
