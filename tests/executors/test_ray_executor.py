@@ -25,6 +25,7 @@ from hopkit.records import Corpus, Paragraph, Query
 from hopkit.runner import run_with
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
+from tests.polling import answers_stored, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -202,7 +203,7 @@ def test_ctrl_c_stops_a_ray_run_and_its_workers_and_keeps_the_stored_answers(ray
             while len(server.answered) < 2 or len(server.requests) < 6:
                 assert time.monotonic() < deadline and process.poll() is None, "the run never got going"
                 time.sleep(0.2)
-            time.sleep(1)  # the two answers reach the store
+            wait_until(lambda: answers_stored(store) >= 2, 60, "the two answers stored")
             process.send_signal(signal.SIGINT)
             _, err = process.communicate(timeout=60)
         finally:

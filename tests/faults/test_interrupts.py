@@ -14,6 +14,7 @@ import pytest
 
 from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.store.store import Store
+from tests.polling import answers_stored, wait_until
 
 pytestmark = pytest.mark.unit
 
@@ -56,7 +57,7 @@ def test_ctrl_c_with_hanging_http_workers_exits_at_once_and_keeps_finished_answe
         try:
             # every question asked (the NoR config runs 10 at once), two answered, four hanging
             assert wait_for(lambda: len(server.requests) >= 6 and len(server.answered) >= 2, 60), process.poll()
-            time.sleep(0.5)  # let the runner store the two answers
+            wait_until(lambda: answers_stored(store) >= 2, 30, "the two answers stored")
             interrupted = time.monotonic()
             process.send_signal(signal.SIGINT)
             try:
