@@ -23,6 +23,8 @@ by the file) can be added, as the benchmarks add their own variants.
 
 from __future__ import annotations
 
+import copy
+import functools
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,11 +85,16 @@ def _package_files() -> list[Path]:
 
 def declared(folders: Iterable[Path] = ()) -> dict[str, tuple[dict[str, Any], str]]:
     """Every experiment's own keys and its source: the method packages' files, then one file per
-    experiment in ``folders``.
+    experiment in ``folders`` (read once per process; each call gets its own copy).
 
     Raises:
         ConfigError: a file that is not a mapping of experiments, or a name declared twice.
     """
+    return copy.deepcopy(_read_declarations(tuple(str(folder) for folder in folders)))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_declarations(folders: tuple[str, ...]) -> dict[str, tuple[dict[str, Any], str]]:
     found: dict[str, tuple[dict[str, Any], str]] = {}
 
     def add(name: str, keys: Any, source: str) -> None:

@@ -58,10 +58,11 @@ def write_run_report(summaries: list[Any], out: Path, store: Store | None = None
                   verdicts: VerdictStore | None = None, judge: JudgeIdentity | None = None) -> None:
     """Write the report; with ``store``, its Markdown gets the runs' paired comparisons and the
     folder the HTML report of the runs' results."""
+    runs = {} if store is None else {s.run_id: store.run(s.run_id) for s in summaries}
     scores = None if store is None else {
-        s.run_id: _judged_scores(store, store.run(s.run_id), verdicts, judge)[1] for s in summaries}
+        run_id: _judged_scores(store, run, verdicts, judge)[1] for run_id, run in runs.items()}
     html = None if store is None or scores is None else collect_report(store, summaries, scores)
-    setups = None if store is None else {s.run_id: run_setup(store.run(s.run_id).config) for s in summaries}
+    setups = None if store is None else {run_id: run_setup(run.config) for run_id, run in runs.items()}
     paths = write_report(summaries, out, scores=scores, html=html, setups=setups)
     tables = paths[:len(REPORT_FILES)]
     print(f"wrote {tables[0]}, " + ", ".join(p.name for p in tables[1:-1]) + f" and {tables[-1].name}")

@@ -114,15 +114,16 @@ def cmd_run(args: argparse.Namespace) -> int:
                           ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
         if value is not None:
             spec[option] = value
+    session_factory = None
     if "experiment" in spec:  # its settings depend on the dataset (the only one stored, if not given)
-        stored = DBConnection.from_config(args.db).get_session_factory()
-        spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(stored), None)
-        spec, threshold = with_stored_threshold(spec, stored)
+        session_factory = DBConnection.from_config(args.db).get_session_factory()
+        spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(session_factory), None)
+        spec, threshold = with_stored_threshold(spec, session_factory)
         if threshold:
             print(f"calibrated threshold: {printable(threshold)}", flush=True)
     config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
     executor = chosen_executor(args, config)
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    session_factory = session_factory or DBConnection.from_config(args.db).get_session_factory()
     pipeline = config.build(session_factory)
     check_retrieval_option(args.retrieval, pipeline, source)
     with run_log("run") as log_file:

@@ -82,10 +82,10 @@ def declared_claims(subject: str) -> list[PaperClaim]:
     return found
 
 
-def runs_named(store: Store, name: str, dataset: str) -> list[RunInfo]:
-    """The scorable runs on ``dataset`` called ``name`` or ``name-dataset`` (how ``hopkit run NAME`` and the
-    benchmarks name them), the one with the most answers first, then the newest."""
-    runs = [run for run in store.runs() if run.dataset == dataset and not run.stale and run.finished
+def runs_named(runs: Sequence[RunInfo], name: str, dataset: str) -> list[RunInfo]:
+    """Those of ``runs`` on ``dataset`` called ``name`` or ``name-dataset`` (how ``hopkit run NAME`` and the
+    benchmarks name them) that can be scored, the one with the most answers first, then the newest."""
+    runs = [run for run in runs if run.dataset == dataset and not run.stale and run.finished
             and run.name in (name, f"{name}-{dataset}")]
     return sorted(runs, key=lambda run: (-run.finished, -run.created_at.timestamp()))
 
@@ -106,6 +106,8 @@ class ClaimChecker:
         self.verdicts = verdicts
         self.judge = judge
         self.runs = runs
+        self._stored = store.runs()
+        self._judges: dict[tuple[str, str], JudgeIdentity | None] = {}
         self._scores: dict[tuple[str, str | None], list[QuestionScores]] = {}
         self.absent: set[str] = set()  # datasets a checked claim names that the store does not hold
 
@@ -126,9 +128,9 @@ class ClaimChecker:
 
     def _named(self, name: str, dataset: str) -> list[RunInfo]:
         if self.runs is None:
-            return runs_named(self.store, name, dataset)
+            return runs_named(self._stored, name, dataset)
         run_id = self.runs.get((name, dataset))
-        return [] if run_id is None else [run for run in self.store.runs() if run.run_id == run_id]
+        return [run for run in self._stored if run.run_id == run_id]
 
     def _on_dataset(self, claim: PaperClaim, dataset: str) -> ClaimCheck:
         subjects = self._named(claim.subject, dataset)
@@ -159,13 +161,17 @@ class ClaimChecker:
 
     def _pair(self, metric: str, subject: RunInfo, baseline: RunInfo
               ) -> tuple[list[QuestionScores], list[QuestionScores]] | None:
-        judge: JudgeIdentity | None = None
-        if metric == "llm_accuracy":
-            judge = None if self.verdicts is None else choose_judge(self.verdicts, [subject.run_id, baseline.run_id],
-                                                                      self.judge)
-            if judge is None:
-                return None
+        judge = self._judge(subject, baseline) if metric == "llm_accuracy" else None
+        if metric == "llm_accuracy" and judge is None:
+            return None
         return self._scored(subject, judge), self._scored(baseline, judge)
+
+    def _judge(self, subject: RunInfo, baseline: RunInfo) -> JudgeIdentity | None:
+        key = (subject.run_id, baseline.run_id)
+        if key not in self._judges:
+            self._judges[key] = (None if self.verdicts is None
+                                 else choose_judge(self.verdicts, list(key), self.judge))
+        return self._judges[key]
 
     def _scored(self, run: RunInfo, judge: JudgeIdentity | None) -> list[QuestionScores]:
         key = (run.run_id, None if judge is None else str(judge))

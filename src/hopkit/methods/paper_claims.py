@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Literal, Mapping
 
 from hopkit.errors import ConfigError
+from hopkit.evaluation.scoring import METRIC_NAMES
 
 Direction = Literal["above", "below"]
-CLAIM_METRICS = ("em", "f1", "cover_em", "paragraph_recall", "llm_accuracy")
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class PaperClaim:
         subject: the run name the claim is about (a method, or one mode of it: ``alce-rerank``).
         baseline: the run name it is compared with (``oner``, ``alce-vanilla``, ``searchain-no-verification``).
         direction: ``above`` or ``below``: where the paper puts ``subject`` against ``baseline``.
-        metric: the paper's metric, as hopkit scores it (:data:`CLAIM_METRICS`).
+        metric: the paper's metric, as hopkit scores it (one of
+            :data:`hopkit.evaluation.scoring.METRIC_NAMES`).
         source: where the paper says so ("MIGRES, Table 3").
         datasets: the datasets the paper reports it on.
     """
@@ -40,9 +41,9 @@ class PaperClaim:
         if self.direction not in ("above", "below"):
             raise ConfigError(f"claim {self.subject} against {self.baseline}: direction must be 'above' or 'below', "
                               f"got {self.direction!r}")
-        if self.metric not in CLAIM_METRICS:
+        if self.metric not in METRIC_NAMES:
             raise ConfigError(f"claim {self.subject} against {self.baseline}: metric {self.metric!r} is not one of "
-                              f"{', '.join(CLAIM_METRICS)}")
+                              f"{', '.join(METRIC_NAMES)}")
         if not self.datasets:
             raise ConfigError(f"claim {self.subject} against {self.baseline}: name the datasets the paper reports")
 
