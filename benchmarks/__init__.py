@@ -1,15 +1,10 @@
-"""The scripts behind docs/benchmarks.md (run from the repository root: ``python -m benchmarks.NAME``).
+"""The measurements behind docs/benchmarks.md that are not user features (run from the repository root:
+``python -m benchmarks.NAME``): each a standalone script over hopkit's public API, none importing another.
 
-The benchmark machines keep their GGUF models in ``~/.cache/local-models`` (where
-``../shared/tools/install-local-models.sh`` puts them); hopkit reads a model from
-``$HOPKIT_MODEL_DIR`` instead of downloading it, so that folder is the default here
-(:func:`benchmarks.environment.use_local_models`). Where everything else is: :mod:`benchmarks.environment`.
-
-The QA benchmark's variants are the methods' declared experiments (``experiments.yaml`` in each method's
-package) and the YAML files in ``benchmarks/configs/`` that extend them (:mod:`benchmarks.variants`);
-``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints one as the config ``hopkit run`` takes.
+The QA campaign (its variants, runs, calibration, paired tables and pages) is part of the package:
+:mod:`hopkit.campaign`, run as ``hopkit campaign TOOL``.
 """
 
-from benchmarks.environment import use_local_models
+from hopkit.campaign.environment import use_local_models
 
 use_local_models()

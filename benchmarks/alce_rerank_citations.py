@@ -5,7 +5,7 @@ citation recall and answers "" when no answer's recall is above 0. For the ``alc
 on the first questions of each sample (nothing is run): the sampled answers that cite a document, those
 with a recall above 0, the questions left without an answer, and F1 and cover-EM (the answers are
 sentences: EM is 0) as run against the same answers with the first sample kept when no recall is above 0
-(the choice ``numpy.argmax`` would make), paired on the same questions. Written to docs/benchmarks.md,
+(the choice ``numpy.argmax`` would make), paired on the same questions. Written to docs/notebook.md,
 section ``alce-rerank-citations``::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.alce_rerank_citations \\
@@ -19,11 +19,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.baseline_costs import attempted_results
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.ircot_demonstrations_check import metric_cells
-from benchmarks.qa_bench import ingest
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.baseline_costs import attempted_results
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.paired_tables import metric_cells
+from hopkit.campaign.qa_bench import ingest
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.methods.alce.method import prediction
@@ -121,7 +122,7 @@ def main() -> int:
         "questions (difference: first sample kept − RERANK; p: sign-flip permutation for F1, exact McNemar "
         "for cover-EM).",
         citations_table(store, session_factory, llm, args.llm, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 

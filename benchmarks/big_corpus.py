@@ -11,7 +11,9 @@ Zipf law over ``--vocabulary`` words, written as a gzipped JSONL file, then
    (for contrast) read into memory: each worker's resident and proportional set size (PSS
    splits a page shared by N processes N ways, so the sum of PSS is what the workers cost).
 
-Each phase runs in a process of its own, so its peak memory is its own.
+Each phase runs in a process of its own (``python -m benchmarks.big_corpus phase NAME ARGS``), so its
+peak memory is its own. A phase prints one JSON line (a worker prints it, then waits for its standard
+input to close, so that the driver can read the memory of all workers alive at once).
 
     PYTHONPATH=src .venv/bin/python -m benchmarks.big_corpus [--paragraphs 5000000] [--db URL]
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -33,18 +36,18 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.environment import RESULTS as RESULTS_DIR
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.environment import RESULTS as RESULTS_DIR
+from hopkit.campaign.probes import made_up_words
+from hopkit.cli import main as hopkit
+from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.index_store import load_or_build_from
+from hopkit.store.connection import DBConnection
+from hopkit.store.store import Store
 
 RESULTS = RESULTS_DIR / "big_corpus.json"
-SYLLABLES = [c + v for c in "bdfgklmnprtvz" for v in "aeiou"]
 CHUNK = 100_000
-
-
-def made_up_words(count: int) -> list[str]:
-    """``count`` distinct pronounceable words that are no English word or stopword."""
-    base = len(SYLLABLES)
-    return ["".join(SYLLABLES[(i // base**j) % base] for j in range(3)) + "x" for i in range(count)]
 
 
 def zipf_picks(rng: np.random.Generator, vocabulary: int, count: int) -> np.ndarray:
@@ -83,7 +86,7 @@ def write_questions(path: Path, queries: Path, vocabulary: int, count: int, seed
 
 def phase(*args: str) -> dict[str, Any]:
     print(f"phase {args[0]} ...", file=sys.stderr, flush=True)
-    done = subprocess.run([sys.executable, "-m", "benchmarks.big_corpus_phases", *args], check=True,
+    done = subprocess.run([sys.executable, "-m", "benchmarks.big_corpus", "phase", *args], check=True,
                           stdout=subprocess.PIPE, text=True)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"  {result}", file=sys.stderr, flush=True)
@@ -100,7 +103,7 @@ def memory_of(pid: int) -> dict[str, float]:
 
 def workers(count: int, mode: str, base: list[str]) -> dict[str, Any]:
     print(f"{count} worker(s), {mode} ...", file=sys.stderr, flush=True)
-    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.big_corpus_phases", "worker", *base, mode],
+    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.big_corpus", "phase", "worker", *base, mode],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)]
     try:
         reports = [json.loads(proc.stdout.readline()) for proc in procs]  # type: ignore[union-attr]
@@ -126,6 +129,73 @@ def resumed(out: Path, settings: dict[str, Any], work: Path) -> dict[str, Any]:
 
 def store_size(db: str, work: Path) -> dict[str, float]:
     return {"store_mib": (work / "hopkit.db").stat().st_size / 2**20} if db.startswith("sqlite") else {}
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def folder_mib(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+
+
+def ingest(db: str, questions: str, corpus: str, name: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    code = hopkit(["--db", db, "ingest", "jsonl", questions, "--name", name, "--corpus", corpus])
+    if code:
+        raise SystemExit(code)
+    return {"seconds": time.perf_counter() - start, "peak_mib": peak_mib()}
+
+
+def index(db: str, name: str, indexes: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    pipeline = BM25RetrievalPipeline(DBConnection.from_config(db).get_session_factory(), "bm25", dataset=name,
+                                     index_root=indexes)
+    pipeline.retriever(name)
+    return {"seconds": time.perf_counter() - start, "peak_mib": peak_mib(), "index_mib": folder_mib(Path(indexes))}
+
+
+def load(db: str, name: str, indexes: str, copy: bool) -> BM25Retriever:
+    corpus = Store.connect(db).corpus(name)
+    if not copy:
+        return load_or_build_from("bm25", corpus, Path(indexes))
+    folder = next(Path(indexes).glob("bm25-*"))
+    return BM25Retriever.load_from(folder, corpus, mmap=False)
+
+
+def query(db: str, name: str, indexes: str, queries: str) -> dict[str, Any]:
+    return timed_queries(db, name, indexes, queries, copy=False)[0]
+
+
+def timed_queries(db: str, name: str, indexes: str, queries: str, copy: bool) -> tuple[dict[str, Any], BM25Retriever]:
+    start = time.perf_counter()
+    retriever = load(db, name, indexes, copy)
+    loaded = time.perf_counter() - start
+    latencies = []
+    for text in Path(queries).read_text(encoding="utf-8").splitlines():
+        begin = time.perf_counter()
+        retriever.retrieve(text, 15)
+        latencies.append(time.perf_counter() - begin)
+    latencies.sort()
+    return {"load_seconds": loaded, "queries": len(latencies), "mean_ms": 1000 * sum(latencies) / len(latencies),
+            "p50_ms": 1000 * latencies[len(latencies) // 2], "p95_ms": 1000 * latencies[int(len(latencies) * 0.95)],
+            "peak_mib": peak_mib()}, retriever
+
+
+def worker(db: str, name: str, indexes: str, queries: str, mode: str) -> None:
+    result, retriever = timed_queries(db, name, indexes, queries, copy=mode == "copy")
+    print(json.dumps(result), flush=True)
+    sys.stdin.read()  # stay alive, the index loaded, until the driver has measured every worker
+    del retriever
+
+
+def run_phase(argv: list[str]) -> None:
+    phase, *args = argv
+    if phase == "worker":
+        worker(*args)
+        return
+    result = {"ingest": ingest, "index": index, "query": query}[phase](*args)
+    print(json.dumps(result), flush=True)
 
 
 def main() -> None:
@@ -197,4 +267,7 @@ def section(saved: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["phase"]:
+        run_phase(sys.argv[2:])
+    else:
+        main()

@@ -34,7 +34,7 @@ from typing import Callable, Sequence, TypeVar
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from benchmarks._report import command_line, write_section
+from hopkit.campaign.page_sections import command_line, write_section
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Paragraph

@@ -18,10 +18,10 @@ import os
 import time
 from typing import Any
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import load_llm
-from benchmarks.environment import LLM_NAME, data_dir
-from benchmarks.token_floor import RATE_PROMPT_FILE
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import load_llm
+from hopkit.campaign.environment import LLM_NAME, data_dir
+from hopkit.campaign.probes import RATE_PROMPT_FILE
 
 MEASURES = ("prefill 0-2,000", "prefill 2,000-3,000", "decode after 100", "decode after 3,000",
             "2 per evaluation after 100", "2 per evaluation after 3,000")

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.environment import RESULTS as RESULTS_DIR
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.environment import RESULTS as RESULTS_DIR
 from hopkit.config import load_named
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path

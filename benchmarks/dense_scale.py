@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.big_corpus import made_up_words
-from benchmarks.environment import RESULTS as RESULTS_DIR
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.probes import made_up_words
+from hopkit.campaign.environment import RESULTS as RESULTS_DIR
 from hopkit.records import Paragraph
 from hopkit.retrieval.ann import IVFPQ_RESCORE, lists_searched
 from hopkit.retrieval.dense import DenseRetriever

@@ -5,7 +5,7 @@ top-k of the variant on that dataset, the look-ahead sentences checked per quest
 ones are kept unchecked), the share of them with a token below θ (each such sentence is a retrieval
 and a regeneration), the median of their lowest token probabilities, retrievals per question (the
 question's included) and the questions whose sentences never say "answer is". Written to
-docs/benchmarks.md, section ``flare-triggers``::
+docs/notebook.md, section ``flare-triggers``::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.flare_triggers \\
         --datasets hotpotqa 2wikimultihopqa musique strategyqa
@@ -17,11 +17,12 @@ import argparse
 import statistics
 from typing import Any, Sequence
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.baseline_costs import attempted_results
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.qa_bench import ingest
-from benchmarks.variants import load_variant
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.baseline_costs import attempted_results
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.qa_bench import ingest
+from hopkit.campaign.variants import load_variant
 from hopkit.methods.flare.steps import PAYLOADS, FLARELookAhead, FLARESummary
 from hopkit.store.store import Store
 from hopkit.traces import Trace
@@ -83,7 +84,7 @@ def main() -> int:
         "with a token below θ is retrieved for and written again; the regenerated sentence is kept unchecked. "
         "Retrievals count the first one, with the question.",
         triggers_table(store, session_factory, llm, args.llm, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 

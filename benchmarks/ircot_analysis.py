@@ -19,9 +19,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import add_store_options, open_bench_store
-from benchmarks.qa_bench import pipeline_for
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import add_store_options, open_bench_store
+from hopkit.campaign.paired_tables import stored_results
+from hopkit.campaign.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, f1, paragraph_recall
 from hopkit.methods.ircot.steps import IRCoTSummary
@@ -54,13 +56,6 @@ class Analysis:
     oner_em: float
     only_ircot_right: int
     only_oner_right: int
-
-
-def stored_results(store: Store, run_id: str, queries: dict[str, Query]) -> dict[str, QueryResult]:
-    known = {run.run_id for run in store.runs()}
-    if run_id not in known:
-        return {}
-    return {r.query_id: r for r in store.results(run_id) if r.error is None and r.query_id in queries}
 
 
 def analyse(store: Store, retriever: Any, dataset: str, variant: str, queries: dict[str, Query],
@@ -148,7 +143,7 @@ def main() -> int:
     command = command_line()
     section = render(analyses, command)
     print(section)
-    write_section("ircot-analysis", section)
+    write_section("ircot-analysis", section, NOTEBOOK_MD)
     return 0
 
 

@@ -29,54 +29,30 @@ import argparse
 from dataclasses import replace
 from typing import Any, Sequence
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
-from benchmarks.reader_context_check import load_rereads
-from hopkit.evaluation.compare import MetricComparison, PairedComparison, compare_scores
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.qa_bench import ingest, pipeline_for, run_and_save
+from hopkit.campaign.paired_tables import (
+    METRICS,
+    REFERENCE_REASONING,
+    comparison_cells,
+    comparison_header,
+    stored,
+)
+from hopkit.campaign.rereads import load_rereads
+from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.methods.ircot.steps import IRCoTSummary
 from hopkit.store.store import Store
 
 CAPPED = "ircot-2-demos"
-REFERENCE_REASONING = "ircot-reasoning-reader"
-METRICS = ("em", "f1", "cover_em")  # compare_scores reports them in METRIC_NAMES order, as here
-LABELS = {"em": "EM", "f1": "F1", "cover_em": "cover-EM"}
-
-
-def stored(store: Store, pipeline: Any, dataset: str, limit: int) -> dict[str, Any]:
-    """The run's error-free results on the first ``limit`` questions, by question id."""
-    first = {q.id for q in store.queries(dataset, limit=limit)}
-    return {r.query_id: r for r in store.results(pipeline.run_spec().run_id) if r.query_id in first and r.error is None}
-
-
 def evaluated(result: Any) -> int:
     return result.usage.prompt_tokens - result.usage.cached_prompt_tokens
 
 
 def most_demonstrations(result: Any) -> int:
     return max(IRCoTSummary.from_result_trace(result.trace).demonstrations, default=0)
-
-
-def comparison_header(first: str, second: str, difference: str) -> list[str]:
-    """The column names of :func:`comparison_cells` for each metric."""
-    header = []
-    for metric in (LABELS[m] for m in METRICS):
-        header += [f"{metric} {first}", f"{metric} {second}", f"{metric} {difference} [95%]", "won/lost", "p"]
-    return header
-
-
-def comparison_cells(comparison: PairedComparison) -> list[str]:
-    if tuple(m.metric for m in comparison.metrics) != METRICS:
-        raise AssertionError(f"expected the metrics {METRICS}, got {[m.metric for m in comparison.metrics]}")
-    return [cell for m in comparison.metrics for cell in metric_cells(m)]
-
-
-def metric_cells(m: MetricComparison) -> list[str]:
-    """One metric's two means, paired difference [95% interval], won/lost and p, in percent."""
-    d = m.difference
-    return [f"{100 * m.mean_a:.1f}", f"{100 * m.mean_b:.1f}",
-            f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", f"{m.won}/{m.lost}", f"{m.p_value:.2f}"]
 
 
 def demonstrations_table(store: Store, session_factory: Any, llm: Any, datasets: Sequence[str], limit: int) -> str:
@@ -139,7 +115,7 @@ def main() -> int:
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1). *Demonstrations*: the most a question's "
         "reasoning prompts held, averaged.",
         demonstrations_table(store, session_factory, llm, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 

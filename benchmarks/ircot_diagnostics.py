@@ -36,10 +36,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import add_store_options, open_bench_store
-from benchmarks.ircot_analysis import stored_results
-from benchmarks.qa_bench import pipeline_for
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import add_store_options, open_bench_store
+from hopkit.campaign.paired_tables import stored_results
+from hopkit.campaign.qa_bench import pipeline_for
 from hopkit.config import load_llm
 from hopkit.evaluation.metrics import exact_match, paragraph_recall
 from hopkit.methods.ircot.method import IRCoTConfig
@@ -294,7 +295,7 @@ def main() -> int:
     command = command_line()
     section = render(diagnoses, command)
     print(section)
-    write_section("ircot-diagnostics", section)
+    write_section("ircot-diagnostics", section, NOTEBOOK_MD)
     return 0
 
 

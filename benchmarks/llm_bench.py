@@ -35,7 +35,7 @@ from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
-from benchmarks._report import write_section
+from hopkit.campaign.page_sections import write_section
 from hopkit import environment
 from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM

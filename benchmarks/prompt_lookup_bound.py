@@ -23,10 +23,11 @@ import json
 import time
 from typing import Sequence
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import load_llm
-from benchmarks.environment import LLM_NAME
-from benchmarks.server_replay import RECORDED, RESULTS
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import load_llm
+from hopkit.campaign.environment import LLM_NAME
+from hopkit.campaign.probes import SERVER_REPLAY_CALLS as RECORDED
+from hopkit.campaign.probes import SERVER_REPLAY_RESULTS as RESULTS
 
 
 def draft(context: Sequence[int], limit: int, longest_ngram: int = 3) -> list[int]:

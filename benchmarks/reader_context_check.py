@@ -23,16 +23,16 @@ rerun the command to resume, on this machine or from a fresh clone.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import load_llm, open_bench_store, stored_runs_parser
-from benchmarks.environment import RESULTS
-from benchmarks.qa_bench import ingest, pipeline_for, run_and_save
-from benchmarks.token_floor import Counters
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import load_llm, open_bench_store, stored_runs_parser
+from hopkit.campaign.qa_bench import ingest, pipeline_for, run_and_save
+from hopkit.campaign.probes import Counters
+from hopkit.campaign.rereads import REREADS, Rereads, load_rereads, save_rereads
 from hopkit.evaluation.aggregate import paired_bootstrap
 from hopkit.evaluation.metrics import exact_match, f1
 from hopkit.methods.context import with_main_passage
@@ -40,23 +40,7 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.records import Query
 from hopkit.store.store import Store
 
-REREADS = {"own": RESULTS / "reader_context_rereads.json", "chat": RESULTS / "reader_chat_rereads.json"}
 DESCRIPTIONS = {"own": "the own-context reader", "chat": "the zero-shot chat reader"}
-Rereads = dict[str, dict[str, Any]]
-
-
-def load_rereads(variant: str) -> Rereads:
-    path = REREADS[variant]
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def save_rereads(variant: str, rereads: Rereads) -> None:
-    """Write the re-reads whole (a temporary file moved into place: an interruption keeps the last copy)."""
-    path = REREADS[variant]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(rereads, indent=1, sort_keys=True), encoding="utf-8")
-    partial.replace(path)
 
 
 def reader_for(variant: str, dataset: str, session_factory: Any, llm: Any) -> Callable[[Query, list[Any]], str]:
@@ -173,7 +157,7 @@ def main() -> int:
         "reasoning-context reader needs none), and prompt tokens the whole IRCoT run evaluated per question "
         "(hopkit's count). Token counts, not seconds: these runs shared the machine with other work.",
         reader_table(store, session_factory, llm, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 if __name__ == "__main__":

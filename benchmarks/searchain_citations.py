@@ -29,10 +29,10 @@ from typing import Any, Mapping, Sequence
 
 from tqdm import tqdm
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.environment import RESULTS
-from benchmarks.qa_bench import ingest, pipeline_for
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.environment import NOTEBOOK_MD, RESULTS
+from hopkit.campaign.qa_bench import ingest, pipeline_for
 from hopkit.calibration.scores import ScoreFile
 from hopkit.judges.llm_yes_no import LLMEntailmentJudge
 from hopkit.judges.sentences import SyntokSplitter
@@ -113,7 +113,7 @@ def main() -> int:
         "precision (citations not irrelevant), each averaged over answers. Entailment: the LLM judge "
         "(log P(yes) − log P(no) ≥ 0 on the model's own yes/no question).",
         citations_table(rows),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 

@@ -35,9 +35,9 @@ from typing import Any
 
 import yaml
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.environment import BENCH_HOME, LLM_NAME, ROOT, use_home, use_local_models, use_model_server
-from benchmarks.server_replay import free_port, wait_until_up
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.environment import BENCH_HOME, LLM_NAME, ROOT, use_home, use_local_models, use_model_server
+from hopkit.campaign.probes import free_port, wait_until_up
 from hopkit.config import named_spec
 from hopkit.llm.hub import is_hub_uri, local_model_file, parse_hub_uri
 from hopkit.data.registry import load_dataset, sample_path

@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -34,15 +33,15 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import load_llm
-from benchmarks.environment import BENCH_HOME, LLM_NAME, use_bench_home
-from benchmarks.qa_bench import pipeline_for
-from benchmarks.token_floor import Counters, fresh_store, record_calls
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import load_llm
+from hopkit.campaign.environment import BENCH_HOME, LLM_NAME, use_bench_home
+from hopkit.campaign.qa_bench import pipeline_for
+from hopkit.campaign.probes import SERVER_REPLAY_CALLS, SERVER_REPLAY_RESULTS, Counters, fresh_store, free_port, record_calls, wait_until_up
 from hopkit.llm.llama_cpp import LlamaCppLLM
 
-RECORDED = BENCH_HOME / "server_replay_calls.json"
-RESULTS = BENCH_HOME / "server_replay.json"
+RECORDED = SERVER_REPLAY_CALLS
+RESULTS = SERVER_REPLAY_RESULTS
 PERF_LINE = re.compile(r"prompt eval time\s*=\s*([\d.]+) ms /\s*(\d+) tokens")
 
 
@@ -109,12 +108,6 @@ def replay_in_process(args: argparse.Namespace, calls: Sequence[Call]) -> Replay
     return Replay("hopkit (in-process)", len(seconds), len(calls), seconds, evaluated, same)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
     request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=600) as response:
@@ -149,19 +142,6 @@ def replay_on_server(args: argparse.Namespace, calls: Sequence[Call], model_path
     evaluated = sum(int(m.group(2)) for m in PERF_LINE.finditer(log_path.read_text(encoding="utf-8")))
     name = "llama_cpp.server --cache true" if cache else "llama_cpp.server (default)"
     return Replay(name, len(seconds), len(calls), seconds, evaluated, same)
-
-
-def wait_until_up(url: str, server: subprocess.Popen[bytes], timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"llama_cpp.server exited with {server.returncode}; see its log in {BENCH_HOME}")
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except OSError:
-            time.sleep(1)
-    raise SystemExit(f"llama_cpp.server did not answer {url} within {timeout:.0f} s")
 
 
 def table(replays: Sequence[Replay], calls: Sequence[Call]) -> str:

@@ -36,41 +36,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import load_llm
-from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, data_dir, use_bench_home
-from benchmarks.qa_bench import ingest, pipeline_for
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import load_llm
+from hopkit.campaign.environment import LLM_NAME, RESULTS, data_dir, use_bench_home
+from hopkit.campaign.probes import RATE_PROMPT_FILE, Counters, fresh_store, record_calls
+from hopkit.campaign.qa_bench import pipeline_for
 from hopkit.llm.llama_cpp import LlamaCppLLM
-from hopkit.llm.protocol import Completion
 from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import Paragraph
 from hopkit.scoring_runs import score_run
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 RECORDS = RESULTS / "token_floor.json"
-RATE_PROMPT_FILE = "ircot/prompts/hotpotqa/gold_with_2_distractors_context_cot_qa_codex.txt"
-
-
-@dataclass(frozen=True)
-class Counters:
-    """llama.cpp's cumulative performance counters of one context."""
-
-    batch_tokens: int
-    batch_ms: float
-    single_tokens: int
-    single_ms: float
-
-    @classmethod
-    def read(cls, llm: LlamaCppLLM) -> Counters:
-        import llama_cpp
-
-        data = llama_cpp.llama_perf_context(llm._model.ctx)
-        return cls(int(data.n_p_eval), float(data.t_p_eval_ms), int(data.n_eval), float(data.t_eval_ms))
-
-    def __sub__(self, other: Counters) -> Counters:
-        return Counters(self.batch_tokens - other.batch_tokens, self.batch_ms - other.batch_ms,
-                        self.single_tokens - other.single_tokens, self.single_ms - other.single_ms)
 
 
 @dataclass(frozen=True)
@@ -190,41 +167,6 @@ def minimum_tokens(llm: LlamaCppLLM, store: Store, dataset: str, result: Any, qu
     shown = render_paragraphs(paragraphs)
     sentences = " ".join(result.trace.get("cot_sentences", []))
     return llm.count_tokens(shown) + llm.count_tokens(f"Q: {question}\nA: {sentences}")
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """One call the method made: its prompt, stop strings and completion."""
-
-    prompt: str
-    stop: tuple[str, ...]
-    completion: Completion
-
-
-def record_calls(llm: LlamaCppLLM) -> list[RecordedCall]:
-    """Record every call made from now on (the list fills as the method runs)."""
-    calls: list[RecordedCall] = []
-    call = llm._call
-
-    def recording(prompt: str, done: Any, stop: Any, max_tokens: int, temperature: float) -> Completion:
-        completion = call(prompt, done, stop, max_tokens, temperature)
-        calls.append(RecordedCall(prompt, tuple(stop), completion))
-        return completion
-
-    llm._call = recording  # type: ignore[method-assign]  (a benchmark's probe, not the product's path)
-    return calls
-
-
-def fresh_store(name: str, dataset: str) -> tuple[Any, Store]:
-    """A new SQLite store in the bench folder holding ``dataset``'s corpus (a measurement is made
-    whole in one process, so nothing is resumed)."""
-    db = BENCH_HOME / f"{name}.db"
-    for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
-        stale.unlink(missing_ok=True)
-    session_factory = DBConnection(f"sqlite:///{db}").get_session_factory()
-    store = Store(session_factory)
-    ingest(store, dataset)
-    return session_factory, store
 
 
 def run_variant(args: argparse.Namespace, method: str, llm: LlamaCppLLM, rates: Rates, command: str) -> RunRecord:

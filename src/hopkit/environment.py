@@ -54,6 +54,16 @@ def variable(name: str) -> str | None:
     return os.environ.get(name)
 
 
+def set_default(name: str, value: str) -> None:
+    """Set ``name`` to ``value`` unless it is set already (for this process and those it starts)."""
+    os.environ.setdefault(name, value)
+
+
+def set_variable(name: str, value: str) -> None:
+    """Set ``name`` to ``value`` (for this process and those it starts)."""
+    os.environ[name] = value
+
+
 def _non_empty(name: str) -> str | None:
     return os.environ.get(name) or None
 

@@ -1,4 +1,5 @@
-"""The benchmark scripts under test, imported as ``benchmarks.<name>``.
+"""The benchmark scripts and the campaign's modules under test, imported as ``benchmarks.<name>`` or
+``hopkit.campaign.<name>``.
 
 pytest puts the repository root first on ``sys.path`` (``pythonpath`` in pyproject.toml), so
 ``benchmarks`` is this repository's package even where pysbd has installed a top-level package
@@ -15,14 +16,18 @@ from typing import Any, Callable, Iterator
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+CAMPAIGN = {path.stem for path in (Path(__file__).resolve().parents[2] / "src" / "hopkit" / "campaign").glob("*.py")}
 
 
 def load_script(name: str) -> ModuleType:
-    """``benchmarks/<name>.py`` as the module ``benchmarks.<name>``.
+    """``hopkit.campaign.<name>`` where the package has it, else ``benchmarks/<name>.py`` as the module
+    ``benchmarks.<name>``.
 
     Raises:
         ImportError: ``benchmarks`` is another package (the message says which file won).
     """
+    if name in CAMPAIGN:
+        return importlib.import_module(f"hopkit.campaign.{name}")
     package = importlib.import_module("benchmarks")
     if Path(package.__file__ or "").resolve().parent != BENCHMARKS:
         raise ImportError(f"'benchmarks' is {package.__file__}, not {BENCHMARKS}: put the repository root first "

@@ -56,7 +56,7 @@ def test_delta_on_a_rerank_cut_uses_the_first_hits_and_measures_what_the_cut_los
 
 def test_an_uncalibrated_threshold_is_refused_with_its_command(thresholds: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "thresholds.json"
-    with pytest.raises(thresholds.NotCalibrated, match="benchmarks.migres_calibration --llm m --task strategyqa"):
+    with pytest.raises(thresholds.NotCalibrated, match="hopkit campaign calibrate-migres --llm m --task strategyqa"):
         thresholds.calibrated(thresholds.MIGRES_RELEVANCE, "m", "strategyqa", path)
     thresholds.store_threshold(thresholds.MIGRES_RELEVANCE, "m", "strategyqa", {"value": -0.4, "questions": 20}, path)
     thresholds.store_threshold(thresholds.SEARCHAIN_CONFIDENCE, "m", "all", {"value": 2.1}, path)
@@ -74,8 +74,8 @@ def test_qa_bench_asks_only_for_the_thresholds_its_methods_need(load_benchmark: 
     problems = pipelines.check_calibrated(["migres", "migres-fewshot", "searchain"], ["hotpotqa", "musique"], "m",
                                           path)
     assert len(problems) == 2   # δ for multi-hop once, θ once
-    assert any("migres_calibration --llm m --task multihop" in p for p in problems)
-    assert any("searchain_calibration --llm m" in p for p in problems)
+    assert any("calibrate-migres --llm m --task multihop" in p for p in problems)
+    assert any("calibrate-searchain --llm m" in p for p in problems)
 
 
 def test_the_sections_say_what_was_measured(searchain_calibration: ModuleType, migres_calibration: ModuleType) -> None:

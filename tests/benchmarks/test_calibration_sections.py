@@ -1,4 +1,4 @@
-"""The calibration sections of docs/benchmarks.md and benchmarks/thresholds.json are what the saved
+"""The calibration sections of docs/notebook.md and benchmarks/thresholds.json are what the saved
 score files (``benchmarks/results/calibration/``) give; the ``token-floor`` table is what its saved
 records (``benchmarks/results/token_floor.json``) give.
 
@@ -12,32 +12,36 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 import pytest
 
+from hopkit.campaign.page_sections import tool_arguments
+
 pytestmark = pytest.mark.unit
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+#: the calibration sections are in the QA appendix, token-floor among the measurements
+PAGES = (DOCS / "notebook.md", DOCS / "benchmarks.md")
 MIGRES_SECTIONS = ("migres-calibration-multihop", "migres-calibration-strategyqa")
 
 
 def section_text(name: str) -> str:
-    match = re.search(rf"<!-- bench:{re.escape(name)} -->\n(.*?)\n<!-- /bench:{re.escape(name)} -->",
-                      PAGE.read_text(encoding="utf-8"), re.S)
-    assert match is not None, f"no section {name} on the page"
-    return match.group(1)
+    for page in PAGES:
+        match = re.search(rf"<!-- bench:{re.escape(name)} -->\n(.*?)\n<!-- /bench:{re.escape(name)} -->",
+                          page.read_text(encoding="utf-8"), re.S)
+        if match is not None:
+            return match.group(1)
+    raise AssertionError(f"no section {name} on the pages")
 
 
 def command_of(text: str, script: ModuleType) -> tuple[str, Any]:
     """The section's command and its arguments, read by the script's own parser."""
     command = re.search(r"^Command: `([^`]*)`", text, re.M)
     assert command is not None
-    argv = shlex.split(command.group(1))
-    return command.group(1), script.command_parser().parse_args(argv[argv.index(script.__name__) + 1:])
+    return command.group(1), script.command_parser().parse_args(tool_arguments(command.group(1), script.__name__))
 
 
 def after_machine_line(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""benchmarks/method_tables.py: MIGRES's and SearChain's tables, read from traces their own recorders wrote."""
+"""hopkit/campaign/method_tables.py: MIGRES's and SearChain's tables, read from traces their own recorders wrote."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/migres_reparse.py: which stored MIGRES questions the current Query Generator parser would change."""
+"""hopkit campaign reparse-migres: which stored MIGRES questions the current Query Generator parser would change."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The paired sections of docs/benchmarks.md are what the saved runs and IRCoT's saved re-reads give,
+"""The paired sections of docs/notebook.md are what the saved runs and IRCoT's saved re-reads give,
 to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``iter-retgen-claims``,
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
 ``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
-ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (benchmarks.method_claims),
-``baseline-costs`` (benchmarks.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
+ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (hopkit.campaign.method_claims),
+``baseline-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
 and ``searchain-citations`` (benchmarks.searchain_citations, from its saved scores).
@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 import pytest
 
+from hopkit.campaign.page_sections import tool_arguments
 from hopkit.store.store import Store
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow,
               pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
                                  reason="HOPKIT_DATA_DIR is not set: the sections are scored on the samples")]
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
 #: section -> (its script, the line its rebuilt part starts with)
 SECTIONS = {
     "searchain-claims": ("method_claims", "| against |"),
@@ -81,17 +81,16 @@ def section_text(name: str) -> str:
 
 def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
     """The section's tables built again by ``script`` from the command the section names."""
-    from benchmarks.saved_run_ids import QwenStandIn
+    from hopkit.campaign.saved_run_ids import QwenStandIn
 
     command = re.search(r"^Command: `([^`]*)`", text, re.M)
     assert command is not None
-    argv = shlex.split(command.group(1))
-    args = script.command_parser().parse_args(argv[argv.index(script.__name__) + 1:])
+    args = script.command_parser().parse_args(tool_arguments(command.group(1), script.__name__))
     store, llm = Store(restored), QwenStandIn([], context_length=4096)
-    if script.__name__ == "benchmarks.method_claims":
+    if script.__name__ == "hopkit.campaign.method_claims":
         return "\n\n".join(script.claims_body(store, restored, llm, args.llm, args.method, args.datasets,
                                               args.limit))
-    if script.__name__ == "benchmarks.baseline_costs":
+    if script.__name__ == "hopkit.campaign.baseline_costs":
         return script.costs_table(store, restored, llm, args.llm, args.methods, args.datasets, args.limit)
     if script.__name__ == "benchmarks.flare_triggers":
         return script.triggers_table(store, restored, llm, args.llm, args.datasets, args.limit)

@@ -25,7 +25,7 @@ def test_without_write_repository_the_section_goes_to_out_and_the_repository_is_
     before = repository_state()
     out = tmp_path / "sections"
     process = subprocess.run(
-        [sys.executable, "-m", "benchmarks.qa_bench", "--datasets", "hotpotqa", "--methods", "nor", "--limit", "2",
+        [sys.executable, "-m", "hopkit.campaign.qa_bench", "--datasets", "hotpotqa", "--methods", "nor", "--limit", "2",
          "--llm", "smollm2", "--db", f"sqlite:///{tmp_path / 'bench.db'}", "--out", str(out),
          "--section", "private"], cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "HOPKIT_HOME": str(tmp_path / "home")})

@@ -1,4 +1,4 @@
-"""benchmarks/qa_section.py's time table: the cost column list's time split, per run."""
+"""hopkit/campaign/qa_section.py's time table: the cost column list's time split, per run."""
 
 from __future__ import annotations
 

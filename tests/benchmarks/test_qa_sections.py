@@ -1,9 +1,9 @@
-"""Every QA section of docs/benchmarks.md is what its saved runs give, to the character.
+"""Every QA section of docs/notebook.md is what its saved runs give, to the character.
 
 The saved runs (``benchmarks/results/runs``) are restored into a scratch store with the
 samples' pooled corpora (the ``restored`` fixture of conftest.py); each section qa_bench
 wrote is built again from its command (variants, samples, questions) with
-:mod:`benchmarks.qa_sections` and compared with the page. No model is loaded.
+:mod:`hopkit.campaign.qa_sections` and compared with the page. No model is loaded.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 needs_samples = pytest.mark.skipif(not os.environ.get("HOPKIT_DATA_DIR"),
                                    reason="HOPKIT_DATA_DIR is not set: the sections are scored on the samples")
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
 #: The QA sections the page has; a section added or removed must be added or removed here too.
 SECTIONS = ("qa-kit-rerun", "qa-searchain", "qa-searchain-ablations", "qa-searchain-ablations-strategyqa",
             "qa-migres", "qa-migres-ablations", "qa-baselines", "qa-baselines-strategyqa", "retrieval-qa-oner",

@@ -23,8 +23,8 @@ def built(load_benchmark: Callable[[str], ModuleType], restored: Any) -> dict[Pa
 def test_the_leaderboard_and_the_claims_pages_are_what_the_saved_runs_give(built: dict[Path, str]) -> None:
     assert any(path.name == "leaderboard.md" for path in built) and len(built) > 1
     for path, text in built.items():
-        assert path.exists(), f"{path} is missing: python -m benchmarks.reader_pages --write"
-        assert path.read_text(encoding="utf-8") == text, f"{path} differs: python -m benchmarks.reader_pages"
+        assert path.exists(), f"{path} is missing: hopkit campaign pages --write"
+        assert path.read_text(encoding="utf-8") == text, f"{path} differs: hopkit campaign pages"
 
 
 def test_the_leaderboard_shows_every_method_with_a_saved_run_and_links_the_claims(built: dict[Path, str]) -> None:

@@ -1,4 +1,4 @@
-"""No benchmark script defines a function or class under a name it also imports: the
+"""No benchmark script or campaign module defines a function or class under a name it also imports: the
 definition would shadow the import, and the script's own calls would reach the wrong one."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 
 pytestmark = pytest.mark.unit
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = sorted([*(ROOT / "benchmarks").glob("*.py"), *(ROOT / "src" / "hopkit" / "campaign").glob("*.py")])
 
 
 def shadowed_imports(source: str) -> set[str]:
@@ -27,6 +28,6 @@ def test_the_check_finds_a_shadowed_import() -> None:
     assert shadowed_imports("from x import record\ndef run():\n    return record(1)\n") == set()
 
 
-@pytest.mark.parametrize("script", sorted(BENCHMARKS.glob("*.py")), ids=lambda path: path.name)
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_no_script_shadows_what_it_imports(script: Path) -> None:
     assert shadowed_imports(script.read_text(encoding="utf-8")) == set()

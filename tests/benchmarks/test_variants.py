@@ -1,4 +1,4 @@
-"""The QA benchmark's variants (``benchmarks/configs/*.yaml``) build and keep their run ids.
+"""The QA benchmark's variants (``src/hopkit/campaign/variants/*.yaml``) build and keep their run ids.
 
 ``variant_run_ids.json`` holds the run id of every variant on every sample, as the Python
 ``pipeline_for`` of f5eef5c gave them before the variants became YAML files; the saved runs
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from benchmarks.saved_run_ids import QwenStandIn  # the model as a run id records it
+from hopkit.campaign.saved_run_ids import QwenStandIn  # the model as a run id records it
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -51,7 +51,7 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def saved_run_ids() -> set[str]:
-    from benchmarks.environment import RUNS
+    from hopkit.campaign.environment import RUNS
 
     ids = set()
     for path in RUNS.glob("*.jsonl.gz"):
@@ -111,7 +111,7 @@ def test_a_derived_variant_starts_from_its_base_and_takes_the_datasets_overrides
 @pytest.mark.parametrize("cell", sorted(RECORDED))
 def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleType, sample_store: Any, cell: str,
                                                              tmp_path: Path) -> None:
-    """``python -m benchmarks.qa_pipelines VARIANT DATASET`` prints a file ``hopkit run`` builds into the same
+    """``hopkit campaign variant VARIANT DATASET`` prints a file ``hopkit run`` builds into the same
     method, options and retrieval (the run id differs only by how the model is named: a config, not a file)."""
     import yaml
 
@@ -147,7 +147,7 @@ def test_the_shipped_paper_configs_name_their_experiments() -> None:
 def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
         pipelines: ModuleType, sample_store: Any, path: Path) -> None:
     """The shipped config, run with the benchmark's model, its calibrated thresholds and its recorded departures
-    (``benchmarks/configs``), is the benchmark's run: the same run id, so no setting is kept in two places."""
+    (``src/hopkit/campaign/variants``), is the benchmark's run: the same run id, so no setting is kept in two places."""
     from hopkit.config import instantiate, load_yaml
     from hopkit.experiments import load_experiment
 

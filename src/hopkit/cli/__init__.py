@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from hopkit import __version__
-from hopkit.cli import (calibrate, claims, index, ingest, judge, quickstart, results, run, runs, sweep,
-                        transfer)
+from hopkit.cli import (calibrate, campaign, claims, index, ingest, judge, quickstart, results, run, runs,
+                        sweep, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
 
@@ -62,6 +62,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("import", "read runs exported by `hopkit export` (resumes, never overwrites)",
             transfer.add_import_arguments, transfer.cmd_import,
             "the results read so far are stored; run the same command again to import the rest"),
+    Command("campaign", "hopkit's own benchmark campaign behind docs/ (from a checkout): run, sections, pages, "
+                        "paired, costs, calibrate-*...", campaign.add_arguments, campaign.cmd_campaign, RESUMES),
     Command("quickstart", "ingest the bundled sample, run NoR, OneR and IRCoT, compare", quickstart.add_arguments,
             quickstart.cmd_quickstart, RESUMES),
 )

@@ -3,15 +3,15 @@
 Runs each method on the pooled corpus of each sample (BM25), stores every question as
 it finishes (rerun the same command to resume), then writes the comparison table,
 the time split and two plots into ``--out`` (default .hopkit-bench/sections); with
-``--write-repository`` into docs/benchmarks.md and docs/img/ instead, and each run is also
+``--write-repository`` into docs/notebook.md and docs/img/ instead, and each run is also
 saved into benchmarks/results/runs. Without it the repository is left as it was, whatever
 store and data folder the command is pointed at.
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_bench \\
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign run \\
         --datasets hotpotqa 2wikimultihopqa musique --methods nor oner --limit 100 --write-repository
 
 MIGRES and SearChain need their thresholds calibrated first (benchmarks/thresholds.json,
-written by benchmarks/migres_calibration.py and benchmarks/searchain_calibration.py); the
+written by hopkit campaign calibrate-migres and hopkit campaign calibrate-searchain); the
 benchmark refuses to start them otherwise and prints the command that calibrates them.
 """
 
@@ -23,14 +23,14 @@ import time
 from typing import Any
 from pathlib import Path
 
-from benchmarks._report import command_line, write_section
-from benchmarks.bench_store import add_store_options, open_bench_store
-from benchmarks.environment import BENCHMARKS_MD, DOCS_IMG
-from benchmarks.qa_section import Cell, score_section, section_body
-from benchmarks.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
-from benchmarks.saved_runs import restore, save
-from benchmarks.thresholds import THRESHOLDS_FILE
-from benchmarks.variants import load_variant
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.bench_store import add_store_options, open_bench_store
+from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
+from hopkit.campaign.qa_section import Cell, score_section, section_body
+from hopkit.campaign.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
+from hopkit.campaign.saved_runs import restore, save
+from hopkit.campaign.thresholds import THRESHOLDS_FILE
+from hopkit.campaign.variants import load_variant
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
@@ -64,15 +64,15 @@ def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int, into_re
 
 
 def command_parser() -> argparse.ArgumentParser:
-    """The command line (benchmarks/qa_sections.py reads each section's command with it)."""
+    """The command line (hopkit campaign sections reads each section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
     parser.add_argument("--limit", type=int, default=100)
     add_store_options(parser)
-    parser.add_argument("--section", default="qa", help="section of docs/benchmarks.md to write")
+    parser.add_argument("--section", default="qa", help="section of docs/notebook.md to write")
     parser.add_argument("--write-repository", action="store_true",
-                        help="write the section into docs/benchmarks.md (its plots into docs/img) and save the runs "
+                        help="write the section into docs/notebook.md (its plots into docs/img) and save the runs "
                              "into benchmarks/results/runs; without it the section and plots go to --out and the runs "
                              "stay in the store, so benchmarking other questions leaves the repository as it was")
     parser.add_argument("--out", type=Path, default=Path(".hopkit-bench") / "sections",
@@ -84,8 +84,8 @@ def command_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> int:
-    args = command_parser().parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = command_parser().parse_args(argv)
     uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
@@ -110,7 +110,7 @@ def main() -> int:
     command = command_line()
     img_dir = DOCS_IMG if args.write_repository else args.out / "img"
     img_dir.mkdir(parents=True, exist_ok=True)
-    target = BENCHMARKS_MD if args.write_repository else args.out / f"{args.section}.md"
+    target = NOTEBOOK_MD if args.write_repository else args.out / f"{args.section}.md"
     write_section(args.section, "\n\n".join([
         f"## QA: {', '.join(args.methods)} with {args.llm} ({', '.join(sorted(retrievers - {''}))}, "
         "pooled sample corpora, "
@@ -126,7 +126,7 @@ def main() -> int:
         *section_body(session_factory, store, scored, args.section, img_dir),
     ]), target)
     print(f"wrote the section {args.section} to {target}, its plots to {img_dir}"
-          + ("" if args.write_repository else " (--write-repository writes docs/benchmarks.md and saves the runs)"))
+          + ("" if args.write_repository else " (--write-repository writes docs/notebook.md and saves the runs)"))
     return 0
 
 

@@ -4,9 +4,9 @@ For each run of qa_bench on the first questions of each sample (nothing is run):
 the method makes (judges apart), its retrievals, the passages it reads (distinct, the result's
 paragraphs) and per retrieval, tokens and seconds, every attempted question counted; beside it
 the paper's Table 4 (# API, # Iter, # Passages; its WikiHop is 2WikiMultihopQA; ReAct there is
-Shao et al.'s, our ``react-shao``). Written to docs/benchmarks.md, section ``baseline-costs``::
+Shao et al.'s, our ``react-shao``). Written to docs/notebook.md, section ``baseline-costs``::
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.baseline_costs \\
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign costs \\
         --methods react-shao self-ask iter-retgen migres
 """
 
@@ -16,10 +16,11 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.qa_bench import ingest, pipeline_for
-from benchmarks.qa_pipelines import SKIPPED
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.qa_bench import ingest, pipeline_for
+from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.errors import StoreError
 from hopkit.store.store import Store
 
@@ -119,8 +120,8 @@ def command_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> int:
-    args = command_parser().parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = command_parser().parse_args(argv)
     command = command_line()
     session_factory, store, llm = open_store(args)
     write_section("baseline-costs", "\n\n".join([
@@ -134,7 +135,7 @@ def main() -> int:
         "the baselines; MIGRES searches several queries per iteration); *passages read*: the distinct "
         "paragraphs the answer rests on (the paper's # Passages). The paper ran GPT-3.5 with ColBERTv2 over Wikipedia.",
         costs_table(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 

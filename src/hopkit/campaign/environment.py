@@ -2,7 +2,8 @@
 
 Every script takes its folders, its store and its default model from here:
 
-- ``ROOT``: the repository; ``DOCS_IMG`` and ``BENCHMARKS_MD``, the pages the scripts write.
+- ``ROOT``: the repository; ``DOCS_IMG``, ``BENCHMARKS_MD`` (the measurements) and ``NOTEBOOK_MD`` (the QA
+  campaign's appendix), what the scripts write.
 - ``RESULTS`` and ``RUNS``: what the repository keeps (``benchmarks/results/``, the saved runs).
 - ``BENCH_HOME``: the bench store's folder (``.hopkit-bench/``, not committed); ``BENCH_STORE``
   its SQLite file, the one whose runs are saved to ``RUNS``.
@@ -12,21 +13,29 @@ Every script takes its folders, its store and its default model from here:
 - ``$HOPKIT_HOME`` (hopkit's working folder): :func:`use_bench_home`, :func:`use_home`.
 - ``$HOPKIT_CHROMIUM`` (the browser the report benchmark drives): :func:`chromium`.
 
-No other benchmark script reads or sets the environment (tests/benchmarks/test_package.py).
+No benchmark script reads or sets the environment itself (tests/benchmarks/test_package.py).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 from hopkit import environment
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def _repository() -> Path:
+    """The hopkit checkout this package runs from (an editable install), else the current folder."""
+    checkout = Path(__file__).resolve().parents[3]
+    return checkout if (checkout / "benchmarks" / "results").is_dir() else Path.cwd()
+
+
+ROOT = _repository()
 DOCS = ROOT / "docs"
 DOCS_IMG = DOCS / "img"
 BENCHMARKS_MD = DOCS / "benchmarks.md"
+#: The appendix the QA campaign writes its sections into (runs, paired tables, calibration, findings).
+NOTEBOOK_MD = DOCS / "notebook.md"
 RESULTS = ROOT / "benchmarks" / "results"
 RUNS = RESULTS / "runs"
 BENCH_HOME = ROOT / ".hopkit-bench"
@@ -44,24 +53,24 @@ def use_bench_home() -> None:
 
 def use_home(folder: Path) -> None:
     """Make ``folder`` hopkit's working folder unless ``$HOPKIT_HOME`` already names one."""
-    os.environ.setdefault(environment.HOPKIT_HOME, str(folder))
+    environment.set_default(environment.HOPKIT_HOME, str(folder))
 
 
 def use_model_server(base_url: str, model: str) -> None:
     """Point the ``openai-compatible`` LLM config (and Ray workers, which inherit these) at a server."""
-    os.environ["OPENAI_BASE_URL"] = base_url
-    os.environ["HOPKIT_OPENAI_MODEL"] = model
+    environment.set_variable("OPENAI_BASE_URL", base_url)
+    environment.set_variable("HOPKIT_OPENAI_MODEL", model)
 
 
 def chromium() -> str | None:
     """The Chromium to drive: ``$HOPKIT_CHROMIUM``, else ``chromium`` on the PATH (None: neither)."""
-    return os.environ.get("HOPKIT_CHROMIUM") or shutil.which("chromium")
+    return environment.variable("HOPKIT_CHROMIUM") or shutil.which("chromium")
 
 
 def use_local_models() -> None:
     """Read GGUF models from :data:`LOCAL_MODELS` unless ``$HOPKIT_MODEL_DIR`` names another folder,
     so that hopkit reads the machine's models instead of downloading them."""
-    os.environ.setdefault(environment.HOPKIT_MODEL_DIR, str(LOCAL_MODELS))
+    environment.set_default(environment.HOPKIT_MODEL_DIR, str(LOCAL_MODELS))
 
 
 def data_dir() -> Path:

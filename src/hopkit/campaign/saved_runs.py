@@ -9,7 +9,7 @@ hours of model time survive a new machine. Only the bench store's runs are saved
 test in another store (``HOPKIT_HOME`` or ``--db`` elsewhere) leaves the repository alone.
 By hand::
 
-    .venv/bin/python -m benchmarks.saved_runs            # save every run of the bench store
+    .venv/bin/hopkit campaign save-runs            # save every run of the bench store
     hopkit --db sqlite:///.hopkit-bench/hopkit.db import benchmarks/results/runs/*.jsonl.gz
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.environment import BENCH_STORE, RUNS
+from hopkit.campaign.environment import BENCH_STORE, RUNS
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.store.transfer import export_runs, import_runs
@@ -60,9 +60,9 @@ def save(store: Store, run_id: str) -> Path | None:
     return path
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description="Save every run of the bench store (.hopkit-bench) to "
-                                        "benchmarks/results/runs/").parse_args()
+                                        "benchmarks/results/runs/").parse_args(argv)
     store = open_bench_store()
     for run in store.runs():
         if run.finished or run.failed:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from benchmarks.environment import LLM_NAME, use_bench_home
+from hopkit.campaign.environment import LLM_NAME, use_bench_home
 from hopkit.config import instantiate, load_yaml, named_config_path
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.store.connection import DBConnection

@@ -18,9 +18,9 @@ cut loses is measured on them: the passages at or above δ that lie past the N-t
 
 Scores are stored per question as they are made (``benchmarks/results/calibration/``),
 so a stopped run resumes. The result goes to ``benchmarks/thresholds.json`` (read by
-qa_bench) and to docs/benchmarks.md, section ``migres-calibration-<task>``::
+qa_bench) and to docs/notebook.md, section ``migres-calibration-<task>``::
 
-    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.migres_calibration --task multihop
+    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/hopkit campaign calibrate-migres --task multihop
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
-from benchmarks._report import command_line, write_section
-from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
-from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
-from benchmarks.thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
+from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD
+from hopkit.campaign.thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold
 from hopkit.calibration.scores import ScoreFile
 from hopkit.config import load_llm
 from hopkit.judges.factory import relevance_judge
@@ -100,7 +100,7 @@ def render(result: dict[str, Any], task: str, args: argparse.Namespace, command:
     last = args.start + args.limit
     scored = "every hit" if result.get("rerank_top") is None else f"the best {result['rerank_top']}"
     return "\n\n".join(part for part in [
-        f"## MIGRES δ for the LLM relevance judge of {args.llm}, {task} (`benchmarks/migres_calibration.py`)",
+        f"## MIGRES δ for the LLM relevance judge of {args.llm}, {task} (`hopkit campaign calibrate-migres`)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
         f"Questions {args.start + 1}-{last} of each sample ({datasets}; the benchmark uses the first 30), "
         f"{result['questions']} in all, each retrieved with its original question (BM25, k1=0.9, b=0.4, "
@@ -147,12 +147,12 @@ def command_parser() -> argparse.ArgumentParser:
                         help="score only the best N hits and set δ on them (MIGRES's rerank_top); default: all")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
-    parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
+    parser.add_argument("--report", type=Path, default=NOTEBOOK_MD, help="the markdown file to write the section to")
     return parser
 
 
-def main() -> int:
-    args = command_parser().parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = command_parser().parse_args(argv)
     command = command_line()
     llm = load_llm(args.llm)
     judge = relevance_judge("llm", llm=llm, option="reranker")

@@ -17,11 +17,13 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-THRESHOLDS_FILE = Path(__file__).resolve().parent / "thresholds.json"
+from hopkit.campaign.environment import ROOT
+
+THRESHOLDS_FILE = ROOT / "benchmarks" / "thresholds.json"
 MIGRES_RELEVANCE = "migres_relevance"
 SEARCHAIN_CONFIDENCE = "searchain_confidence"
-#: The script that measures each threshold.
-SCRIPTS = {MIGRES_RELEVANCE: "benchmarks.migres_calibration", SEARCHAIN_CONFIDENCE: "benchmarks.searchain_calibration"}
+#: The `hopkit campaign` tool that measures each threshold.
+SCRIPTS = {MIGRES_RELEVANCE: "calibrate-migres", SEARCHAIN_CONFIDENCE: "calibrate-searchain"}
 #: SearChain's θ is one value for every task, as the paper's (Appendix A.4.1).
 ALL_TASKS = "all"
 
@@ -33,7 +35,7 @@ class NotCalibrated(Exception):
 def calibration_command(kind: str, llm: str, task: str) -> str:
     """The command that measures threshold ``kind`` for model config ``llm`` and ``task``."""
     task_option = f" --task {task}" if kind == MIGRES_RELEVANCE else ""
-    return (f"HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m {SCRIPTS[kind]} "
+    return (f"HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/hopkit campaign {SCRIPTS[kind]} "
             f"--llm {llm}{task_option}")
 
 

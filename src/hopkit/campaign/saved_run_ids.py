@@ -1,12 +1,12 @@
 """Whether the code still gives each saved run its run id: a refactor's check that needs no model.
 
 For every export file in ``benchmarks/results/runs/``, the benchmark variants whose runs carry
-that run's name (:mod:`benchmarks.variants`, built by qa_pipelines' ``pipeline_for``)
+that run's name (:mod:`hopkit.campaign.variants`, built by qa_pipelines' ``pipeline_for``)
 are rebuilt on a stand-in for the Qwen model (its model id and context only; nothing is
 generated) and their run ids compared with the saved one. The store must hold the samples as
 qa_bench ingests them (the bench store, or answers_unchanged's scratch store).
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.saved_run_ids --store .hopkit-bench/hopkit.db
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign run-ids --store .hopkit-bench/hopkit.db
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.environment import LLM_NAME, RUNS
-from benchmarks.qa_bench import METHODS, pipeline_for
+from hopkit.campaign.environment import LLM_NAME, RUNS
+from hopkit.campaign.qa_bench import METHODS, pipeline_for
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
 
@@ -40,10 +40,10 @@ def candidates(run: dict[str, Any]) -> list[str]:
     return [m for m in METHODS if m == stem or (m.startswith(stem + "-") and stem == run["method"])]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()
     llm = QwenStandIn([], context_length=4096)
     unmatched = 0

@@ -4,11 +4,11 @@
 
 The runs are the saved runs (``benchmarks/results/runs``) of each benchmark variant on each sample:
 the declared experiments (:mod:`hopkit.experiments`, a paper's settings) and the benchmark's own levers
-and retrievers (``benchmarks/configs``), each row named by its variant; the pages are made by the
+and retrievers (``src/hopkit/campaign/variants``), each row named by its variant; the pages are made by the
 package's own code (:mod:`hopkit.report.leaderboard`, :mod:`hopkit.evaluation.claims`).
 ``tests/benchmarks/test_reader_pages.py`` rebuilds them and fails on any difference::
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.reader_pages [--write]
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign pages [--write]
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.environment import LLM_NAME, ROOT, use_home
-from benchmarks.qa_pipelines import SKIPPED, pipeline_for
-from benchmarks.qa_sections import SAMPLES, restored_store
-from benchmarks.saved_run_ids import QwenStandIn
-from benchmarks.variants import variant_names
+from hopkit.campaign.environment import LLM_NAME, ROOT, use_home
+from hopkit.campaign.qa_pipelines import SKIPPED, pipeline_for
+from hopkit.campaign.qa_sections import SAMPLES, restored_store
+from hopkit.campaign.saved_run_ids import QwenStandIn
+from hopkit.campaign.variants import variant_names
 from hopkit.evaluation.claims import ClaimChecker
 from hopkit.judging_runs import choose_judge
 from hopkit.methods.registry import entries
@@ -36,11 +36,12 @@ from hopkit.store.verdicts import VerdictStore
 
 DOCS = ROOT / "docs"
 INTRO = ("Every method on the first 30 questions of each sample, with Qwen2.5-Coder-1.5B: each row a variant "
-         "the benchmark ran and saved, named as in `docs/benchmarks.md`: a paper's settings (the method's declared "
+         "the benchmark ran and saved, named as in `docs/notebook.md`: a paper's settings (the method's declared "
          "experiment, `hopkit/methods/*/experiments.yaml`: `migres`, `searchain-no-verification`...) or one of the "
-         "benchmark's levers and retrievers (`benchmarks/configs/`: `ircot-reasoning-reader`, `oner-minilm`...). "
-         "Rebuilt from the saved runs (`benchmarks/results/runs`) by `HOPKIT_DATA_DIR=../shared/data .venv/bin/python "
-         "-m benchmarks.reader_pages --write`, and checked by `tests/benchmarks/test_reader_pages.py`.")
+         "benchmark's levers and retrievers (`src/hopkit/campaign/variants/`: `ircot-reasoning-reader`, "
+         "`oner-minilm`...). Rebuilt from the saved runs (`benchmarks/results/runs`) by "
+         "`HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign pages --write`, and checked by "
+         "`tests/benchmarks/test_reader_pages.py`.")
 
 
 def variant_runs(session_factory: Any) -> dict[tuple[str, str], str]:
@@ -83,10 +84,10 @@ def pages(session_factory: Any) -> dict[Path, str]:
     return built
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="write the pages that differ")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         use_home(Path(scratch))
         built = pages(restored_store(Path(scratch) / "hopkit.db"))

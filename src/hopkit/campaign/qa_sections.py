@@ -1,12 +1,12 @@
-"""The QA sections of docs/benchmarks.md rebuilt from the saved runs, with no model: checked or rewritten.
+"""The QA sections of docs/notebook.md rebuilt from the saved runs, with no model: checked or rewritten.
 
 Each section qa_bench wrote names its command; this reads the variants, the samples and the
 number of questions from it, restores the saved runs (``benchmarks/results/runs``) into a
-scratch store, builds the section's body again (:func:`benchmarks.qa_section.section_body`:
+scratch store, builds the section's body again (:func:`hopkit.campaign.qa_section.section_body`:
 the cells left out, the tables and the method tables) and compares it with the page. The
 run ids are those of the benchmark's model, named by a stand-in that loads nothing.
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.qa_sections [--write]
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign sections [--write]
 
 ``--write`` replaces each section's body by the rebuilt one, keeping its heading, command and
 descriptions; the plots are not redrawn. tests/benchmarks/test_qa_sections.py runs the check.
@@ -17,18 +17,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks._report import write_section
-from benchmarks.environment import BENCHMARKS_MD, LLM_NAME, RUNS, use_home
-from benchmarks.qa_bench import command_parser
-from benchmarks.qa_pipelines import SKIPPED, pipeline_for
-from benchmarks.qa_section import Cell, score_section, section_body
-from benchmarks.saved_run_ids import QwenStandIn
+from hopkit.campaign.page_sections import tool_arguments, write_section
+from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RUNS, use_home
+from hopkit.campaign.qa_bench import command_parser
+from hopkit.campaign.qa_pipelines import SKIPPED, pipeline_for
+from hopkit.campaign.qa_section import Cell, score_section, section_body
+from hopkit.campaign.saved_run_ids import QwenStandIn
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.store.connection import DBConnection
@@ -36,7 +35,7 @@ from hopkit.store.store import Store
 from hopkit.store.transfer import import_runs
 
 SECTION = re.compile(r"<!-- bench:(\S+) -->\n(.*?)\n<!-- /bench:\1 -->", re.S)
-COMMAND = re.compile(r"^Command: `(?P<command>[^`]*-m benchmarks\.qa_bench [^`]*)`", re.M)
+COMMAND = re.compile(r"^Command: `(?P<command>[^`]*(?:-m hopkit\.campaign\.qa_bench|hopkit campaign run) [^`]*)`", re.M)
 #: Where a section's body starts: the note on the cells left out, else the comparison table.
 BODY = re.compile(r"^(Not in the tables|\| Run \|)", re.M)
 SAMPLES = ("hotpotqa", "2wikimultihopqa", "musique", "strategyqa")
@@ -74,8 +73,7 @@ def qa_sections(markdown: str) -> list[QASection]:
         body = BODY.search(text)
         if command is None or body is None:
             continue
-        argv = shlex.split(command.group("command"))
-        args = command_parser().parse_args(argv[argv.index("benchmarks.qa_bench") + 1:])
+        args = command_parser().parse_args(tool_arguments(command.group("command"), "hopkit.campaign.qa_bench"))
         sections.append(QASection(match.group(1), text[:body.start()].rstrip(), text[body.start():], args))
     return sections
 
@@ -113,17 +111,17 @@ def rebuilt_body(session_factory: Any, section: QASection) -> str:
     return "\n\n".join(section_body(session_factory, store, scored, section.name, None))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="replace each differing body by the rebuilt one")
     parser.add_argument("--store", type=Path, default=None, help="the scratch store (default: a temporary one)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         store_path = args.store or Path(scratch) / "hopkit.db"
         use_home(store_path.parent)  # the BM25 indexes
         session_factory = restored_store(store_path)
         differing = 0
-        for section in qa_sections(BENCHMARKS_MD.read_text(encoding="utf-8")):
+        for section in qa_sections(NOTEBOOK_MD.read_text(encoding="utf-8")):
             body = rebuilt_body(session_factory, section)
             if body == section.body:
                 print(f"{section.name}: same")
@@ -133,7 +131,7 @@ def main() -> int:
             print("\n".join(difflib.unified_diff(section.body.splitlines(), body.splitlines(), "page", "rebuilt",
                                                  lineterm="", n=0)))
             if args.write:
-                write_section(section.name, f"{section.header}\n\n{body}")
+                write_section(section.name, f"{section.header}\n\n{body}", NOTEBOOK_MD)
     return 1 if differing and not args.write else 0
 
 

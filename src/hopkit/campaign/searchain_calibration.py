@@ -17,9 +17,9 @@ keeps the best F1 (the lowest θ among ties); the best from 1.0 upward is report
 
 Readings are stored per pair as they are made (``benchmarks/results/calibration/``), so a
 stopped run resumes. The result goes to ``benchmarks/thresholds.json`` (read by qa_bench)
-and to docs/benchmarks.md, section ``searchain-calibration``::
+and to docs/notebook.md, section ``searchain-calibration``::
 
-    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/python -m benchmarks.searchain_calibration
+    HOPKIT_DATA_DIR=../shared/data nice -n 19 .venv/bin/hopkit campaign calibrate-searchain
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from benchmarks._report import command_line, write_section
-from benchmarks.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
-from benchmarks.environment import BENCHMARKS_MD, LLM_NAME
-from benchmarks.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold
+from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, Sample, safe_name
+from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD
+from hopkit.campaign.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, store_threshold
 from hopkit.calibration.scores import ScoreFile
 from hopkit.calibration.searchain import (PAPER_THETA, ThetaPoint, best_point, point_at, read_pair, sub_question_pairs,
                                           sweep)
@@ -70,7 +70,7 @@ def render(chosen: ThetaPoint, paper_grid: ThetaPoint | None, at_paper: ThetaPoi
                 f"{100 * point.recall:.1f} |")
 
     return "\n\n".join([
-        f"## SearChain θ for the LLM reader of {args.llm} (`benchmarks/searchain_calibration.py`)",
+        f"## SearChain θ for the LLM reader of {args.llm} (`hopkit campaign calibrate-searchain`)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU.",
         f"{len(items)} (sub-question, top-1 passage) pairs from the MuSiQue decompositions of questions "
         f"{args.start + 1}-{args.start + args.limit} of the sample (the benchmark uses the first 30); "
@@ -91,12 +91,12 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
-    parser.add_argument("--report", type=Path, default=BENCHMARKS_MD, help="the markdown file to write the section to")
+    parser.add_argument("--report", type=Path, default=NOTEBOOK_MD, help="the markdown file to write the section to")
     return parser
 
 
-def main() -> int:
-    args = command_parser().parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = command_parser().parse_args(argv)
     command = command_line()
     sample = Sample.load("musique")
     if args.start < FIRST_CALIBRATION_QUESTION:

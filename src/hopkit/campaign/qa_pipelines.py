@@ -1,12 +1,12 @@
-"""The QA benchmark's pipelines: a variant's YAML file (:mod:`benchmarks.variants`) built by hopkit.
+"""The QA benchmark's pipelines: a variant's YAML file (:mod:`hopkit.campaign.variants`) built by hopkit.
 
 ``pipeline_for(variant, dataset, ...)`` reads the variant (a declared experiment, or
-``benchmarks/configs/<variant>.yaml``) as it runs
+``src/hopkit/campaign/variants/<variant>.yaml``) as it runs
 on the dataset, fills in the thresholds it names from ``benchmarks/thresholds.json`` (written
-by ``benchmarks/migres_calibration.py`` and ``benchmarks/searchain_calibration.py``) and
+by ``hopkit campaign calibrate-migres`` and ``hopkit campaign calibrate-searchain``) and
 builds it with hopkit's config loader, as ``hopkit run`` would. :func:`check_calibrated`
 refuses, before anything runs, a variant whose threshold has not been measured for the model,
-and names the command that measures it. ``python -m benchmarks.qa_pipelines VARIANT DATASET``
+and names the command that measures it. ``hopkit campaign variant VARIANT DATASET``
 prints a variant as the plain config ``hopkit run`` takes.
 
 StrategyQA: MIGRES with its yes/no Main Module and the authors' commonsense demonstrations,
@@ -25,15 +25,15 @@ from typing import Any, Sequence
 
 import yaml
 
-from benchmarks.environment import LLM_NAME
-from benchmarks.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
+from hopkit.campaign.environment import LLM_NAME
+from hopkit.campaign.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
                                    calibrated, calibration_entry)
-from benchmarks.variants import Variant, load_variant, skipped, variant_names
+from hopkit.campaign.variants import Variant, load_variant, skipped, variant_names
 from hopkit.config import instantiate
 from hopkit.pipelines.base import GenerationPipeline
 
 YES_NO = "strategyqa"
-#: Every variant: the declared experiments and the files of ``benchmarks/configs/``.
+#: Every variant: the declared experiments and the files of ``src/hopkit/campaign/variants/``.
 METHODS = tuple(variant_names())
 #: (variant, dataset) pairs the benchmark does not run, and why.
 SKIPPED: dict[tuple[str, str], str] = skipped()
@@ -113,13 +113,13 @@ def hopkit_config(method: str, dataset: str, llm_name: str = LLM_NAME,
     return {**variant.config, "llm": llm_name, **calibrated_options(variant, llm_name, thresholds)}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Print a QA benchmark variant as a hopkit pipeline config "
                                                  "(hopkit run CONFIG.yaml runs it)")
     parser.add_argument("variant", choices=METHODS)
     parser.add_argument("dataset")
     parser.add_argument("--llm", default=LLM_NAME, help="the LLM config (its calibrated thresholds are filled in)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"# {load_variant(args.variant, args.dataset).description}")
     print(yaml.safe_dump(hopkit_config(args.variant, args.dataset, args.llm), sort_keys=False, allow_unicode=True),
           end="")

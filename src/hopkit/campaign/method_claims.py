@@ -11,11 +11,11 @@ Each pair gets cover-EM (the paper's metric), EM and F1: the two means, the diff
 with a 95% paired bootstrap interval, questions won and lost, and the exact McNemar
 (cover-EM, EM) or sign-flip permutation (F1) p-value
 (:func:`hopkit.evaluation.compare.compare_scores`); the multi-hop samples are also pooled.
-Written to docs/benchmarks.md, section ``<method>-claims`` (or ``--section``)::
+Written to docs/notebook.md, section ``<method>-claims`` (or ``--section``)::
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method searchain
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method migres
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.method_claims --method iter-retgen
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign paired --method searchain
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign paired --method migres
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign paired --method iter-retgen
 """
 
 from __future__ import annotations
@@ -24,19 +24,20 @@ import argparse
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from benchmarks._report import command_line, markdown_table, write_section
-from benchmarks.baseline_costs import run_results
-from benchmarks.bench_store import MULTI_HOP, open_store, stored_runs_parser
-from benchmarks.ircot_demonstrations_check import (
+from hopkit.campaign.environment import NOTEBOOK_MD
+from hopkit.campaign.page_sections import command_line, markdown_table, write_section
+from hopkit.campaign.baseline_costs import run_results
+from hopkit.campaign.bench_store import MULTI_HOP, open_store, stored_runs_parser
+from hopkit.campaign.paired_tables import (
     REFERENCE_REASONING,
     comparison_cells,
     comparison_header,
     metric_cells,
     stored,
 )
-from benchmarks.qa_bench import ingest, pipeline_for
-from benchmarks.qa_pipelines import SKIPPED
-from benchmarks.reader_context_check import load_rereads
+from hopkit.campaign.qa_bench import ingest, pipeline_for
+from hopkit.campaign.qa_pipelines import SKIPPED
+from hopkit.campaign.rereads import load_rereads
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
@@ -196,12 +197,12 @@ def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads each section's command with it)."""
     parser = stored_runs_parser(__doc__, [*MULTI_HOP, "strategyqa"])
     parser.add_argument("--method", choices=sorted(OTHERS), default="searchain")
-    parser.add_argument("--section", help="the section of docs/benchmarks.md to write (default: METHOD-claims)")
+    parser.add_argument("--section", help="the section of docs/notebook.md to write (default: METHOD-claims)")
     return parser
 
 
-def main() -> int:
-    args = command_parser().parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = command_parser().parse_args(argv)
     command = command_line()
     session_factory, store, llm = open_store(args)
     name = NAMES[args.method]
@@ -213,7 +214,7 @@ def main() -> int:
         f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
         *claims_body(store, session_factory, llm, args.llm, args.method, args.datasets, args.limit),
-    ]))
+    ]), NOTEBOOK_MD)
     return 0
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ question the prediction (or ``error <class>``) is compared, and the run ids: an 
 an unchanged configuration hash. With ``--against FILE`` the "before" is a previous output of
 this script instead (e.g. the baseline commit's), which also covers runs with no saved file.
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.answers_unchanged \\
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign answers-unchanged \\
         [--methods nor oner ircot searchain migres] [--datasets ...] [--limit 5] \\
         [--store .hopkit-bench/unchanged.db] [--out benchmarks/results/answers_unchanged.json]
 
@@ -38,11 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import hopkit
-from benchmarks._report import command_line
-from benchmarks.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUNS, use_home
-from benchmarks.qa_bench import ingest, pipeline_for
-from benchmarks.qa_pipelines import SKIPPED
-from benchmarks.saved_runs import is_bench_store
+from hopkit.campaign.page_sections import command_line
+from hopkit.campaign.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUNS, use_home
+from hopkit.campaign.qa_bench import ingest, pipeline_for
+from hopkit.campaign.qa_pipelines import SKIPPED
+from hopkit.campaign.saved_runs import is_bench_store
 from hopkit.config import load_llm
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -191,9 +191,10 @@ def compare_outputs(before: Path, after: Path) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    if sys.argv[1:2] == ["--compare"]:  # --compare BEFORE.json AFTER.json: no model, no store
-        print(compare_outputs(Path(sys.argv[2]), Path(sys.argv[3])))
+def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["--compare"]:  # --compare BEFORE.json AFTER.json: no model, no store
+        print(compare_outputs(Path(given[1]), Path(given[2])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
@@ -202,7 +203,7 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=BENCH_HOME / "unchanged.db")
     parser.add_argument("--out", type=Path, default=RESULTS / "answers_unchanged.json")
     parser.add_argument("--against", type=Path, help="compare with this earlier output instead of the saved runs")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.store.parent.mkdir(parents=True, exist_ok=True)
     use_home(args.store.resolve().parent)
     session_factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()

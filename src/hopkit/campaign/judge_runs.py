@@ -5,26 +5,26 @@ answer?) on the model the runs were made with (``--llm``). Each verdict is store
 is given (a stopped judging resumes) and the judged runs are saved with their verdicts to
 ``benchmarks/results/runs/``; qa_bench and method_claims then report Acc† for them::
 
-    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.judge_runs \\
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign judge \\
         --datasets hotpotqa 2wikimultihopqa --methods nor oner ircot searchain migres --limit 30
 """
 
 from __future__ import annotations
 
-from benchmarks.bench_store import open_store, stored_runs_parser
-from benchmarks.qa_bench import METHODS, ingest, pipeline_for
-from benchmarks.qa_pipelines import SKIPPED
-from benchmarks.saved_runs import save
+from hopkit.campaign.bench_store import open_store, stored_runs_parser
+from hopkit.campaign.qa_bench import METHODS, ingest, pipeline_for
+from hopkit.campaign.qa_pipelines import SKIPPED
+from hopkit.campaign.saved_runs import save
 from hopkit.errors import StoreError
 from hopkit.evaluation.llm_judge import AccuracyJudge
 from hopkit.judging_runs import judge_run
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = stored_runs_parser(__doc__, ["hotpotqa", "2wikimultihopqa", "musique", "strategyqa"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner", "ircot", "searchain", "migres"],
                         choices=METHODS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     session_factory, store, llm = open_store(args)
     judge = AccuracyJudge(llm)
     for dataset in args.datasets:

@@ -1,4 +1,4 @@
-"""The tables of a QA section of docs/benchmarks.md, built from the stored runs.
+"""The tables of a QA section of docs/notebook.md, built from the stored runs.
 
 qa_bench writes them after its runs (or, with ``--report-only``, from the stored results
 alone); tests/benchmarks/test_qa_sections.py builds them again from the saved runs and
@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.method_tables import method_sections
+from hopkit.campaign.method_tables import method_sections
 from hopkit.evaluation.cost_columns import cost_columns
 from hopkit.evaluation.metrics import paragraph_recall
 from hopkit.judging_runs import choose_judge

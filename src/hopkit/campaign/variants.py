@@ -1,10 +1,10 @@
 """The QA benchmark's variants: every method's declared experiments (``experiments.yaml`` in its
 package, :mod:`hopkit.experiments`) and the benchmark's own, one YAML file each in
-``benchmarks/configs/`` (levers and retrievers measured here: ``ircot-reasoning-reader``,
+``src/hopkit/campaign/variants/`` (levers and retrievers measured here: ``ircot-reasoning-reader``,
 ``oner-minilm``...), which extend them.
 
 The run's name is ``<name>-<dataset>``; a ``calibrated`` threshold is read from
-``benchmarks/thresholds.json`` when the pipeline is built (:mod:`benchmarks.qa_pipelines`).
+``benchmarks/thresholds.json`` when the pipeline is built (:mod:`hopkit.campaign.qa_pipelines`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hopkit.experiments import Calibrated, Experiment, datasets_with_own_keys, e
 
 __all__ = ["VARIANTS_DIR", "Calibrated", "Variant", "load_variant", "skipped", "variant_names"]
 
-VARIANTS_DIR = Path(__file__).resolve().parent / "configs"
+VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 Variant = Experiment
 
 

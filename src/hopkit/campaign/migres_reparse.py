@@ -7,8 +7,8 @@ MIGRES run of the bench store. With ``--forget`` it removes their results from t
 and from the run's saved file, so that rerunning the run's qa_bench command answers them
 again with the current parser (the other questions are kept)::
 
-    .venv/bin/python -m benchmarks.migres_reparse             # list
-    .venv/bin/python -m benchmarks.migres_reparse --forget    # then rerun each run's qa_bench command
+    .venv/bin/hopkit campaign reparse-migres             # list
+    .venv/bin/hopkit campaign reparse-migres --forget    # then rerun each run's qa_bench command
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import copy
 from typing import Any, Iterator, Mapping
 
-from benchmarks.saved_runs import open_bench_store, save
+from hopkit.campaign.saved_runs import open_bench_store, save
 from hopkit.errors import ParseError
 from hopkit.methods.migres.memory import Memory
 from hopkit.methods.migres.responses import parse_queries
@@ -71,11 +71,11 @@ def affected_questions(store: Store, run_id: str, max_new_queries: int) -> list[
             if result.ok and asked_differently(texts[result.query_id], result.trace, max_new_queries)]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forget", action="store_true",
                         help="remove the affected results (store and saved file) so that a rerun answers them again")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     store = open_bench_store()
     for run in store.runs():
         if not run.method.startswith("migres"):
