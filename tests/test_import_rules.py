@@ -64,3 +64,11 @@ def test_parsers_of_model_output_depend_on_nothing_in_hopkit_but_its_errors() ->
                       for line, name in imported_modules(path)
                       if name.startswith("hopkit.") and not name.startswith(("hopkit.parsing", "hopkit.errors"))]
     assert hopkit_imports == []
+
+
+def test_the_config_reader_imports_no_pipeline_method_or_experiment() -> None:
+    """hopkit.config reads and checks configs of any kind; the pipelines import it, never the other way round
+    (a pipeline config's ``method:`` and ``experiment:`` are read by hopkit.pipelines.configs)."""
+    path = PACKAGE / "config.py"
+    assert [f"config.py:{line} imports {name}" for line, name in imported_modules(path)
+            if name.split(".")[:2] in (["hopkit", "pipelines"], ["hopkit", "methods"], ["hopkit", "experiments"])] == []

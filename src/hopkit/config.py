@@ -305,10 +305,8 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
     The target is checked (:func:`resolve_target`) and the options are checked against
     its annotations before it is called.
 
-    A pipeline config may name a registered method instead (``method: ircot``, see
-    :mod:`hopkit.methods.registry`): its ``_target_`` is that method's YAML config class; or a
-    declared experiment (``experiment: flare``, :mod:`hopkit.experiments`): that experiment's
-    settings for the config's ``dataset``, the config's own keys over them.
+    A pipeline config's own forms (``method: ircot``, ``experiment: flare``) are read by
+    :func:`hopkit.pipelines.configs.instantiate_pipeline_config`, which then calls this.
 
     Args:
         spec: the config's mapping.
@@ -323,15 +321,6 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         DownloadError: the target could not download a file it was given (an ``hf://``
             model), raised as it is.
     """
-    if kind == "pipelines" and "experiment" in spec:
-        from hopkit.experiments import experiment_spec
-
-        spec = experiment_spec({**spec, **({"dataset": injected.pop("dataset")} if "dataset" in injected else {})},
-                               source)
-    if kind == "pipelines" and "_target_" not in spec and "method" in spec:
-        from hopkit.pipelines.generation.registered import with_method_target
-
-        spec = with_method_target(spec, source)
     if "_target_" not in spec:
         raise ConfigError(f"{source}: missing field '_target_'")
     target = resolve_target(spec["_target_"], source, kind)

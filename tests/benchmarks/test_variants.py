@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.campaign.saved_run_ids import QwenStandIn  # the model as a run id records it
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -116,13 +117,12 @@ def test_the_printed_config_runs_the_variant_under_hopkit_run(pipelines: ModuleT
     import yaml
 
     from hopkit.cli.run import pipeline_config
-    from hopkit.config import instantiate
 
     variant, dataset = cell.split("/")
     path = tmp_path / "variant.yaml"
     path.write_text(yaml.safe_dump(pipelines.hopkit_config(variant, dataset)), encoding="utf-8")
     spec, source = pipeline_config(str(path))
-    printed = instantiate(spec, source, kind="pipelines").build(sample_store).run_spec()
+    printed = instantiate_pipeline_config(spec, source).build(sample_store).run_spec()
     benchmark = pipelines.pipeline_for(variant, dataset, sample_store, QwenStandIn([], context_length=4096),
                                        llm_name="qwen2.5-coder-1.5b-4k").run_spec()
     assert (printed.name, printed.method, printed.dataset) == (benchmark.name, benchmark.method, benchmark.dataset)
@@ -148,7 +148,7 @@ def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
         pipelines: ModuleType, sample_store: Any, path: Path) -> None:
     """The shipped config, run with the benchmark's model, its calibrated thresholds and its recorded departures
     (``src/hopkit/campaign/variants``), is the benchmark's run: the same run id, so no setting is kept in two places."""
-    from hopkit.config import instantiate, load_yaml
+    from hopkit.config import load_yaml
     from hopkit.experiments import load_experiment
 
     shipped = load_yaml(path)
@@ -158,7 +158,7 @@ def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
             continue
         declared, benchmark = load_experiment(name, dataset).config, pipelines.hopkit_config(name, dataset)
         departures = {k: v for k, v in benchmark.items() if k not in ("name", "llm") and declared.get(k) != v}
-        config = instantiate({**shipped, "dataset": dataset, **departures}, str(path), kind="pipelines")
+        config = instantiate_pipeline_config({**shipped, "dataset": dataset, **departures}, str(path))
         pipeline = config.build(sample_store)
         pipeline.llm = QwenStandIn([], context_length=4096)
         assert pipeline.run_spec().run_id == RECORDED[f"{name}/{dataset}"], (dataset, departures)

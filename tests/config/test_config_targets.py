@@ -7,6 +7,7 @@ from unittest import mock
 
 import pytest
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit import config as config_module
 from hopkit.config import allow_targets, instantiate, load_llm, load_named, load_yaml
 from hopkit.errors import ConfigError
@@ -71,7 +72,7 @@ def test_os_system_is_refused_before_it_runs(tmp_path: Path) -> None:
     path = tmp_path / "evil.yaml"
     path.write_text("_target_: os.system\ncommand: touch pwned\n")
     with mock.patch("os.system") as system, pytest.raises(ConfigError) as error:
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
     system.assert_not_called()
     assert str(error.value).startswith(f"{path}: field '_target_'")
     assert "os.system" in str(error.value) and "docs/configs.md" in str(error.value)
@@ -83,7 +84,7 @@ def test_os_system_is_refused_before_it_runs(tmp_path: Path) -> None:
                                     "hopkit.store.store.Store"])
 def test_functions_and_foreign_classes_are_refused(target: str, spy_module: types.ModuleType) -> None:
     with pytest.raises(ConfigError, match=r"inline: field '_target_'"):
-        instantiate({"_target_": target, "name": "x"}, "inline", kind="pipelines")
+        instantiate_pipeline_config({"_target_": target, "name": "x"}, "inline")
 
 
 @pytest.mark.usefixtures("no_user_targets")
@@ -106,7 +107,7 @@ def test_each_kind_takes_only_its_own_classes(spy_module: types.ModuleType) -> N
     # an LLM backend is not a pipeline config: refused before the model would be loaded
     with mock.patch("hopkit.llm.llama_cpp.LlamaCppLLM.load") as load, \
             pytest.raises(ConfigError, match="field '_target_'.*generation pipeline config"):
-        instantiate({"_target_": "hopkit.llm.llama_cpp.LlamaCppLLM.load"}, "inline", kind="pipelines")
+        instantiate_pipeline_config({"_target_": "hopkit.llm.llama_cpp.LlamaCppLLM.load"}, "inline")
     load.assert_not_called()
     with pytest.raises(ConfigError, match="field '_target_'"):
         instantiate({"_target_": "hopkit.pipelines.generation.one_step.OneRGenerationPipelineConfig", "name": "x"},
@@ -118,8 +119,7 @@ def test_each_kind_takes_only_its_own_classes(spy_module: types.ModuleType) -> N
 
 @pytest.mark.usefixtures("no_user_targets")
 def test_user_subclasses_of_the_kind_base_are_allowed(spy_module: types.ModuleType) -> None:
-    built = instantiate({"_target_": "hopkit_test_user_targets.MyPipelineConfig", "name": "mine"}, "inline",
-                        kind="pipelines")
+    built = instantiate_pipeline_config({"_target_": "hopkit_test_user_targets.MyPipelineConfig", "name": "mine"}, "inline")
     assert isinstance(built, spy_module.MyPipelineConfig)
     retrieval = instantiate({"_target_": "hopkit_test_user_targets.MyRetrieval", "name": "r"}, "inline",
                             kind="retrieval", session_factory=None)

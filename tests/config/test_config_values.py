@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.cli import main
 from hopkit.config import instantiate, load_yaml
 from hopkit.errors import ConfigError
@@ -25,7 +26,7 @@ def write(tmp_path: Path, text: str, name: str = "x.yaml") -> Path:
 
 def build(tmp_path: Path, text: str) -> Any:
     path = write(tmp_path, text)
-    return instantiate(load_yaml(path), str(path), kind="pipelines")
+    return instantiate_pipeline_config(load_yaml(path), str(path))
 
 
 @pytest.mark.parametrize(("target", "line", "field", "expected"), [
@@ -53,7 +54,7 @@ def test_wrong_type_or_range_names_file_and_field(tmp_path: Path, target: str, l
                                                   expected: str) -> None:
     path = write(tmp_path, f"_target_: {target}\nname: run\n{line}\n")
     with pytest.raises(ConfigError) as error:
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
     message = str(error.value)
     assert message.startswith(f"{path}: field '{field}': expected "), message
     assert expected in message
@@ -76,7 +77,7 @@ def test_wrong_type_or_range_names_file_and_field(tmp_path: Path, target: str, l
 def test_nested_ircot_options_are_checked_when_the_file_is_read(tmp_path: Path, text: str, pattern: str) -> None:
     path = write(tmp_path, f"_target_: {IRCOT}\nname: run\n{text}\n")
     with pytest.raises(ConfigError, match=pattern) as error:
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
     assert str(error.value).startswith(f"{path}: ")
 
 
@@ -89,7 +90,7 @@ def test_nested_ircot_options_are_checked_when_the_file_is_read(tmp_path: Path, 
 def test_reader_option_is_checked_when_the_file_is_read(tmp_path: Path, text: str, pattern: str) -> None:
     path = write(tmp_path, f"_target_: {ONER}\nname: run\n{text}\n")
     with pytest.raises(ConfigError, match=pattern) as error:
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
     assert str(error.value).startswith(f"{path}: ")
 
 

@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
-from hopkit.config import instantiate
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice, executor_choice
 from hopkit.executors.ray_actors import RayExecutor
@@ -24,7 +24,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def config(**fields: object) -> object:
     spec = {"_target_": config_target("nor"), "name": "nor", "retrieval_pipeline_name": None, **fields}
-    return instantiate(spec, "test.yaml", kind="pipelines")
+    return instantiate_pipeline_config(spec, "test.yaml")
 
 
 def test_threads_by_default_and_the_command_line_over_the_config() -> None:

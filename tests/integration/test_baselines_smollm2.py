@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.cli import main
-from hopkit.config import instantiate, load_yaml, named_config_path
+from hopkit.config import load_yaml, named_config_path
 from hopkit.methods.registry import entries
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -48,7 +49,7 @@ def test_the_shipped_config_of_each_baseline_builds(method: str) -> None:
     path = named_config_path("pipelines", "alce-vanilla" if method == "alce" else method)
     spec = load_yaml(path)
     assert "experiment" in spec  # the paper's settings, by dataset
-    config = instantiate({**spec, "dataset": "hotpotqa"}, str(path), kind="pipelines")
+    config = instantiate_pipeline_config({**spec, "dataset": "hotpotqa"}, str(path))
     assert config.name == path.stem and hasattr(config, "build")
 
 

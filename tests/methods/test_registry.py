@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from hopkit.config import instantiate
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.protocol import Method
@@ -65,10 +65,10 @@ def test_the_yaml_config_takes_every_option_and_names_the_method(entry: MethodEn
     config_class = method_pipeline_config(entry.name)
     fields = {f.name for f in dataclasses.fields(config_class)}
     assert {f.name for f in dataclasses.fields(entry.options)} <= fields
-    config = instantiate({"method": entry.name, "name": "x"}, "test.yaml", kind="pipelines")
+    config = instantiate_pipeline_config({"method": entry.name, "name": "x"}, "test.yaml")
     assert isinstance(config, config_class)
     with pytest.raises(ConfigError, match="test.yaml: field 'method': no method named 'nope'"):
-        instantiate({"method": "nope", "name": "x"}, "test.yaml", kind="pipelines")
+        instantiate_pipeline_config({"method": "nope", "name": "x"}, "test.yaml")
 
 
 def test_top_k_sets_the_declared_option_or_is_refused(entry: MethodEntry) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from hopkit.config import instantiate, load_yaml
+from hopkit.pipelines.configs import instantiate_pipeline_config
+from hopkit.config import load_yaml
 from hopkit.errors import ConfigError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.migres.method import MIGRESConfig
@@ -120,7 +121,7 @@ def test_the_yaml_config_checks_its_options(tmp_path: Path, line: str, pattern: 
     path.write_text(f"_target_: hopkit.pipelines.generation.migres.MIGRESGenerationPipelineConfig\nname: m\n{line}\n",
                     encoding="utf-8")
     with pytest.raises(ConfigError, match=pattern):
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
 
 
 @pytest.mark.parametrize("name", ["migres", "migres-fewshot"])
@@ -128,7 +129,7 @@ def test_the_packaged_configs_build_the_pipeline_on_the_papers_bm25(name: str, f
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOPKIT_HOME", str(tmp_path))
     path = PACKAGED / "pipelines" / f"{name}.yaml"
-    config = instantiate({**load_yaml(path), "dataset": "hotpotqa"}, str(path), kind="pipelines")
+    config = instantiate_pipeline_config({**load_yaml(path), "dataset": "hotpotqa"}, str(path))
     assert isinstance(config, MIGRESGenerationPipelineConfig)
     pipeline = config.build(factory)
     assert isinstance(pipeline, MIGRESGenerationPipeline)

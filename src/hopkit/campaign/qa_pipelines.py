@@ -25,11 +25,11 @@ from typing import Any, Sequence
 
 import yaml
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.campaign.environment import LLM_NAME
 from hopkit.campaign.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
                                    calibrated, calibration_entry)
 from hopkit.campaign.variants import Variant, load_variant, skipped, variant_names
-from hopkit.config import instantiate
 from hopkit.pipelines.base import GenerationPipeline
 
 YES_NO = "strategyqa"
@@ -93,7 +93,7 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, l
     if variant.calibrated is not None and llm_name is None:
         raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
     spec = hopkit_config(method, dataset, llm_name or LLM_NAME, thresholds)
-    pipeline = instantiate(spec, variant.source, kind="pipelines").build(session_factory)
+    pipeline = instantiate_pipeline_config(spec, variant.source).build(session_factory)
     pipeline.llm = llm  # the constructor only kept the config's name; nothing was loaded from it
     return pipeline
 

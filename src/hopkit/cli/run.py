@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.console import run_log
-from hopkit.config import instantiate, load_yaml, named_config_path, named_configs
+from hopkit.config import load_yaml, named_config_path, named_configs
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
@@ -121,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         spec, threshold = with_stored_threshold(spec, session_factory)
         if threshold:
             print(f"calibrated threshold: {printable(threshold)}", flush=True)
-    config = instantiate(spec, source, kind="pipelines")  # checks _target_ and every option first
+    config = instantiate_pipeline_config(spec, source)  # checks _target_ and every option first
     executor = chosen_executor(args, config)
     session_factory = session_factory or DBConnection.from_config(args.db).get_session_factory()
     pipeline = config.build(session_factory)

@@ -12,12 +12,12 @@ import argparse
 import sys
 from typing import Any
 
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.console import run_log
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.run import pipeline_config, run_exit_code
-from hopkit.config import instantiate
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
@@ -65,7 +65,7 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
             spec, threshold = with_stored_threshold(spec, session_factory)
             if threshold:
                 print(f"calibrated threshold: {printable(threshold)}", flush=True)
-            config = instantiate(spec, source, kind="pipelines")
+            config = instantiate_pipeline_config(spec, source)
             pipeline = config.build(session_factory)
             pipeline.run_spec()  # the dataset is stored, the method takes these options
             cells.append((argument, dataset, pipeline, chosen_executor(args, config)))

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hopkit.config import instantiate, load_yaml
+from hopkit.pipelines.configs import instantiate_pipeline_config
+from hopkit.config import load_yaml
 from hopkit.errors import ConfigError
 from hopkit.judges.embedding import EmbeddingSimilarity
 from hopkit.judges.llm_prompts import ANSWER_EXAMPLES
@@ -26,18 +27,18 @@ YAML = Path(__file__).resolve().parents[3] / "src" / "hopkit" / "configs" / "pip
 
 
 def test_the_named_yaml_config_is_the_papers_setting_for_the_runs_dataset() -> None:
-    config = instantiate({**load_yaml(YAML), "dataset": "hotpotqa"}, str(YAML), kind="pipelines")
+    config = instantiate_pipeline_config({**load_yaml(YAML), "dataset": "hotpotqa"}, str(YAML))
     assert isinstance(config, SearChainGenerationPipelineConfig)
     pipeline = config.build(None)
     assert isinstance(pipeline, SearChainGenerationPipeline)
     assert pipeline.config == SearChainConfig()
     assert (pipeline.config.max_rounds, pipeline.config.top_k, pipeline.config.confidence_threshold,
             pipeline.config.rouge_threshold) == (5, 1, 1.5, 0.35)
-    on_strategyqa = instantiate({**load_yaml(YAML), "dataset": "strategyqa"}, str(YAML), kind="pipelines")
+    on_strategyqa = instantiate_pipeline_config({**load_yaml(YAML), "dataset": "strategyqa"}, str(YAML))
     assert on_strategyqa.build(None).config == SearChainConfig(task="strategyqa")
     with pytest.raises(ConfigError, match="experiment 'searchain' has its paper's settings per dataset: give the "
                                           "dataset"):
-        instantiate(load_yaml(YAML), str(YAML), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(YAML), str(YAML))
 
 
 @pytest.mark.parametrize(("line", "pattern"), [
@@ -57,7 +58,7 @@ def test_wrong_options_are_refused_when_the_file_is_read(tmp_path: Path, line: s
     path.write_text(f"_target_: hopkit.pipelines.generation.searchain.SearChainGenerationPipelineConfig\n"
                     f"name: run\n{line}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=pattern) as error:
-        instantiate(load_yaml(path), str(path), kind="pipelines")
+        instantiate_pipeline_config(load_yaml(path), str(path))
     assert str(error.value).startswith(f"{path}: ")
 
 
