@@ -14,21 +14,18 @@ import pytest
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.searchain.method import SearChain, SearChainConfig
-from hopkit.records import Corpus, Paragraph, Query
+from hopkit.records import Corpus, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 from hopkit.traces import KINDS, Trace
+from tests import fictional_corpus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-PARAGRAPHS = (
-    Paragraph(1, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(2, "Ada Quill", "Ada Quill was an engineer born in Tarsk."),
-    Paragraph(3, "Tarsk", "Tarsk is a port city on the northern coast."),
-)
+PARAGRAPHS = fictional_corpus.paragraphs(3, first_id=1)
 QUESTION = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",))
 
 

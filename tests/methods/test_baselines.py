@@ -7,16 +7,12 @@ from hopkit.methods.oner.method import OneR, OneRConfig
 from hopkit.methods.reader import ReaderConfig
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.memory import InMemoryRetriever
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill, the engineer behind Velmora Ironworks, was born in the town of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a town on the Orl River."),
-    Paragraph(3, "Orl River", "The Orl River flows into the Grey Sea."),
-]
-QUERY = Query(id="q1", text="Who founded Velmora Ironworks?", answers=("Ada Quill",), gold_paragraph_ids=(0,))
+CORPUS = list(fictional_corpus.paragraphs(4))
+QUERY = fictional_corpus.FOUNDER
 
 
 def test_nor_shows_no_paragraph() -> None:
@@ -34,12 +30,13 @@ def test_nor_keeps_the_iirc_main_passage_in_the_context() -> None:
 
 
 def test_oner_retrieves_k_with_the_question_then_reads_them() -> None:
-    llm = ScriptedLLM(["Ada Quill."])
-    result = OneR(llm, InMemoryRetriever(CORPUS), OneRConfig(k=2)).generate(QUERY)
-    assert result.text == "Ada Quill"
-    assert len(result.chunk_ids) == 2 and result.chunk_ids[0] == 0
-    assert "Wikipedia Title: Velmora Ironworks" in llm.prompts[0]
-    assert llm.prompts[0].endswith("Q: Who founded Velmora Ironworks?\nA:")
+    llm = ScriptedLLM(["Tarsk."])
+    query = Query("q3", "Where is Ada Quill, who founded Velmora Ironworks, from?", ("Tarsk",))
+    result = OneR(llm, InMemoryRetriever(CORPUS), OneRConfig(k=2)).generate(query)
+    assert result.text == "Tarsk"
+    assert sorted(result.chunk_ids) == [0, 1]  # k of the 4, those sharing the question's words
+    assert "Wikipedia Title: Velmora Ironworks" in llm.prompts[0] and "Wikipedia Title: Ada Quill" in llm.prompts[0]
+    assert llm.prompts[0].endswith("Q: Where is Ada Quill, who founded Velmora Ironworks, from?\nA:")
 
 
 def test_oner_cot_reader() -> None:

@@ -28,26 +28,22 @@ from hopkit.methods.migres import MIGRES
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodParts, entries
 from hopkit.methods.searchain import SearChain
-from hopkit.records import Corpus, Paragraph, Query
+from hopkit.records import Corpus, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 from hopkit.traces import KINDS, Trace
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-PARAGRAPHS = (
-    Paragraph(10, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(11, "Ada Quill", "Ada Quill was an engineer born in Tarsk."),
-    Paragraph(12, "Tarsk", "Tarsk is a port city on the northern coast."),
-    Paragraph(13, "Lumen Bridge", "The Lumen Bridge crosses the river at Tarsk."),
-)
+PARAGRAPHS = fictional_corpus.paragraphs(4, first_id=10)
 QUERIES = (
     Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",)),
     Query("q2", "Who founded Velmora Ironworks?", ("Ada Quill",)),
-    Query("q3", "What does the Lumen Bridge cross?", ("the river",)),
+    Query("q3", "Where does the Orl River flow?", ("the Grey Sea",)),
 )
 
 

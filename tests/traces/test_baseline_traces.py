@@ -12,14 +12,11 @@ from hopkit.records import Paragraph, Query
 from hopkit.retrieval.memory import InMemoryRetriever
 from hopkit.traces import collect_trace
 from hopkit.usage import track_usage
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill, the engineer behind Velmora Ironworks, was born in the town of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a town on the Orl River."),
-]
+CORPUS = list(fictional_corpus.paragraphs(3))
 QUERY = Query(id="q1", text="Who founded Velmora Ironworks?", answers=("Ada Quill",))
 
 

@@ -11,18 +11,14 @@ import pytest
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
 from hopkit.methods.ircot.query import next_query
-from hopkit.records import Paragraph, Query
+from hopkit.records import Query
 from hopkit.retrieval.memory import InMemoryRetriever
 from hopkit.traces import Trace, collect_trace
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill, the engineer behind Velmora Ironworks, was born in the town of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a town on the Orl River."),
-    Paragraph(3, "Orl River", "The Orl River flows into the Grey Sea."),
-]
+CORPUS = list(fictional_corpus.paragraphs(4))
 QUERY = Query(id="q1", text="Which river flows through the birthplace of the founder of Velmora Ironworks?")
 SCRIPT_LINES = ["Velmora Ironworks was founded by Ada Quill.", "Ada Quill was born in Tarsk.",
                 "So, Tarsk is on a river.", "Tarsk is on the Orl River.", "So the answer is: Orl River.", "Orl River"]

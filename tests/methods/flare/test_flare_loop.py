@@ -15,17 +15,14 @@ from hopkit.llm.protocol import TokenScores
 from hopkit.methods.flare import METHOD, FLARE, FLAREConfig, FLAREOptions
 from hopkit.methods.flare.method import masked_query
 from hopkit.methods.flare.steps import FLARELookAhead, FLARERetrieve
-from hopkit.records import Paragraph, Query
+from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill was an engineer from the port of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a port on the Orl River."),
-]
+CORPUS = list(fictional_corpus.paragraphs(3))
 QUESTION = Query("q1", "Where was the founder of Velmora Ironworks from?", ("Tarsk",))
 SENTENCES = [" Velmora Ironworks was founded by Ada Quill.", " Ada Quill was from Tarsk.", " So the answer is: Tarsk."]
 UNSURE = {"Quill.": 0.3, "from": 0.6}  # token (a word and what sticks to it) -> probability; others 0.95

@@ -14,19 +14,14 @@ from hopkit.methods.iter_retgen import METHOD, IterRetGen, IterRetGenConfig, Ite
 from hopkit.methods.iter_retgen.steps import IterRetGenRead, IterRetGenRetrieve
 from hopkit.methods.registry import MethodParts
 from hopkit.prompts.ircot_files import AUTHORS_DEMONSTRATION_QIDS, qa_prompt_file_name
-from hopkit.records import Paragraph, Query
+from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill was an engineer from the port of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a port on the Orl River."),
-    Paragraph(3, "Orl River", "The Orl River flows into the Grey Sea."),
-    Paragraph(4, "Grey Sea", "The Grey Sea is cold."),
-]
+CORPUS = list(fictional_corpus.paragraphs(5))
 QUESTION = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",))
 FIRST = "Velmora Ironworks was founded by Ada Quill. So the answer is: Velmora."
 SECOND = "Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk. So the answer is: Tarsk."

@@ -10,18 +10,15 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.react_shao import METHOD, ReActShao, ReActShaoConfig
 from hopkit.methods.self_ask.steps import SelfAskAsk
-from hopkit.records import Paragraph, Query
+from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from hopkit.usage import track_usage
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill was an engineer from the port of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a port on the Orl River."),
-]
+CORPUS = list(fictional_corpus.paragraphs(3))
 QUESTION = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",))
 REPLIES = [" Yes.\nFollow up: Where is Ada Quill from?",
            " Ada Quill was from Tarsk.\nSo the final answer is: Tarsk"]

@@ -10,17 +10,14 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.methods.self_ask import METHOD, SelfAsk, SelfAskConfig
 from hopkit.methods.self_ask.prompts import DEMONSTRATIONS
 from hopkit.methods.self_ask.steps import SelfAskAsk, SelfAskRead, SelfAskRetrieve
-from hopkit.records import Paragraph, Query
+from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
+from tests import fictional_corpus
 
 pytestmark = pytest.mark.unit
 
-CORPUS = [
-    Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Quill in 1871."),
-    Paragraph(1, "Ada Quill", "Ada Quill was an engineer from the port of Tarsk."),
-    Paragraph(2, "Tarsk", "Tarsk is a port on the Orl River."),
-]
+CORPUS = list(fictional_corpus.paragraphs(3))
 QUESTION = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",))
 TRAJECTORY = (" Yes.\nFollow up: Who founded Velmora Ironworks?\n"
               "Intermediate answer: Ada Quill founded Velmora Ironworks.\nFollow up: Where is Ada Quill from?\n"
