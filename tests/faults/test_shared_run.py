@@ -14,7 +14,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from hopkit.store.claims import Taken
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
+from tests.polling import wait_until
 
 pytestmark = pytest.mark.unit
 
@@ -80,12 +80,14 @@ def test_the_questions_of_a_driver_that_dies_are_taken_again(db_url: str, tmp_pa
     store = toy_store(db_url)
     with serve_fake_openai(town_of, faults=lambda n, p: Fault("delay", seconds=0.3)) as server:
         doomed = driver(db_url, server.base_url, tmp_path)
-        deadline = time.monotonic() + 120
-        while len(server.answered) < 3:  # the doomed driver is answering, with questions in flight
-            assert time.monotonic() < deadline and doomed.poll() is None, doomed.communicate()
-            time.sleep(0.05)
+        # the doomed driver is answering, with questions in flight
+        wait_until(lambda: len(server.answered) >= 3 or doomed.poll() is not None, 120, "the first answers")
+        assert doomed.poll() is None, doomed.communicate()
         survivor = driver(db_url, server.base_url, tmp_path)
-        time.sleep(1.0)
+        (run,) = store.runs()
+        # both drivers hold questions: the survivor has joined the run before the other dies
+        wait_until(lambda: len(set(store.claims.holders(run.run_id).values())) >= 2 or survivor.poll() is not None,
+                   120, "the second driver to take a question")
         doomed.send_signal(signal.SIGKILL)
         doomed.wait()
         asked_before_the_kill = set(asked(list(server.requests)))
@@ -112,8 +114,9 @@ def test_a_lease_that_runs_out_frees_the_question(tmp_path: Path) -> None:
     try:
         assert questions.next().id == "q1"  # type: ignore[union-attr]
         assert questions.next() is WAIT  # q0 is the other host's for now
-        time.sleep(0.6)
-        assert questions.next().id == "q0"  # type: ignore[union-attr]
+        taken: list[object] = []
+        wait_until(lambda: taken.append(questions.next()) or taken[-1] is not WAIT, 30, "the lease to run out")
+        assert taken[-1].id == "q0"  # type: ignore[attr-defined]
         assert questions.next() is None
     finally:
         questions.close()
