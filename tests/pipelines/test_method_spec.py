@@ -86,3 +86,28 @@ def test_a_spec_needs_the_llm_by_name(factory) -> None:  # type: ignore[no-untyp
         pipeline.method_spec()
     with pytest.raises(ConfigError, match="top_k \\(2\\) does not apply to NoR"):
         pipeline_of("nor", factory).method_spec(2)
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_threads_answer_with_the_method_the_spec_builds(name: str, factory,  # type: ignore[no-untyped-def]
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threads of this process get the method from the same picklable spec Ray's workers get, built
+    with the model this process loaded (one meter): an option the spec lost would change every run."""
+    from hopkit.executors.choice import executor_choice
+    from hopkit.pipelines.generation.method_spec import MethodSpec
+
+    built: list[tuple[MethodSpec, object]] = []
+    build = MethodSpec.build
+
+    def recording(spec: MethodSpec, session_factory, *, llm=None, warm=True):  # type: ignore[no-untyped-def]
+        built.append((spec, llm))
+        return build(spec, session_factory, llm=llm, warm=warm)
+
+    monkeypatch.setattr(MethodSpec, "build", recording)
+    pipeline = pipeline_of(name, factory)
+    top_k = 3 if entries()[name].top_k else None
+    executor = pipeline.executor(executor_choice("threads"), top_k, "toy")
+    (spec, llm), = built
+    assert pickle.loads(pickle.dumps(spec)) == spec == pipeline.method_spec(top_k)
+    assert llm is pipeline._llm()  # the model loaded once, metered once
+    assert executor.method.name == name

@@ -97,7 +97,7 @@ class GenerationPipeline(ABC):
     def _llm(self) -> MeteredLLM:
         if self._metered_llm is None:
             inner = load_llm(self.llm) if isinstance(self.llm, str) else as_llm(self.llm)
-            self._metered_llm = MeteredLLM(inner)
+            self._metered_llm = inner if isinstance(inner, MeteredLLM) else MeteredLLM(inner)  # metered once
         return self._metered_llm
 
     def _llm_spec(self) -> Mapping[str, Any]:
@@ -182,12 +182,15 @@ class GenerationPipeline(ABC):
     def executor(self, choice: ExecutorChoice, top_k: int | None, dataset: str) -> Executor:
         """What answers this run's questions: threads of this process, or Ray workers that rebuild
         the method from its spec (the model is then not loaded in this process)."""
+        method_spec = getattr(self, "method_spec", None)
         if choice.kind == "threads":
-            method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
+            if method_spec is not None and isinstance(self.llm, str):  # built as Ray's workers build it
+                method = method_spec(top_k).build(self.session_factory, llm=self._llm(), warm=False)
+            else:  # a model given as an object, which no spec can carry
+                method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
             return ThreadExecutor(method, self.workers())
         from hopkit.executors.ray_actors import RayExecutor
 
-        method_spec = getattr(self, "method_spec", None)
         if method_spec is None:
             raise ConfigError(f"{type(self).__name__} cannot run on Ray: it has no method spec to send to workers")
         return RayExecutor(method_spec(top_k), database_url(self.session_factory), address=choice.address,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
+from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import Method, warm_up
 from hopkit.options import run_options
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
@@ -87,21 +88,27 @@ class MethodSpec:
         return cls(pipeline.method.name, pipeline.name, run_options(pipeline.config), pipeline.llm, retrieval,
                    pipeline.dataset, top_k, pipeline.batch_size)
 
-    def pipeline(self, session_factory: sessionmaker[Session]) -> MethodPipeline:
-        """The facade this spec was taken from, rebuilt on ``session_factory``."""
+    def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None) -> MethodPipeline:
+        """The facade this spec was taken from, rebuilt on ``session_factory`` (with ``llm``, a model this
+        process has loaded already, instead of loading the spec's)."""
         from hopkit.pipelines.generation.registered import method_pipeline
 
         facade = method_pipeline(self.method)
         retrieval = [] if self.retrieval is None else [self.retrieval.build(session_factory)]
-        return facade(session_factory, self.name, self.llm, *retrieval, dataset=self.dataset,
+        return facade(session_factory, self.name, self.llm if llm is None else llm, *retrieval, dataset=self.dataset,
                       batch_size=self.batch_size, **self.options)
 
-    def build(self, session_factory: sessionmaker[Session]) -> Method:
-        """The method, rebuilt and warmed up, ready for its first question."""
+    def build(self, session_factory: sessionmaker[Session], *, llm: LLM | None = None, warm: bool = True) -> Method:
+        """The method, rebuilt (warmed up unless ``warm`` is False), ready for its first question.
+
+        Ray's workers build it from the pickled spec; the threads of the process that took the spec
+        build it the same way, with the model that process has loaded (``llm``).
+        """
         from hopkit.store.store import Store
 
-        pipeline = self.pipeline(session_factory)
+        pipeline = self.pipeline(session_factory, llm)
         dataset = pipeline._dataset(Store(session_factory))
         method = pipeline.build_method(pipeline._llm(), pipeline._retriever(dataset), self.top_k, dataset)
-        warm_up(method)
+        if warm:
+            warm_up(method)
         return method
