@@ -23,10 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import re
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +85,15 @@ def measure(method: str, executor: str, workers: int, args: argparse.Namespace, 
     run_id = facade.run_spec().run_id
     if any(r.run_id == run_id for r in store.runs(DATASET)):
         store.delete_run(run_id)
-    with serve_fake_openai(reply, faults=lambda number, prompt: Fault("delay", seconds=delay) if delay else None) \
-            as server:
+    with server_process(delay) as server:
         use_model_server(server.base_url, "fake-model")
         choice = (ExecutorChoice("ray", workers=workers, cpus_per_worker=args.cpus / workers) if executor == "ray"
                   else None)
         started, started_monotonic = time.perf_counter(), time.monotonic()
         outcome = facade.run(limit=args.questions, progress=False, executor=choice)
         seconds = time.perf_counter() - started
-        sent = sorted(a.sent_at for a in server.answered)
-    calls = len(server.requests) / args.questions
+    sent = sorted(server.sent_at)
+    calls = server.requests / args.questions
     steady = args.questions / (sent[-1] - sent[0]) if len(sent) > 1 and sent[-1] > sent[0] else float("nan")
     ideal = workers / (calls * delay) if delay else float("nan")
     return {"method": method, "executor": executor, "workers": workers, "delay": delay, "questions": args.questions,
@@ -97,6 +101,41 @@ def measure(method: str, executor: str, workers: int, args: argparse.Namespace, 
             "until_first_answer": round(sent[0] - started_monotonic, 2) if sent else None,
             "steady_rate": round(steady, 2), "calls_per_question": round(calls, 2),
             "ideal_rate": round(ideal, 2)}
+
+
+@dataclass
+class ServedElsewhere:
+    """The model server in a process of its own: its address, then what it counted."""
+
+    base_url: str
+    requests: int = 0
+    sent_at: list[float] = field(default_factory=list)
+
+
+def serve(connection: Connection, delay: float) -> None:
+    """The server process: answer until told to stop, then send back the requests and answer times."""
+    faults = (lambda number, prompt: Fault("delay", seconds=delay)) if delay else ()
+    with serve_fake_openai(reply, faults=faults) as server:
+        connection.send(server.base_url)
+        connection.recv()
+        connection.send((len(server.requests), [a.sent_at for a in server.answered]))
+
+
+@contextmanager
+def server_process(delay: float) -> Iterator[ServedElsewhere]:
+    """A fake model server answering after ``delay`` seconds, in a process of its own as a real one
+    is, so that none of its work is counted as hopkit's."""
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=serve, args=(theirs, delay), daemon=True)
+    process.start()
+    served = ServedElsewhere(ours.recv())
+    try:
+        yield served
+    finally:
+        ours.send("stop")
+        served.requests, served.sent_at = ours.recv()  # monotonic times: one clock for every process
+        process.join(timeout=10)
 
 
 def write_rate(session_factory: Any, writers: int, per_writer: int) -> dict[str, Any]:

@@ -179,7 +179,7 @@ class FakeOpenAIServer:
         """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
         handler = type("Handler", (_Handler,), {"fake": self})
         self._closing.clear()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _Listener(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-openai", daemon=True)
@@ -309,9 +309,14 @@ def _error(message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "fake_server_error", "code": None}}
 
 
+class _Listener(ThreadingHTTPServer):
+    request_queue_size = 128  # dozens of clients connect at once; the default backlog of 5 makes them retry
+
+
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAIServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the body ~40 ms
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         path = self.path.split("?", 1)[0].rstrip("/")

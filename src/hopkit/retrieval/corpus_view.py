@@ -192,10 +192,9 @@ class RankedCorpus:
     def _dedup(self, positions: np.ndarray, scores: np.ndarray, k: int) -> list[ScoredParagraph]:
         seen: set[str] = set()
         hits: list[ScoredParagraph] = []
-        ranked = positions.tolist()
-        for start in range(0, len(ranked), INITIAL_POOL):  # paragraphs are read a slice at a time
-            part = ranked[start:start + INITIAL_POOL]
-            for paragraph, score in zip(self.paragraphs_at(part), scores[start:start + len(part)].tolist()):
+        ranked, values = positions.tolist(), scores.tolist()
+        for start, end in read_slices(len(ranked), k):
+            for paragraph, score in zip(self.paragraphs_at(ranked[start:end]), values[start:end]):
                 key = dedup_key(paragraph.text)
                 if key in seen:
                     continue
@@ -204,6 +203,14 @@ class RankedCorpus:
                 if len(hits) == k:
                     return hits
         return hits
+
+
+def read_slices(count: int, k: int) -> list[tuple[int, int]]:
+    """The ranked candidates read a slice at a time: first twice ``k`` (enough unless many are
+    duplicates), then :data:`INITIAL_POOL` at a time."""
+    first = min(count, max(1, 2 * k), INITIAL_POOL)
+    bounds = [0, first, *range(first + INITIAL_POOL, count, INITIAL_POOL), count]
+    return [(a, b) for a, b in pairwise(dict.fromkeys(bounds)) if a < b]
 
 
 class CorpusView(RankedCorpus):

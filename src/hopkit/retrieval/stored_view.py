@@ -8,7 +8,9 @@ the paragraphs a query ranks.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -16,6 +18,40 @@ import numpy as np
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order
+
+
+# Paragraphs a view keeps after reading them (about 16 MB): every sample corpus whole, and the
+# paragraphs a run keeps coming back to on a Wikipedia-size one.
+CACHED_PARAGRAPHS = 20_000
+READ_WHOLE = 5_000  # paragraphs per read when a small corpus is read whole
+
+
+class ParagraphCache:
+    """The last ``size`` paragraphs read, by id, safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._paragraphs: OrderedDict[int, Paragraph] = OrderedDict()
+        self.filled = False
+        self._lock = threading.Lock()
+
+    def fill(self, batches: Iterable[list[Paragraph]]) -> None:
+        """Hold every paragraph of ``batches`` (at most ``size`` are kept)."""
+        paragraphs = {p.id: p for batch in batches for p in batch}
+        self.put_many(paragraphs)
+        self.filled = True
+
+    def get_many(self, ids: Sequence[int]) -> dict[int, Paragraph]:
+        with self._lock:
+            return {pid: self._paragraphs[pid] for pid in ids if pid in self._paragraphs}
+
+    def put_many(self, paragraphs: Mapping[int, Paragraph]) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._paragraphs.update(paragraphs)
+            while len(self._paragraphs) > self.size:
+                self._paragraphs.popitem(last=False)  # the oldest read goes first
 
 
 class ParagraphSource(Protocol):
@@ -35,13 +71,19 @@ class ParagraphSource(Protocol):
 class SourceView(RankedCorpus):
     """The rows of an index built over ``source`` in id order; 8 bytes a paragraph in memory.
 
+    The paragraphs read are kept, the last ``cached`` of them; a corpus of at most ``cached``
+    paragraphs is read whole at the first query, so that its queries read nothing more.
+
     Args:
-        source: the corpus's home, asked for the paragraphs a query ranks (about a hundred).
+        source: the corpus's home, asked for the paragraphs a query ranks (a few dozen).
+        cached: how many paragraphs to keep (0: none).
     """
 
-    def __init__(self, source: ParagraphSource) -> None:
+    def __init__(self, source: ParagraphSource, *, cached: int = CACHED_PARAGRAPHS) -> None:
         self.source = source
         self.ids = source.ids()
+        self._cache = ParagraphCache(cached)
+        self._reading_whole = threading.Lock()
 
     @property
     def fingerprint(self) -> str:
@@ -57,9 +99,22 @@ class SourceView(RankedCorpus):
         found = positions[inside][self.ids[positions[inside]] == wanted[inside]]
         return np.sort(found)
 
+    def _read_whole(self) -> None:
+        """A small corpus is read once, whole, by the first thread that needs a paragraph."""
+        with self._reading_whole:
+            if not self._cache.filled:
+                self._cache.fill(self.source.batches(READ_WHOLE))
+
     def paragraphs_at(self, positions: list[int]) -> list[Paragraph]:
         wanted = self.ids[positions].tolist()
-        found = self.source.fetch(wanted)
+        if not self._cache.filled and len(self) <= self._cache.size:
+            self._read_whole()
+        found = self._cache.get_many(wanted)
+        unread = [pid for pid in wanted if pid not in found]
+        if unread:
+            fetched = self.source.fetch(unread)
+            self._cache.put_many(fetched)
+            found.update(fetched)
         missing = [pid for pid in wanted if pid not in found]
         if missing:
             raise RetrievalError(f"paragraphs {missing[:10]} are in the index but no longer in the store; the corpus "

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from functools import lru_cache
+from typing import Any, Callable, Sequence
 
 from sqlalchemy import insert
 from sqlalchemy.dialects import postgresql, sqlite
@@ -40,4 +41,16 @@ def upsert_many(dialect: str, model: type[Any], rows: Sequence[dict[str, Any]], 
     return statement.on_conflict_do_update(
         index_elements=list(keys),
         set_={key: statement.excluded[key] for key in rows[0] if key not in keys},
+        where=None if only_if is None else only_if(statement.excluded))
+
+
+@lru_cache(maxsize=32)
+def prepared_upsert(dialect: str, model: type[Any], columns: tuple[str, ...], keys: tuple[str, ...],
+                    only_if: Callable[[Any], Any] | None = None) -> Any:
+    """:func:`upsert` built once for rows of these ``columns``: execute it with a row as its
+    parameters (building and compiling the statement per row costs more than the write)."""
+    statement = _insert(dialect, model.__table__)
+    return statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={column: statement.excluded[column] for column in columns if column not in keys},
         where=None if only_if is None else only_if(statement.excluded))

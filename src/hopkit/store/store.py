@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,7 +33,7 @@ from hopkit.store.records import QueryResult, RunInfo, RunSpec
 from hopkit.store.corpus_writer import write_corpus
 from hopkit.store.run_counts import run_infos
 from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks
-from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, upsert
+from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, prepared_upsert
 from hopkit.store.claims import ClaimStore
 from hopkit.store.verdicts import VerdictStore
 
@@ -47,6 +47,11 @@ def _known(names: Sequence[str]) -> str:
     shown = ", ".join(names[:MAX_LISTED]) or "(none)"
     more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
     return shown + more
+
+
+def _answer_over_failure(new: Any) -> Any:
+    """A stored result is replaced unless it is an answer and the new one a failure."""
+    return or_(ResultRow.__table__.c.error.is_not(None), new.error.is_(None))
 
 
 class Store:
@@ -88,6 +93,11 @@ class Store:
 
     def _where(self) -> str:
         return factory_location(self._factory)
+
+    def _dialect(self) -> str:
+        """The database's dialect name ("" when the factory has no engine bound)."""
+        bind = self._factory.kw.get("bind")
+        return bind.dialect.name if bind is not None else ""
 
     def _transaction(self, action: str) -> AbstractContextManager[Session]:
         """One transaction: committed on success, rolled back on any error."""
@@ -307,14 +317,20 @@ class Store:
             StoreError: if the run is unknown, the trace is not JSON or the write fails.
         """
         values = convert.result_values(run_id, result)
-        with self._transaction(f"recording question {result.query_id!r} of run {run_id}") as session:
+        action = f"recording question {result.query_id!r} of run {run_id}"
+        if self._dialect() in UPSERT_DIALECTS:  # one statement; the run's foreign key stands for its check
+            statement = prepared_upsert(self._dialect(), ResultRow, tuple(values), ("run_id", "query_id"),
+                                        _answer_over_failure)
+            try:
+                with self._transaction(action) as session:
+                    session.execute(statement, values)
+            except StoreError:
+                with self._transaction(action) as session:
+                    self._run(session, run_id)  # an unknown run is named as such
+                raise
+            return
+        with self._transaction(action) as session:
             self._run(session, run_id)
-            dialect = session.get_bind().dialect.name
-            if dialect in UPSERT_DIALECTS:  # never a failure over an answer
-                error = ResultRow.__table__.c.error
-                session.execute(upsert(dialect, ResultRow, values, ("run_id", "query_id"),
-                                       only_if=lambda new: or_(error.is_not(None), new.error.is_(None))))
-                return
             existing = session.scalars(select(ResultRow).where(
                 ResultRow.run_id == run_id, ResultRow.query_id == result.query_id)
                 .with_for_update()).one_or_none()
