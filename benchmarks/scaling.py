@@ -21,10 +21,13 @@ are written from that file.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import logging
 import multiprocessing
+import pstats
 import re
+import subprocess
 import tempfile
 import threading
 import time
@@ -35,6 +38,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import hopkit
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
 from hopkit.campaign.environment import ROOT, use_home, use_model_server
 from hopkit.executors.choice import ExecutorChoice
@@ -47,9 +51,11 @@ from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
 from hopkit.usage import Usage
 
-RESULTS = ROOT / "benchmarks" / "results" / "scaling.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "scaling.json"
+BEFORE = RESULTS.with_name("scaling_1f65d69.json")  # the cells before issue 52
 PLOT = ROOT / "docs" / "img" / "scaling.png"
 DATASET = "scaling"
+PROFILED = 300  # questions of an own-time run
 PERSON = re.compile(r"Where was person (\d+) born\?")
 log = logging.getLogger("scaling")
 
@@ -138,6 +144,50 @@ def server_process(delay: float) -> Iterator[ServedElsewhere]:
         process.join(timeout=10)
 
 
+def own_time(method: str, args: argparse.Namespace, session_factory: Any) -> dict[str, Any]:
+    """hopkit's own time per question: one worker, a server that answers at once, after a warm-up run
+    (the index built, the connections open); then the same run under the profiler, split by part."""
+    def run(questions: int) -> dict[str, Any]:
+        return measure(method, "threads", 1, argparse.Namespace(**{**vars(args), "questions": questions}),
+                       session_factory, 0.0)
+
+    run(5)
+    cell = run(PROFILED)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    profiled = run(PROFILED)
+    profiler.disable()
+    return {"method": method, "commit": args.label or hopkit_commit(), "questions": PROFILED,
+            "ms_per_question": round(1000 * cell["seconds"] / PROFILED, 2),
+            "calls_per_question": cell["calls_per_question"],
+            "shares": time_shares(pstats.Stats(profiler), profiled["seconds"])}
+
+
+def time_shares(stats: pstats.Stats, seconds: float) -> dict[str, float]:
+    """Each part's share of a profiled run's wall time, from the profiler's cumulative times."""
+    def cumulative(path: str, name: str) -> float:
+        return sum(row[3] for (file, _, function), row in stats.stats.items()  # type: ignore[attr-defined]
+                   if file.endswith(path) and function == name)
+
+    model = cumulative("hopkit/llm/openai_compat.py", "_request")
+    retrieval = cumulative("hopkit/retrieval/meter.py", "retrieve")
+    answering = cumulative("hopkit/executors/answers.py", "answer_one")
+    storing = cumulative("hopkit/store/store.py", "record_result")
+    taking = cumulative("hopkit/executors/shared_questions.py", "next")
+    parts = {"model call": model, "retrieval": retrieval, "rest of the method": answering - model - retrieval,
+             "storing the result": storing, "taking the question": taking,
+             "run start and end": seconds - answering - storing - taking}
+    return {part: round(value / seconds, 3) for part, value in parts.items()}
+
+
+def hopkit_commit() -> str:
+    """The commit of the hopkit checkout imported ("" outside a git checkout)."""
+    folder = Path(hopkit.__file__).resolve().parent
+    done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=False)
+    return done.stdout.strip()
+
+
 def write_rate(session_factory: Any, writers: int, per_writer: int) -> dict[str, Any]:
     """Results per second that ``writers`` threads store at once (each its own results)."""
     store = Store(session_factory)
@@ -172,6 +222,9 @@ def main() -> None:
     parser.add_argument("--executors", nargs="+", default=["threads", "ray"])
     parser.add_argument("--cpus", type=float, default=2.0, help="CPUs the Ray workers share")
     parser.add_argument("--write-only", action="store_true", help="only write the section from the saved cells")
+    parser.add_argument("--own-time-only", action="store_true",
+                        help="measure only hopkit's own time per question (of the hopkit imported)")
+    parser.add_argument("--label", help="the own-time rows' name for the hopkit measured (default: its commit)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     use_home(Path(tempfile.mkdtemp(prefix="hopkit-scaling-")))
@@ -183,13 +236,12 @@ def main() -> None:
             store.add_corpus(synthetic_corpus(args.questions))
         done = {(c["method"], c["executor"], c["workers"], c["questions"], c["delay"]) for c in saved["cells"]}
         for method in args.methods:
-            if not any(o["method"] == method for o in saved["overhead"]):
-                few = min(200, args.questions)
-                cell = measure(method, "threads", 1, argparse.Namespace(**{**vars(args), "questions": few}),
-                               session_factory, 0.0)
-                saved["overhead"].append({"method": method, "ms_per_question": round(1000 * cell["seconds"] / few, 1),
-                                          "calls_per_question": cell["calls_per_question"]})
+            if not any(o["method"] == method and o["commit"] == (args.label or hopkit_commit())
+                       for o in saved["overhead"]):
+                saved["overhead"].append(own_time(method, args, session_factory))
                 save(saved, args)
+            if args.own_time_only:
+                continue
             for executor in args.executors:
                 for workers in args.workers:
                     if (method, executor, workers, args.questions, args.delay) in done:
