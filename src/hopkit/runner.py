@@ -93,6 +93,16 @@ class RunOutcome:
     without_evidence: int = 0
     evidence_advice: str | None = None
     answered_elsewhere: int = 0
+    answering_seconds: float = 0.0
+    model_seconds: float = 0.0
+
+    @property
+    def own_share(self) -> float:
+        """The share of the time spent answering and storing questions that was hopkit's own (not the
+        model's): retrieval, prompts, parsing, traces and the store (0 when nothing was timed)."""
+        if self.answering_seconds <= 0:
+            return 0.0
+        return max(0.0, self.answering_seconds - self.model_seconds) / self.answering_seconds
 
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
@@ -131,6 +141,7 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
         on_start(RunStart(run.run_id, run.name, spec.dataset, len(queries), len(queries) - len(todo),
                           max(1, min(executor.workers, len(todo)))))
     finished = failed = without_evidence = 0
+    answering_seconds = model_seconds = 0.0
     failures: Counter[str] = Counter()
     first_error: str | None = None
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
@@ -151,6 +162,8 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
                     log.warning("%s kept no paragraph for %d of the first %d questions it answered: %s",
                                 spec.name, without_evidence, finished, executor.evidence_advice())
             first_error = first_error or answer.error
+            answering_seconds += answer.seconds
+            model_seconds += min(answer.model_seconds, answer.seconds)
             bar.update(1)
             bar.set_postfix(failed=failed)
             server_failures_in_a_row = server_failures_in_a_row + 1 if answer.server_failure else 0
@@ -166,4 +179,5 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     return RunOutcome(run_id=run.run_id, total_queries=len(queries), already_done=len(queries) - len(todo),
                       finished=finished, failed=failed, first_error=first_error, name=run.name,
                       failures=dict(failures), without_evidence=without_evidence,
-                      evidence_advice=executor.evidence_advice(), answered_elsewhere=questions.answered_elsewhere)
+                      evidence_advice=executor.evidence_advice(), answered_elsewhere=questions.answered_elsewhere,
+                      answering_seconds=answering_seconds, model_seconds=model_seconds)

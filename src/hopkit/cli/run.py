@@ -25,6 +25,8 @@ from hopkit.terminal import lookalike_warnings, name_problem, printable
 # Failures a rerun cannot change: the model, decoding greedily, says the same thing again.
 DETERMINISTIC = {"EmptyAnswerError": "the model wrote no answer", "ParseError": "the model's reply could not be read",
                  "TraceError": "the method's trace could not be stored"}
+# Above this share of the answering time spent in hopkit itself, a run's summary says so.
+OWN_TIME_NOTICE = 0.05
 SAME_AGAIN = ("decoding is greedy, so a rerun asks again and gets the same reply: another model or prompt "
               "is what changes it")
 
@@ -136,10 +138,19 @@ def cmd_run(args: argparse.Namespace) -> int:
           + (f", {outcome['answered_elsewhere']} answered by another driver of the same run"
              if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
+    note_own_time(outcome)
     others = (run.name for run in Store(session_factory).runs() if run.run_id != outcome["run_id"])
     for warning in lookalike_warnings("run", outcome["name"], others):
         sys.stderr.write(f"hopkit: warning: {warning}\n")
     return run_exit_code(outcome, log_file)
+
+
+def note_own_time(outcome: Mapping[str, Any]) -> None:
+    """Say so when hopkit's own work took more than :data:`OWN_TIME_NOTICE` of the time spent answering."""
+    share = outcome.get("own_share", 0.0)
+    if share > OWN_TIME_NOTICE:
+        print(f"hopkit's own work (retrieval, prompts, parsing, traces, the store) took {share:.0%} of the time "
+              f"spent answering, more than {OWN_TIME_NOTICE:.0%}: the toolkit, not only the model, sets this run's pace")
 
 
 def _warn_without_evidence(outcome: Mapping[str, Any]) -> None:

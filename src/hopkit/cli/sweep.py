@@ -17,7 +17,7 @@ from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.console import run_log
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import llm_help, retrieval_help
-from hopkit.cli.run import pipeline_config, run_exit_code
+from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
@@ -87,6 +87,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 rows.append((config, dataset, "-", "-", "-", "-", "error"))
                 codes.append(2)
                 continue
+            note_own_time(outcome)
             codes.append(run_exit_code(outcome, log_file))
             rows.append((config, dataset, outcome["run_id"], str(outcome["already_done"] + outcome["finished"]),
                          str(outcome["finished"]), str(outcome["failed"]), "ok" if codes[-1] == 0 else "no answers"))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 from hopkit.errors import EmptyAnswerError, LLMServerError, StoreError
 from hopkit.methods.protocol import Method
@@ -28,6 +29,8 @@ class StoredAnswer:
         server_failure: the model server kept failing for this question (:class:`LLMServerError`).
         store_failure: the store refused the question's result (a full disk, say), so only its failure is kept.
         paragraphs: how many paragraphs the answer rests on.
+        seconds: wall time from taking the question to having stored its result.
+        model_seconds: the part of it spent in model calls (the rest is hopkit's own time).
     """
 
     query_id: str
@@ -36,6 +39,8 @@ class StoredAnswer:
     server_failure: bool = False
     store_failure: bool = False
     paragraphs: int = 0
+    seconds: float = 0.0
+    model_seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -107,9 +112,11 @@ def record(store: Store, run_id: str, result: QueryResult, failure: Exception | 
 
 def answer_and_store(method: Method, query: Query, store: Store, run_id: str, *,
                      trace_prompts: bool = False) -> StoredAnswer:
-    """Answer ``query`` with ``method`` and store the result at once."""
+    """Answer ``query`` with ``method`` and store the result at once (timed: :attr:`StoredAnswer.seconds`)."""
+    started = time.perf_counter()
     result, failure = answer_one(method, query, trace_prompts=trace_prompts)
-    return record(store, run_id, result, failure)
+    stored = record(store, run_id, result, failure)
+    return replace(stored, seconds=time.perf_counter() - started, model_seconds=result.usage.llm_seconds)
 
 
 def store_failure(store: Store, run_id: str, query: Query, error: Exception) -> StoredAnswer:

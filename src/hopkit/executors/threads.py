@@ -2,8 +2,8 @@
 
 With several workers the questions are answered by daemon threads and their results
 come back in the order they finish, not the order they were given, so a slow question
-never holds finished ones back from the store; only the calling thread writes to the
-store. On Ctrl-C (or any error) no further question is handed out and nothing waits for
+never holds finished ones back. Each worker stores the results it answered, so that the
+store's round trips overlap like the model's. On Ctrl-C (or any error) no further question is handed out and nothing waits for
 the requests in flight, whose questions a rerun redoes.
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import queue
 import threading
-from contextlib import closing
-from typing import Final, Generator, Iterator, Sequence
+from typing import Callable, Final, Generator, Iterator, Sequence, TypeVar
 
-from hopkit.executors.answers import StoredAnswer, answer_one, record
+from hopkit.executors.answers import StoredAnswer, answer_and_store, answer_one
 from hopkit.executors.protocol import RunJob
 from hopkit.executors.shared_questions import WAIT, SharedQuestions
 from hopkit.methods.protocol import Method, warm_up
 from hopkit.records import Query
 from hopkit.store.records import QueryResult
 
+T = TypeVar("T")
 # A worker's sign that it has stopped taking questions.
 _FINISHED: Final = object()
 
@@ -41,10 +41,9 @@ class ThreadExecutor:
         if not questions:
             return
         warm_up(self.method)  # heavy parts once, before the first question
-        answered = answers_as_they_finish(self.method, questions, self.workers, trace_prompts=job.trace_prompts)
-        with closing(answered):
-            for result, failure in answered:
-                yield record(job.store, job.run_id, result, failure)
+        yield from as_they_finish(
+            lambda query: answer_and_store(self.method, query, job.store, job.run_id, trace_prompts=job.trace_prompts),
+            questions, self.workers)
 
     def evidence_advice(self) -> str | None:
         advice = getattr(self.method, "evidence_filter", None)
@@ -71,19 +70,26 @@ def answers_as_they_finish(method: Method, queries: Sequence[Query] | SharedQues
     Yields:
         ``answer_one``'s result for each question, in the order they finish.
     """
+    return as_they_finish(lambda query: answer_one(method, query, trace_prompts=trace_prompts), queries, workers)
+
+
+def as_they_finish(answer: Callable[[Query], T], queries: Sequence[Query] | SharedQuestions,
+                   workers: int) -> Generator[T, None, None]:
+    """:func:`answers_as_they_finish` with any ``answer`` of one question (which must not raise
+    for one question's failure)."""
     questions = queries if isinstance(queries, SharedQuestions) else SharedQuestions(queries)
     stopping = threading.Event()
     if workers <= 1:
         while (query := _next_question(questions, stopping)) is not None:
-            yield answer_one(method, query, trace_prompts=trace_prompts)
+            yield answer(query)
         return
-    done: queue.SimpleQueue[tuple[QueryResult, Exception | None] | BaseException | object] = queue.SimpleQueue()
+    done: queue.SimpleQueue[T | BaseException | object] = queue.SimpleQueue()
 
     def work() -> None:
         try:
             while not stopping.is_set() and (query := _next_question(questions, stopping)) is not None:
-                done.put(answer_one(method, query, trace_prompts=trace_prompts))
-        except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
+                done.put(answer(query))
+        except BaseException as exc:  # noqa: BLE001 (answer caught the rest: hand it to the consumer)
             done.put(exc)
         finally:
             done.put(_FINISHED)

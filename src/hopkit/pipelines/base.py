@@ -154,8 +154,9 @@ class GenerationPipeline(ABC):
             ``finished``, ``failed``, ``first_error`` (the first failed question's error, or
             None), ``failures`` (counts by error class), ``workers`` (questions answered at
             once), ``without_evidence`` (answered questions for which a method that filters
-            its evidence kept no paragraph) and ``evidence_advice`` (what to change then; None for
-            a method without such a filter).
+            its evidence kept no paragraph), ``evidence_advice`` (what to change then; None for
+            a method without such a filter) and ``own_share`` (the share of the time spent answering
+            and storing that was hopkit's own, not the model's).
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
@@ -173,7 +174,7 @@ class GenerationPipeline(ABC):
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
                 "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": answering.workers,
                 "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice,
-                "answered_elsewhere": outcome.answered_elsewhere}
+                "answered_elsewhere": outcome.answered_elsewhere, "own_share": outcome.own_share}
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         """What a run with these options should be warned of before its first question."""
