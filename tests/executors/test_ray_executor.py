@@ -125,6 +125,37 @@ def test_a_killed_worker_costs_only_its_question(ray_cluster: Any, db_url: str, 
     assert len(died) == 1 and re.match(r"the worker answering question q\d+ died", died[0]), died
 
 
+def test_workers_waiting_on_a_server_share_a_process_and_a_killed_one_hands_on_all_its_questions(
+        ray_cluster: Any, db_url: str, model_env: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 52: 32 workers were 32 processes to start; workers of a quarter CPU now share one per CPU."""
+    if db_url.startswith("sqlite"):
+        pytest.skip("PostgreSQL: the cluster has two nodes")
+    store = toy_store(db_url, 16)
+    pipeline = nor(store)
+    executor: RayExecutor | None = None
+    killed: list[int] = []
+    lock = threading.Lock()
+
+    def kill_the_first_process(number: int, prompt: str) -> Fault:
+        with lock:
+            if number == 6 and executor is not None and executor.started:
+                killed.append(executor.started[0]["pid"])
+                os.kill(killed[0], signal.SIGKILL)  # it dies holding up to 4 questions
+        return Fault("delay", seconds=0.3)
+
+    with serve_fake_openai(town_of, faults=kill_the_first_process) as server:
+        model_env(server)
+        executor = RayExecutor(pipeline.method_spec(), database_url(store._factory), address=ray_cluster.address,
+                               workers=8, cpus_per_worker=0.25)
+        outcome = run_with(executor, store.queries("toy"), store, pipeline.run_spec(), progress=False)
+    assert executor.questions_per_actor == 4
+    assert killed and len({info["pid"] for info in executor.started[:2]}) == 2  # 2 processes (a replacement may follow)
+    assert (outcome.finished, outcome.failed) == (16, 0)
+    assert rows_per_question(db_url, outcome.run_id) == {f"q{i}": 1 for i in range(16)}
+    died = [r.getMessage() for r in caplog.records if "died" in r.getMessage()]
+    assert 1 <= len(died) <= 4, died
+
+
 def test_a_lost_node_costs_only_its_questions_in_flight(ray_cluster: Any, db_url: str, model_env: Any) -> None:
     if db_url.startswith("sqlite"):
         pytest.skip("PostgreSQL: the cluster has two nodes")

@@ -1,12 +1,15 @@
 """Questions answered by actors of a Ray cluster, each result stored by the actor that answered it.
 
 Each actor rebuilds the method once from its :class:`~hopkit.pipelines.generation.method_spec.MethodSpec`
-(warmed up), connects to the store, and then answers one question at a time, storing
-each result before it reports back. The driver hands each actor its next question as
-soon as it reports, so a slow question holds up no other.
+(warmed up), connects to the store, and then answers questions, storing each result
+before it reports back. The driver hands an actor its next question as soon as it
+reports, so a slow question holds up no other. An actor answers one question at a time,
+or, when its workers wait on a model server (``cpus_per_worker`` below 1), as many at once
+in threads as make up one CPU (``questions_per_actor``): 32 workers on 2 CPUs are 2
+processes to start, not 32.
 
-An actor that dies (its process killed, its node lost) costs only the question it was
-answering: that question goes back to the front of the queue for another actor, and a
+An actor that dies (its process killed, its node lost) costs only the questions it was
+answering: they go back to the front of the queue for other actors, and a
 new actor takes the dead one's place. So does an actor that answers nothing for longer than
 ``question_timeout`` (its process stopped, or hung in a native call): it is killed and
 replaced. A question on which ``max_attempts`` actors died
@@ -94,15 +97,19 @@ class RayExecutor:
             (None: :data:`QUESTION_TIMEOUT_SECONDS`).
         forward_env: names or patterns of the driver's variables the workers get (None: every
             ``HOPKIT_*``, ``OPENAI_*`` and ``HF_*``; empty: none); see :func:`forwarded_environment`.
+        questions_per_actor: workers that share one actor process, each a thread of it (None: as many
+            as make up one CPU at ``cpus_per_worker``, so 1 from one CPU per worker up).
     """
 
     def __init__(self, spec: Any, database_url: str, *, address: str | None = None, workers: int | None = None,
                  cpus_per_worker: float = 1.0, max_attempts: int = 3, replacements: int | None = None,
                  start_seconds: float = 600.0, question_timeout: float | None = None,
-                 forward_env: Sequence[str] | None = None) -> None:
+                 forward_env: Sequence[str] | None = None, questions_per_actor: int | None = None) -> None:
         question_timeout = QUESTION_TIMEOUT_SECONDS if question_timeout is None else question_timeout
         if workers is not None and workers < 1:
             raise ConfigError(f"Ray executor: workers must be at least 1, got {workers}")
+        if questions_per_actor is not None and questions_per_actor < 1:
+            raise ConfigError(f"Ray executor: questions_per_actor must be at least 1, got {questions_per_actor}")
         if cpus_per_worker <= 0 or max_attempts < 1 or question_timeout <= 0:
             raise ConfigError(f"Ray executor: need cpus_per_worker > 0, max_attempts >= 1 and question_timeout > 0, "
                               f"got {cpus_per_worker}, {max_attempts} and {question_timeout}")
@@ -118,6 +125,7 @@ class RayExecutor:
         self.start_seconds = start_seconds
         self.question_timeout = question_timeout
         self.forward_env = None if forward_env is None else tuple(forward_env)
+        self.questions_per_actor = questions_per_actor or max(1, int(1 / cpus_per_worker + 1e-9))
         self.started: list[dict[str, Any]] = []  # each worker's ready() report: its pid and node
         self._workers = workers
         self._advice: str | None = None
@@ -143,23 +151,25 @@ class RayExecutor:
         if self.address is not None:
             log.warning(joined_notice(ray, self.address, [name for name in variables if name != "PYTHONPATH"],
                                       mask_url(self.database_url)))
+        per_actor = min(self.questions_per_actor, self.workers)
         actor_class = ray.remote(max_restarts=0, max_task_retries=0)(QuestionWorker).options(
-            num_cpus=self.cpus_per_worker, runtime_env={"env_vars": variables})
+            num_cpus=self.cpus_per_worker * per_actor, max_concurrency=per_actor, runtime_env={"env_vars": variables})
         arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd())
-        crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started, self.question_timeout)
+        crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started, self.question_timeout, per_actor)
         again: deque[Query] = deque()  # questions whose worker died: still this driver's, handed out first
         deaths: Counter[str] = Counter()
         spare = self.workers if self.replacements is None else self.replacements
         try:
-            for _ in range(min(self.workers, len(questions))):
+            for _ in range(-(-min(self.workers, len(questions)) // per_actor)):
                 crew.start()
+            actors = len(crew.live)
             while crew.answering or ((again or questions) and (crew.starting or crew.idle)):
                 for actor in crew.idle:
                     query = again.popleft() if again else questions.next()
                     if not isinstance(query, Query):  # none left, or held by other drivers for now
                         break
                     crew.hand_out(actor, query)
-                if not crew.calls:  # every question left is another driver's for now
+                if not crew.waiting:  # every question left is another driver's for now
                     time.sleep(questions.look_again_seconds)
                     continue
                 event = crew.next_event()
@@ -177,13 +187,13 @@ class RayExecutor:
                 else:  # the worker died answering: the question goes to another, or fails at last
                     deaths[query.id] += 1
                     log.warning("the worker answering question %s died (%s); %d worker(s) left", query.id,
-                                _first_line(outcome), len(crew.live))
+                                _first_line(outcome), len(crew.live) * per_actor)
                     if deaths[query.id] < self.max_attempts:
                         again.appendleft(query)
                     else:
                         yield store_failure(job.store, job.run_id, query, WorkerError(
                             f"{deaths[query.id]} worker(s) died answering it (last: {_first_line(outcome)})"))
-                    if spare > 0 and (again or questions):
+                    if spare > 0 and (again or questions) and len(crew.live) < actors:
                         spare -= 1
                         crew.start()
                 if (again or questions) and not crew.live:
@@ -206,8 +216,9 @@ class _Crew:
     """The run's actors: those starting (building the method), idle, and answering a question."""
 
     def __init__(self, ray: Any, actor_class: Any, arguments: tuple[Any, ...], start_seconds: float,
-                 started: list[dict[str, Any]], question_timeout: float) -> None:
+                 started: list[dict[str, Any]], question_timeout: float, per_actor: int = 1) -> None:
         self.ray = ray
+        self.per_actor = per_actor
         self.started = started
         self.question_timeout = question_timeout
         self.actor_class = actor_class
@@ -216,7 +227,8 @@ class _Crew:
         self.calls: dict[Any, tuple[Any, Query | None, float]] = {}  # ref -> actor, question (None: start), when
         self.live: list[Any] = []
         self.ever_ready = False
-        self._idle: list[Any] = []
+        self._idle: list[Any] = []  # an actor once for each question it could take now
+        self._orphans: deque[tuple[Any, Query, BaseException]] = deque()  # a lost actor's other questions
 
     @property
     def starting(self) -> bool:
@@ -224,7 +236,12 @@ class _Crew:
 
     @property
     def answering(self) -> bool:
-        return any(query is not None for _, query, _ in self.calls.values())
+        return bool(self._orphans) or any(query is not None for _, query, _ in self.calls.values())
+
+    @property
+    def waiting(self) -> bool:
+        """Whether any event is to come: a call in flight, or a lost actor's question to report."""
+        return bool(self.calls) or bool(self._orphans)
 
     @property
     def idle(self) -> list[Any]:
@@ -243,6 +260,8 @@ class _Crew:
         """The next call to finish: (actor, question or None for a start, its result or error); None
         when nothing finished within :data:`POLL_SECONDS` (a start past its time is then given up, and an
         actor silent past the question timeout is killed: its question comes back as its death)."""
+        if self._orphans:
+            return self._orphans.popleft()
         ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=POLL_SECONDS)
         if not ready:
             return self._give_up_slow_starts() or self._kill_silent_workers()
@@ -250,12 +269,14 @@ class _Crew:
         try:
             result = self.ray.get(ready[0])
         except _ACTOR_DEATHS(self.ray) as died:
-            self._drop(actor)
+            self._drop(actor, died)
             return actor, query, (_cause(died) if query is None else died)
         if query is None:
             self.ever_ready = True
             self.started.append(result)
-        self._idle.append(actor)
+            self._idle.extend([actor] * self.per_actor)
+        else:
+            self._idle.append(actor)
         return actor, query, result
 
     def stop(self) -> None:
@@ -268,7 +289,7 @@ class _Crew:
         for ref, (actor, query, since) in list(self.calls.items()):
             if query is None and now - since > self.start_seconds:
                 del self.calls[ref]
-                self._drop(actor)
+                self._drop(actor, WorkerError("its worker never started"))
                 self.ray.kill(actor)
                 return actor, None, (f"not ready within {self.start_seconds:.0f} s (the cluster may lack the CPUs "
                                      "to place it)")
@@ -279,18 +300,25 @@ class _Crew:
         for ref, (actor, query, since) in list(self.calls.items()):
             if query is not None and now - since > self.question_timeout:
                 del self.calls[ref]
-                self._drop(actor)
+                silent = WorkerError(f"it answered nothing for {now - since:.0f} s, past the question timeout of "
+                                     f"{self.question_timeout:g} s (a stopped or hung process); it was killed and "
+                                     "replaced")
+                self._drop(actor, WorkerError("its worker was killed: another of its questions went unanswered past "
+                                              f"the question timeout of {self.question_timeout:g} s"))
                 self.ray.kill(actor, no_restart=True)
-                return actor, query, WorkerError(f"it answered nothing for {now - since:.0f} s, past the question "
-                                                 f"timeout of {self.question_timeout:g} s (a stopped or hung "
-                                                 "process); it was killed and replaced")
+                return actor, query, silent
         return None
 
-    def _drop(self, actor: Any) -> None:
+    def _drop(self, actor: Any, why: BaseException) -> None:
+        """Forget a lost actor; the other questions it held come back, one event each, as lost with it."""
         if actor in self.live:
             self.live.remove(actor)
-        if actor in self._idle:
-            self._idle.remove(actor)
+        self._idle = [other for other in self._idle if other is not actor]
+        for ref, (holder, query, _) in list(self.calls.items()):
+            if holder is actor:
+                del self.calls[ref]
+                if query is not None:
+                    self._orphans.append((actor, query, why))
 
 
 def _ACTOR_DEATHS(ray: Any) -> tuple[type[BaseException], ...]:
