@@ -35,7 +35,7 @@ from tqdm import tqdm
 from hopkit.errors import LLMServerError, StoreError
 from hopkit.executors.answers import answer_one
 from hopkit.executors.protocol import Executor, RunJob
-from hopkit.executors.shared_questions import SharedQuestions
+from hopkit.executors.shared_questions import TAKE_AT_ONCE, SharedQuestions
 from hopkit.executors.threads import ThreadExecutor, answers_as_they_finish
 from hopkit.methods.protocol import Method
 from hopkit.records import Query
@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 # A server that failed this many questions in a row (after its own retries) is down:
 # stop instead of failing every remaining question slowly.
 MAX_CONSECUTIVE_SERVER_FAILURES = 3
+# A run takes at least this many questions per worker in one round trip to the store, so that the
+# workers seldom wait on a take.
+TAKEN_PER_WORKER = 1
 # A store that refused this many results in a row (a full disk) keeps none: stop before more
 # questions are asked, and paid for, only to be lost.
 MAX_CONSECUTIVE_STORE_FAILURES = 3
@@ -147,7 +150,8 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     bar = tqdm(total=len(queries), initial=len(queries) - len(todo), disable=not progress,
                desc=f"{spec.name} on {spec.dataset}", unit="q", dynamic_ncols=True)
     server_failures_in_a_row = store_failures_in_a_row = 0
-    questions = SharedQuestions(todo, store.claims, run.run_id)
+    questions = SharedQuestions(todo, store.claims, run.run_id,
+                                take_at_once=max(TAKE_AT_ONCE, TAKEN_PER_WORKER * executor.workers))
     answers = executor.answers(RunJob(store, run.run_id, run.name, trace_prompts), questions)
     with bar, closing(answers), closing(questions):
         for answer in answers:

@@ -56,11 +56,15 @@ class SharedQuestions:
         run_id: the run.
         lease_seconds: how long a taken question stays this driver's without renewal.
         look_again_seconds: how often questions held by other drivers are looked at again.
+        take_at_once: questions taken in one round trip (more workers, more at once: each take
+            holds up the workers waiting for a question).
     """
 
     def __init__(self, todo: Sequence[Query], claims: ClaimStore | None = None, run_id: str = "", *,
-                 lease_seconds: float = LEASE_SECONDS, look_again_seconds: float = LOOK_AGAIN_SECONDS) -> None:
+                 lease_seconds: float = LEASE_SECONDS, look_again_seconds: float = LOOK_AGAIN_SECONDS,
+                 take_at_once: int = TAKE_AT_ONCE) -> None:
         self.claims = claims
+        self.take_at_once = max(1, take_at_once)
         self.run_id = run_id
         self.lease_seconds = lease_seconds
         self.look_again_seconds = look_again_seconds
@@ -88,7 +92,7 @@ class SharedQuestions:
         """
         with self._lock:
             while not self._taken and self._fresh:
-                self._take([self._fresh.popleft() for _ in range(min(TAKE_AT_ONCE, len(self._fresh)))])
+                self._take([self._fresh.popleft() for _ in range(min(self.take_at_once, len(self._fresh)))])
             if self._taken:
                 return self._taken.popleft()
             if not self._elsewhere:

@@ -37,6 +37,11 @@ logger = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10
 # Key of the PostgreSQL advisory lock taken while creating the tables (any fixed
 # 64-bit number; this one spells "hopkit" in ASCII).
+# Connections an engine keeps open once opened, and more it may open for a burst: a run's worker threads
+# (32 and more) each store their own answers; SQLAlchemy's default of 5 kept them waiting, and the
+# connections over it were closed and opened again.
+POOL_SIZE = 32
+POOL_OVERFLOW = 32
 SCHEMA_LOCK_KEY = 0x686F706B6974
 # Creating the tables is retried this often when it fails while another process creates
 # them too (SQLite has no advisory lock; a partly created schema is completed).
@@ -226,6 +231,8 @@ class DBConnection:
                 connect_args["options"] = "-c default_transaction_read_only=on"
             if connect_args:
                 kwargs["connect_args"] = connect_args
+        if "poolclass" not in kwargs and "creator" not in kwargs:
+            kwargs.update(pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
         try:
             engine = create_engine(url, **kwargs)
         except (NoSuchModuleError, ImportError) as exc:
