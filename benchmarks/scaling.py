@@ -298,29 +298,64 @@ def plot(saved: dict[str, Any], path: Path) -> None:
 def section(saved: dict[str, Any], image: Path) -> str:
     rows = [f"| {c['method']} | {c['executor']} | {c['workers']} | {c['calls_per_question']} | {c['seconds']} | "
             f"{c.get('until_first_answer')} | {c['rate']} | {c['steady_rate']} | {c['ideal_rate']} | "
-            f"{100 * c['rate'] / c['ideal_rate']:.0f}% | {c['failed']} |"
+            f"{100 * c['rate'] / c['ideal_rate']:.0f}% | {100 * c['steady_rate'] / c['ideal_rate']:.0f}% | "
+            f"{c['failed']} |"
             for c in sorted(saved["cells"], key=lambda c: (c["method"], c["executor"], c["workers"]))]
-    overhead = [f"| {o['method']} | {o['calls_per_question']} | {o['ms_per_question']} |" for o in saved["overhead"]]
     writes = [f"| {w['writers']} | {w['results']} | {w['seconds']} | {w['per_second']} |" for w in saved["writes"]]
-    alone = [one_worker_row(saved, o) for o in saved["overhead"]]
+    latest = saved["overhead"][-1]["commit"] if saved["overhead"] else ""
+    alone = [one_worker_row(saved, o) for o in saved["overhead"] if o["commit"] == latest]
+    before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {"cells": []}
     return "\n\n".join([
         "## Scaling: workers, threads and Ray, against a server with a fixed delay",
-        f"Command: `{saved.get('command', '')}` (cells saved in `benchmarks/results/scaling.json`).",
-        "A loopback OpenAI-compatible server answers every request after a fixed delay; the ideal rate is "
-        "workers / (calls per question × delay). A run's seconds include starting its workers (Ray: new "
-        "processes, each rebuilding the method); \"steady\" is the rate between the first and the last answer. "
-        "Store: PostgreSQL on this machine; 2 cores.",
+        f"Command: `{saved.get('command', '')}` (cells saved in `benchmarks/results/scaling.json`; "
+        f"those before issue 52 in `{BEFORE.relative_to(ROOT)}`).",
+        "A loopback OpenAI-compatible server, in a process of its own, answers every request after a fixed "
+        "delay; the ideal rate is workers / (calls per question × delay). A run's seconds include starting its "
+        "workers (Ray: new processes, each rebuilding the method); \"steady\" is the rate between the first and "
+        f"the last answer. hopkit measured: commit {latest}. Store: PostgreSQL on this machine; 2 cores shared "
+        "by hopkit, the server and the store.",
         f"![questions per second against workers]({image})",
         markdown_table(["method", "executor", "workers", "calls/q", "seconds", "s to first answer", "q/s",
-                        "steady q/s", "ideal q/s", "of ideal", "failed"], rows),
-        "hopkit's own cost per question (one worker, a server that answers at once):",
-        markdown_table(["method", "calls/q", "ms per question"], overhead),
-        "One worker: the ideal rate less hopkit's own cost, 1 / (calls × delay + cost per question), against "
-        "what the one-worker runs measured:",
+                        "steady q/s", "ideal q/s", "of ideal", "steady of ideal", "failed"], rows),
+        "### hopkit's own time per question",
+        "One worker, a server that answers at once, after a 5-question warm-up run (the index built, the "
+        f"connections open); {PROFILED} questions. Each part's share comes from the same run under cProfile "
+        "(cumulative times; the profiler slows every part, so the shares are of the profiled run, and the "
+        "milliseconds are those shares of the unprofiled time). \"model call\" is the client's side of the "
+        "HTTP round trip and the server's reply; \"rest of the method\" is prompts, parsing and traces.",
+        markdown_table(["hopkit", "method", "calls/q", "ms per question", *PARTS], own_time_rows(saved)),
+        "### Before and after, the goal cells",
+        markdown_table(["method", "executor", "workers", "questions", "s to first answer", "of ideal (whole run)",
+                        "of ideal (steady)"], goal_rows(before["cells"], "1f65d69") + goal_rows(saved["cells"], latest)),
+        "One worker: the ideal rate less hopkit's own time, 1 / (calls × delay + own time), against what the "
+        "one-worker runs measured:",
         markdown_table(["method", "predicted q/s", "threads q/s", "Ray q/s"], [row for row in alone if row]),
         "The store's write rate (PostgreSQL, one result per transaction, each writer a thread):",
         markdown_table(["writers", "results", "seconds", "results/s"], writes),
     ])
+
+
+PARTS = ("model call", "retrieval", "rest of the method", "storing the result", "taking the question",
+         "run start and end")
+
+
+def own_time_rows(saved: dict[str, Any]) -> list[str]:
+    rows = []
+    for own in saved["overhead"]:
+        shares = own.get("shares", {})
+        parts = [f"{own['ms_per_question'] * shares[p]:.2f} ({100 * shares[p]:.0f}%)" if p in shares else ""
+                 for p in PARTS]
+        rows.append(f"| {own.get('commit', '')} | {own['method']} | {own['calls_per_question']} | "
+                    f"{own['ms_per_question']} | {' | '.join(parts)} |")
+    return rows
+
+
+def goal_rows(cells: list[dict[str, Any]], commit: str) -> list[str]:
+    """The cells of 16 and 32 workers, as a before/after table's rows."""
+    return [f"| {c['method']} | {c['executor']} | {c['workers']} | {c['questions']} (at {commit}) | "
+            f"{c.get('until_first_answer')} | {100 * c['rate'] / c['ideal_rate']:.0f}% | "
+            f"{100 * c['steady_rate'] / c['ideal_rate']:.0f}% |"
+            for c in sorted(cells, key=lambda c: (c["method"], c["executor"], c["workers"])) if c["workers"] >= 16]
 
 
 def one_worker_row(saved: dict[str, Any], overhead: dict[str, Any]) -> str:

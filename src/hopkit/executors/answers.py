@@ -104,6 +104,11 @@ def record(store: Store, run_id: str, result: QueryResult, failure: Exception | 
                              error=f"{type(refused).__name__}: {refused}")
         store.record_result(run_id, result)
         failure = refused
+    return stored_answer(result, failure)
+
+
+def stored_answer(result: QueryResult, failure: Exception | None) -> StoredAnswer:
+    """What the run sees of a stored result."""
     return StoredAnswer(query_id=result.query_id, error=result.error,
                         failure_kind=None if failure is None else type(failure).__name__,
                         server_failure=isinstance(failure, LLMServerError),

@@ -2,8 +2,9 @@
 
 With several workers the questions are answered by daemon threads and their results
 come back in the order they finish, not the order they were given, so a slow question
-never holds finished ones back. Each worker stores the results it answered, so that the
-store's round trips overlap like the model's. On Ctrl-C (or any error) no further question is handed out and nothing waits for
+never holds finished ones back. With several workers the answers go to one writer thread,
+which stores those waiting in one transaction while the workers go on answering
+(:mod:`hopkit.executors.result_writer`); a question counts as done once stored. On Ctrl-C (or any error) no further question is handed out and nothing waits for
 the requests in flight, whose questions a rerun redoes.
 """
 
@@ -11,10 +12,12 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Callable, Final, Generator, Iterator, Sequence, TypeVar
 
 from hopkit.executors.answers import StoredAnswer, answer_and_store, answer_one
 from hopkit.executors.protocol import RunJob
+from hopkit.executors.result_writer import Answered, ResultWriter
 from hopkit.executors.shared_questions import WAIT, SharedQuestions
 from hopkit.methods.protocol import Method, warm_up
 from hopkit.records import Query
@@ -41,9 +44,11 @@ class ThreadExecutor:
         if not questions:
             return
         warm_up(self.method)  # heavy parts once, before the first question
-        yield from as_they_finish(
-            lambda query: answer_and_store(self.method, query, job.store, job.run_id, trace_prompts=job.trace_prompts),
-            questions, self.workers)
+        if self.workers <= 1:
+            yield from as_they_finish(lambda query: answer_and_store(self.method, query, job.store, job.run_id,
+                                                                     trace_prompts=job.trace_prompts), questions, 1)
+        else:
+            yield from stored_as_they_finish(self.method, job, questions, self.workers)
 
     def evidence_advice(self) -> str | None:
         advice = getattr(self.method, "evidence_filter", None)
@@ -107,6 +112,48 @@ def as_they_finish(answer: Callable[[Query], T], queries: Sequence[Query] | Shar
                 raise item
             else:
                 yield item  # type: ignore[misc]
+    finally:
+        stopping.set()
+
+
+def stored_as_they_finish(method: Method, job: RunJob, questions: SharedQuestions,
+                          workers: int) -> Generator[StoredAnswer, None, None]:
+    """Answer with ``workers`` threads that hand their answers to one :class:`ResultWriter` and go on
+    at once; yield each answer once the writer has stored it."""
+    done: queue.SimpleQueue[StoredAnswer | BaseException | object] = queue.SimpleQueue()
+    writer = ResultWriter(job.store, job.run_id, done.put)
+    stopping = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stopping.is_set() and (query := _next_question(questions, stopping)) is not None:
+                started = time.perf_counter()
+                result, failure = answer_one(method, query, trace_prompts=job.trace_prompts)
+                writer.submit(Answered(result, failure, time.perf_counter() - started))
+        except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
+            done.put(exc)
+        finally:
+            done.put(_FINISHED)
+
+    started = min(workers, len(questions))
+    for number in range(started):
+        threading.Thread(target=work, name=f"hopkit-worker-{number}", daemon=True).start()
+    try:
+        working = started
+        while working:
+            item = done.get()
+            if item is _FINISHED:
+                working -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item  # type: ignore[misc]
+        writer.close()  # the answers still waiting are stored, and reported, before it returns
+        while not done.empty():
+            item = done.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
     finally:
         stopping.set()
 

@@ -16,15 +16,25 @@ import enum
 import time
 from typing import Sequence
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.store.connection import transaction
 from hopkit.store.models import ClaimRow, ResultRow
-from hopkit.store.statements import UPSERT_DIALECTS, upsert_many
+from hopkit.store.statements import UPSERT_DIALECTS, prepared_upsert
 from hopkit.store.stored_corpus import in_chunks
 
 __all__ = ["ClaimStore", "Taken"]
+
+
+_CLAIMS = ClaimRow.__table__
+
+
+def _lease_over(new: object) -> object:
+    """A claim is taken over when its lease ran out, or from its own holder or a holder known dead
+    (the statement's parameters ``taken_at``, ``holder_now`` and ``holder_dead``)."""
+    return or_(_CLAIMS.c.expires_at < bindparam("taken_at"),
+               _CLAIMS.c.holder.in_([bindparam("holder_now"), bindparam("holder_dead")]))
 
 
 class Taken(enum.Enum):
@@ -67,8 +77,8 @@ class ClaimStore:
         found: dict[str, tuple[Taken, str]] = {}
         with transaction(self._factory, f"taking {len(query_ids)} question(s) of run {run_id}") as session:
             for chunk in in_chunks(list(release)):
-                session.execute(delete(ClaimRow).where(ClaimRow.run_id == run_id, ClaimRow.holder == holder,
-                                                       ClaimRow.query_id.in_(chunk)))
+                session.execute(_CLAIMS.delete().where(_CLAIMS.c.run_id == run_id, _CLAIMS.c.holder == holder,
+                                                       _CLAIMS.c.query_id.in_(chunk)))
             for chunk in in_chunks(list(query_ids)):
                 found.update(self._take_chunk(session, run_id, [str(q) for q in chunk], holder, lease_seconds,
                                               from_holder))
@@ -86,9 +96,9 @@ class ClaimStore:
                 for query_id in wanted]
         dialect = session.get_bind().dialect.name
         if rows and dialect in UPSERT_DIALECTS:
-            table = ClaimRow.__table__.c
-            session.execute(upsert_many(dialect, ClaimRow, rows, ("run_id", "query_id"),
-                                        only_if=lambda new: or_(table.expires_at < now, table.holder.in_(free))))
+            lease = {"taken_at": now, "holder_now": holder, "holder_dead": from_holder or holder}
+            session.execute(prepared_upsert(dialect, ClaimRow, tuple(rows[0]), ("run_id", "query_id"), _lease_over),
+                            [{**row, **lease} for row in rows])
         else:
             for values in rows:
                 row = session.get(ClaimRow, (run_id, values["query_id"]), with_for_update=True)

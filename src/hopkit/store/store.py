@@ -340,6 +340,34 @@ class Store:
                 for key, value in values.items():
                     setattr(existing, key, value)
 
+    def record_results(self, run_id: str, results: Sequence[QueryResult]) -> None:
+        """:meth:`record_result` for several results, all in one transaction (all stored, or none).
+
+        Raises:
+            StoreError: as :meth:`record_result`, for any of them (then none is stored).
+        """
+        if not results:
+            return
+        if self._dialect() not in UPSERT_DIALECTS or len(results) == 1:
+            for result in results:
+                self.record_result(run_id, result)
+            return
+        kept: dict[str, QueryResult] = {}
+        for result in results:  # one row per question in one statement: an answer over a failure
+            if result.error is None or kept.get(result.query_id, result).error is not None:
+                kept[result.query_id] = result
+        rows = [convert.result_values(run_id, result) for result in kept.values()]
+        statement = prepared_upsert(self._dialect(), ResultRow, tuple(rows[0]), ("run_id", "query_id"),
+                                    _answer_over_failure)
+        action = f"recording {len(rows)} results of run {run_id}"
+        try:
+            with self._transaction(action) as session:
+                session.execute(statement, rows)
+        except StoreError:
+            with self._transaction(action) as session:
+                self._run(session, run_id)
+            raise
+
     def forget_results(self, run_id: str, query_ids: Sequence[str]) -> int:
         """Delete these questions' results from the run, so that resuming it answers them again.
 
