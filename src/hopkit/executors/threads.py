@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable, Final, Generator, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Final, Generator, Iterator, Sequence, TypeVar
 
 from hopkit.executors.answers import StoredAnswer, answer_and_store, answer_one
 from hopkit.executors.protocol import RunJob
@@ -83,37 +83,12 @@ def as_they_finish(answer: Callable[[Query], T], queries: Sequence[Query] | Shar
     """:func:`answers_as_they_finish` with any ``answer`` of one question (which must not raise
     for one question's failure)."""
     questions = queries if isinstance(queries, SharedQuestions) else SharedQuestions(queries)
-    stopping = threading.Event()
     if workers <= 1:
-        while (query := _next_question(questions, stopping)) is not None:
+        while (query := _next_question(questions, threading.Event())) is not None:
             yield answer(query)
         return
     done: queue.SimpleQueue[T | BaseException | object] = queue.SimpleQueue()
-
-    def work() -> None:
-        try:
-            while not stopping.is_set() and (query := _next_question(questions, stopping)) is not None:
-                done.put(answer(query))
-        except BaseException as exc:  # noqa: BLE001 (answer caught the rest: hand it to the consumer)
-            done.put(exc)
-        finally:
-            done.put(_FINISHED)
-
-    started = min(workers, len(questions))
-    for number in range(started):
-        threading.Thread(target=work, name=f"hopkit-worker-{number}", daemon=True).start()
-    try:
-        working = started
-        while working:
-            item = done.get()
-            if item is _FINISHED:
-                working -= 1
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                yield item  # type: ignore[misc]
-    finally:
-        stopping.set()
+    yield from _threaded(lambda query: done.put(answer(query)), questions, workers, done)  # type: ignore[misc]
 
 
 def stored_as_they_finish(method: Method, job: RunJob, questions: SharedQuestions,
@@ -122,15 +97,32 @@ def stored_as_they_finish(method: Method, job: RunJob, questions: SharedQuestion
     at once; yield each answer once the writer has stored it."""
     done: queue.SimpleQueue[StoredAnswer | BaseException | object] = queue.SimpleQueue()
     writer = ResultWriter(job.store, job.run_id, done.put)
+
+    def answer(query: Query) -> None:
+        started = time.perf_counter()
+        result, failure = answer_one(method, query, trace_prompts=job.trace_prompts)
+        writer.submit(Answered(result, failure, time.perf_counter() - started))
+
+    yield from _threaded(answer, questions, workers, done)  # type: ignore[misc]
+    writer.close()  # the answers still waiting are stored, and reported, before it returns
+    while not done.empty():
+        item = done.get()
+        if isinstance(item, BaseException):
+            raise item
+        yield item  # type: ignore[misc]
+
+
+def _threaded(answer: Callable[[Query], None], questions: SharedQuestions, workers: int,
+              done: queue.SimpleQueue[Any]) -> Generator[Any, None, None]:
+    """Start ``workers`` daemon threads calling ``answer`` on each question they take; yield what
+    arrives in ``done`` until every thread has stopped (an exception in one is raised here)."""
     stopping = threading.Event()
 
     def work() -> None:
         try:
             while not stopping.is_set() and (query := _next_question(questions, stopping)) is not None:
-                started = time.perf_counter()
-                result, failure = answer_one(method, query, trace_prompts=job.trace_prompts)
-                writer.submit(Answered(result, failure, time.perf_counter() - started))
-        except BaseException as exc:  # noqa: BLE001 (answer_one caught the rest: hand it to the consumer)
+                answer(query)
+        except BaseException as exc:  # noqa: BLE001 (answers catch the rest: hand it to the consumer)
             done.put(exc)
         finally:
             done.put(_FINISHED)
@@ -147,13 +139,7 @@ def stored_as_they_finish(method: Method, job: RunJob, questions: SharedQuestion
             elif isinstance(item, BaseException):
                 raise item
             else:
-                yield item  # type: ignore[misc]
-        writer.close()  # the answers still waiting are stored, and reported, before it returns
-        while not done.empty():
-            item = done.get()
-            if isinstance(item, BaseException):
-                raise item
-            yield item  # type: ignore[misc]
+                yield item
     finally:
         stopping.set()
 
