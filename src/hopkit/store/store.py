@@ -318,16 +318,8 @@ class Store:
         """
         values = convert.result_values(run_id, result)
         action = f"recording question {result.query_id!r} of run {run_id}"
-        if self._dialect() in UPSERT_DIALECTS:  # one statement; the run's foreign key stands for its check
-            statement = prepared_upsert(self._dialect(), ResultRow, tuple(values), ("run_id", "query_id"),
-                                        _answer_over_failure)
-            try:
-                with self._transaction(action) as session:
-                    session.execute(statement, values)
-            except StoreError:
-                with self._transaction(action) as session:
-                    self._run(session, run_id)  # an unknown run is named as such
-                raise
+        if self._dialect() in UPSERT_DIALECTS:
+            self._upsert_results(run_id, [values], action)
             return
         with self._transaction(action) as session:
             self._run(session, run_id)
@@ -357,12 +349,16 @@ class Store:
             if result.error is None or kept.get(result.query_id, result).error is not None:
                 kept[result.query_id] = result
         rows = [convert.result_values(run_id, result) for result in kept.values()]
+        self._upsert_results(run_id, rows, f"recording {len(rows)} results of run {run_id}")
+
+    def _upsert_results(self, run_id: str, rows: list[dict[str, Any]], action: str) -> None:
+        """One prepared upsert of result rows; the run's foreign key stands for its check, and an
+        unknown run is named as such when the write fails."""
         statement = prepared_upsert(self._dialect(), ResultRow, tuple(rows[0]), ("run_id", "query_id"),
                                     _answer_over_failure)
-        action = f"recording {len(rows)} results of run {run_id}"
         try:
             with self._transaction(action) as session:
-                session.execute(statement, rows)
+                session.execute(statement, rows if len(rows) > 1 else rows[0])
         except StoreError:
             with self._transaction(action) as session:
                 self._run(session, run_id)
