@@ -322,7 +322,11 @@ def section(saved: dict[str, Any], image: Path) -> str:
         f"connections open); {PROFILED} questions. Each part's share comes from the same run under cProfile "
         "(cumulative times; the profiler slows every part, so the shares are of the profiled run, and the "
         "milliseconds are those shares of the unprofiled time). \"model call\" is the client's side of the "
-        "HTTP round trip and the server's reply; \"rest of the method\" is prompts, parsing and traces.",
+        "HTTP round trip and the server's reply; \"rest of the method\" is prompts, parsing and traces. "
+        "The rows of another commit were measured by this script run against that commit's source "
+        "(`git worktree add /tmp/before COMMIT`, then `PYTHONPATH=/tmp/before/src .venv/bin/python -m "
+        "benchmarks.scaling --db URL --own-time-only`); the row \"fake server sending at once\" with that "
+        "worktree's fake server set to send with TCP_NODELAY, as it now does, and `--label` naming it.",
         markdown_table(["hopkit", "method", "calls/q", "ms per question", *PARTS], own_time_rows(saved)),
         "### Before and after, the goal cells",
         markdown_table(["method", "executor", "workers", "questions", "s to first answer", "of ideal (whole run)",
