@@ -59,6 +59,37 @@ def test_the_next_build_removes_what_a_killed_save_left(tmp_path: Path) -> None:
     assert len([p for p in tmp_path.iterdir()]) == 1
 
 
+HELD_BUILD = textwrap.dedent("""
+    import sys, time
+    from hopkit.records import Paragraph, corpus_fingerprint
+    from hopkit.retrieval import bm25_build
+    from hopkit.retrieval.index_store import load_or_build
+
+    def held(*args, **kwargs):
+        print("placing", flush=True)
+        time.sleep(600)
+
+    bm25_build._placed = held
+    paragraphs = [Paragraph(i, f"Title {i}", f"Paragraph {i} about town {i % 7}.") for i in range(50)]
+    load_or_build("bm25", paragraphs, sys.argv[1], corpus_fingerprint(paragraphs))
+""")
+
+
+def test_the_next_build_removes_the_postings_a_killed_build_spilled(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", HELD_BUILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "placing"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    spilled = list(tmp_path.glob(".*.tmp-*/hopkit-bm25-postings-*/tokens.bin"))
+    assert len(spilled) == 1 and spilled[0].stat().st_size > 0  # beside the index, not in the system's /tmp
+
+    retriever = load_or_build("bm25", PARAGRAPHS, tmp_path, corpus_fingerprint(PARAGRAPHS))
+    assert retriever.retrieve("town 3", k=1)
+    assert [p.name for p in tmp_path.iterdir()] == [p.name for p in tmp_path.glob("bm25-*")]
+
+
 def test_a_save_folder_of_a_live_process_is_left_alone(tmp_path: Path) -> None:
     """A concurrent build still writing its folder must not lose it to another's clean-up."""
     fingerprint = corpus_fingerprint(PARAGRAPHS)

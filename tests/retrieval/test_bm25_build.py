@@ -70,3 +70,27 @@ def test_scores_computed_in_chunks_are_the_same(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr("hopkit.retrieval.bm25_build.SCORE_CHUNK", 97)
     chunked = build_bm25([corpus], k1=1.2, b=0.75, method="atire")
     assert np.array_equal(whole.scores["data"], chunked.scores["data"])
+
+
+def test_postings_wait_in_the_spill_folder_between_passes_and_are_removed(tmp_path, monkeypatch) -> None:
+    from hopkit.retrieval import bm25_build
+
+    spilled: dict[str, int] = {}
+    read_back = bm25_build._SpilledPostings.batches
+
+    def batches_seen(self):  # type: ignore[no-untyped-def]
+        spilled.update({path.name: path.stat().st_size for path in tmp_path.rglob("*.bin")})
+        yield from read_back(self)
+
+    monkeypatch.setattr(bm25_build._SpilledPostings, "batches", batches_seen)
+    model = build_bm25([texts(200, seed=5)], k1=1.2, b=0.75, method="lucene", spill_folder=tmp_path)
+
+    postings = model.scores["data"].size
+    assert spilled == {"docs.bin": 4 * postings, "tokens.bin": 4 * postings, "counts.bin": 4 * postings}
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_nothing_to_index_leaves_no_spilled_postings(tmp_path) -> None:
+    with pytest.raises(RetrievalError, match="nothing to index"):
+        build_bm25([["the and"]], k1=1.2, b=0.75, method="lucene", spill_folder=tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -34,9 +34,10 @@ def _check_parameters(k1: float, b: float, method: str) -> None:
         raise RetrievalError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
 
 
-def _built(batches: Iterable[Sequence[str]], k1: float, b: float, method: str) -> bm25s.BM25:
+def _built(batches: Iterable[Sequence[str]], k1: float, b: float, method: str,
+           spill_folder: Path | None = None) -> bm25s.BM25:
     start = time.perf_counter()
-    model = build_bm25(batches, k1=k1, b=b, method=method)
+    model = build_bm25(batches, k1=k1, b=b, method=method, spill_folder=spill_folder)
     logger.info("built the BM25 index (%d documents, %d distinct tokens) in %.1fs",
                 model.scores["num_docs"], len(model.vocab_dict), time.perf_counter() - start)
     return model
@@ -91,12 +92,13 @@ class BM25Retriever:
 
     @classmethod
     def build_from(cls, source: ParagraphSource, *, k1: float = 1.2, b: float = 0.75,
-                   method: str = "lucene") -> BM25Retriever:
+                   method: str = "lucene", spill_folder: Path | None = None) -> BM25Retriever:
         """Index a corpus too large to hold, read from ``source`` a batch at a time.
 
         The same index as :meth:`build` over the same paragraphs; memory grows with the
-        index (about 12 bytes a distinct token of a paragraph while building), not with
-        the texts, which are read, tokenised and dropped batch by batch.
+        index (8 bytes a distinct token of a paragraph), not with the texts, which are read,
+        tokenised and dropped batch by batch. The postings wait on disk between the build's
+        two passes (12 bytes each), in ``spill_folder`` (default: the system's temporary folder).
 
         Raises:
             RetrievalError: for an empty corpus or a bad parameter.
@@ -106,7 +108,7 @@ class BM25Retriever:
         if not len(corpus):
             raise RetrievalError("cannot build a BM25 index over an empty corpus")
         texts = ([passage_text(p) for p in batch] for batch in source.batches(BUILD_BATCH))
-        model = _built(texts, k1, b, method)
+        model = _built(texts, k1, b, method, spill_folder)
         return cls(model, corpus)
 
     def save(self, directory: Path) -> None:

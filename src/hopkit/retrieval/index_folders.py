@@ -84,15 +84,31 @@ def _remove_abandoned_saves(path: Path) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _temporary_beside(path: Path) -> Path:
+    """A new folder beside ``path`` that :func:`_remove_abandoned_saves` removes if its process dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_saves(path)
+    return Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-{_HOST}-{os.getpid()}-", dir=path.parent))
+
+
+@contextmanager
+def scratch_folder(path: Path) -> Iterator[Path]:
+    """A folder beside the index ``path`` for what its build writes on the way (on the index's
+    disk, not the system's temporary one); removed afterwards, or by a later build if killed."""
+    folder = _temporary_beside(path)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[[], _Saved]) -> _Saved:
     if path.exists():
         logger.info("loading the index at %s", path)
         return load(path)
     logger.info("building the index for %s", path)
     retriever = build()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned_saves(path)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-{_HOST}-{os.getpid()}-", dir=path.parent))
+    tmp = _temporary_beside(path)
     try:
         retriever.save(tmp)
         try:

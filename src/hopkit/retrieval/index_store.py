@@ -20,7 +20,7 @@ from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.dense_store import ShardEncoder, load_or_build_dense
 from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
 from hopkit.retrieval.hybrid import HybridRetriever
-from hopkit.retrieval.index_folders import index_path, load_or_save
+from hopkit.retrieval.index_folders import index_path, load_or_save, scratch_folder
 from hopkit.retrieval.protocol import Retriever
 from hopkit.retrieval.stored_view import MemorySource, ParagraphSource
 from hopkit.retrieval.tokenize import TOKENIZER_ID
@@ -112,8 +112,12 @@ def _check(kind: str, options: Mapping[str, Any], fingerprint: str) -> None:
 def _bm25(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any]) -> BM25Retriever:
     parameters = {"k1": float(settings["k1"]), "b": float(settings["b"]), "method": str(settings["method"])}
     path = index_path(index_dir, "bm25", source.fingerprint, {**parameters, "tokenizer": TOKENIZER_ID})
-    return load_or_save(path, load=lambda folder: BM25Retriever.load_from(folder, source),
-                        build=lambda: BM25Retriever.build_from(source, **parameters))
+
+    def build() -> BM25Retriever:
+        with scratch_folder(path) as scratch:
+            return BM25Retriever.build_from(source, spill_folder=scratch, **parameters)
+
+    return load_or_save(path, load=lambda folder: BM25Retriever.load_from(folder, source), build=build)
 
 
 def _count(value: Any) -> int | None:
