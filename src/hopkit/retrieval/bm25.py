@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
-from typing import Collection, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
 import bm25s
 
@@ -14,7 +15,8 @@ from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.retrieval.bm25_build import build_bm25
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order, passage_text
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
-from hopkit.retrieval.stored_view import ParagraphSource, SourceView
+from hopkit.retrieval.mapped_vocabulary import MappedVocabulary, has_vocabulary, write_vocabulary
+from hopkit.retrieval.stored_view import ParagraphSource, SourceView, mapped_row_ids, write_row_ids
 from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize
 
 logger = logging.getLogger(__name__)
@@ -25,6 +27,7 @@ METHODS = ("lucene", "robertson", "atire")
 
 
 BUILD_BATCH = 10_000
+BM25S_VOCAB_FILE = "vocab.index.json"
 
 
 def _check_parameters(k1: float, b: float, method: str) -> None:
@@ -52,17 +55,21 @@ class BM25Retriever:
     Args:
         model: an indexed ``bm25s.BM25`` whose rows follow ``corpus``.
         corpus: the paragraphs, in index order (id order when built or loaded here).
+        vocabulary: token -> id (default: the model's ``vocab_dict``; a loaded index maps its
+            vocabulary's files instead, :class:`MappedVocabulary`).
 
     Raises:
         RetrievalError: if the index and the corpus differ in size.
     """
 
-    def __init__(self, model: bm25s.BM25, corpus: RankedCorpus) -> None:
+    def __init__(self, model: bm25s.BM25, corpus: RankedCorpus,
+                 vocabulary: MappedVocabulary | dict[str, int] | None = None) -> None:
         indexed = int(model.scores["num_docs"])
         if indexed != len(corpus):
             raise RetrievalError(f"the BM25 index holds {indexed} documents but the corpus {len(corpus)}")
         self.model = model
         self.corpus = corpus
+        self.vocabulary = model.vocab_dict if vocabulary is None else vocabulary
 
     @classmethod
     def build(cls, paragraphs: Sequence[Paragraph], *, k1: float = 1.2, b: float = 0.75,
@@ -112,7 +119,8 @@ class BM25Retriever:
         return cls(model, corpus)
 
     def save(self, directory: Path) -> None:
-        """Write the index (not the paragraphs) to ``directory``, created if needed.
+        """Write the index (not the paragraphs) to ``directory``, created if needed: bm25s's
+        files, the vocabulary and row ids for loading processes to map, and hopkit's metadata.
 
         Args:
             directory: where to write; existing index files are overwritten.
@@ -120,6 +128,8 @@ class BM25Retriever:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(str(directory), show_progress=False)
+        write_vocabulary(directory, self.vocabulary)
+        write_row_ids(directory, self.corpus)
         write_meta(directory, "bm25", self.corpus, tokenizer=TOKENIZER_ID, k1=self.model.k1,
                    b=self.model.b, method=self.model.method, bm25s_version=bm25s.__version__)
 
@@ -146,12 +156,17 @@ class BM25Retriever:
     def load_from(cls, directory: Path, source: ParagraphSource, *, mmap: bool = True) -> BM25Retriever:
         """Load an index written by :meth:`save` for the corpus ``source`` holds, without reading
         its paragraphs: memory-mapped by default, so that processes on one machine share
-        one copy of it in the page cache.
+        one copy of it in the page cache (the vocabulary and the rows' paragraph ids too).
 
         Raises:
             RetrievalError: as :meth:`load`.
         """
-        return cls._loaded(Path(directory), SourceView(source), mmap)
+        directory = Path(directory)
+        ids = mapped_row_ids(directory)
+        corpus = SourceView(source, ids=ids)
+        if ids is None:
+            _add_to_older_index(directory, "row ids", lambda: write_row_ids(directory, corpus))
+        return cls._loaded(directory, corpus, mmap)
 
     @classmethod
     def _loaded(cls, directory: Path, corpus: RankedCorpus, mmap: bool) -> BM25Retriever:
@@ -162,8 +177,12 @@ class BM25Retriever:
                 f"{directory / META_FILE}: index tokenised with {meta.get('tokenizer')!r}, this hopkit uses "
                 f"{TOKENIZER_ID!r}; {rebuild}")
         check_corpus(directory, meta, corpus, rebuild)
-        model = bm25s.BM25.load(str(directory), mmap=mmap, show_progress=False)
-        return cls(model, corpus)
+        if not has_vocabulary(directory):
+            _add_to_older_index(directory, "vocabulary", lambda: write_vocabulary(
+                directory, json.loads((directory / BM25S_VOCAB_FILE).read_text(encoding="utf-8"))))
+        mapped = has_vocabulary(directory)
+        model = bm25s.BM25.load(str(directory), mmap=mmap, load_vocab=not mapped, show_progress=False)
+        return cls(model, corpus, MappedVocabulary(directory) if mapped else None)
 
     def retrieve(
         self,
@@ -189,10 +208,19 @@ class BM25Retriever:
         """
         if k < 0:
             raise RetrievalError(f"k must be >= 0, got {k}")
-        vocab = self.model.vocab_dict
-        token_ids = [vocab[token] for token in tokenize(query) if token in vocab]
+        found = map(self.vocabulary.get, tokenize(query))
+        token_ids = [token_id for token_id in found if token_id is not None]
         if not token_ids or k == 0:
             return []
         scores = self.model.get_scores_from_ids(token_ids)
         return self.corpus.select(scores, k, exclude, titles, positive_only=True)
 
+
+def _add_to_older_index(directory: Path, what: str, write: Callable[[], None]) -> None:
+    """Write a file an index saved by an older hopkit lacks; where its folder is read-only, this
+    process goes on without it (holding the same data in memory)."""
+    try:
+        write()
+    except OSError as error:
+        logger.warning("%s: cannot add the %s file that processes share (%s); each one holds its own copy",
+                       directory, what, error)

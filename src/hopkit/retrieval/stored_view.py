@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -18,12 +19,25 @@ import numpy as np
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order
+from hopkit.retrieval.mapped_files import save_array
 
 
 # Paragraphs a view keeps after reading them (about 16 MB): every sample corpus whole, and the
 # paragraphs a run keeps coming back to on a Wikipedia-size one.
 CACHED_PARAGRAPHS = 20_000
 READ_WHOLE = 5_000  # paragraphs per read when a small corpus is read whole
+ROW_IDS_FILE = "row_ids.npy"  # an index's paragraph id per row, for every process to map
+
+
+def write_row_ids(directory: Path, corpus: RankedCorpus) -> None:
+    """Save the paragraph id of each of the index's rows beside the index."""
+    save_array(directory / ROW_IDS_FILE, np.asarray(corpus.ids, dtype=np.int64))
+
+
+def mapped_row_ids(directory: Path) -> np.ndarray | None:
+    """The row ids :func:`write_row_ids` saved, memory-mapped; None for an index saved without them."""
+    path = directory / ROW_IDS_FILE
+    return np.load(path, mmap_mode="r") if path.is_file() else None
 
 
 class ParagraphCache:
@@ -69,7 +83,7 @@ class ParagraphSource(Protocol):
 
 
 class SourceView(RankedCorpus):
-    """The rows of an index built over ``source`` in id order; 8 bytes a paragraph in memory.
+    """The rows of an index built over ``source`` in id order.
 
     The paragraphs read are kept, the last ``cached`` of them; a corpus of at most ``cached``
     paragraphs is read whole at the first query, so that its queries read nothing more.
@@ -77,11 +91,15 @@ class SourceView(RankedCorpus):
     Args:
         source: the corpus's home, asked for the paragraphs a query ranks (a few dozen).
         cached: how many paragraphs to keep (0: none).
+        ids: the rows' paragraph ids, ascending, when the index saved them
+            (:func:`mapped_row_ids`, shared by the processes that map them); read from
+            ``source`` otherwise (8 bytes a paragraph in each process).
     """
 
-    def __init__(self, source: ParagraphSource, *, cached: int = CACHED_PARAGRAPHS) -> None:
+    def __init__(self, source: ParagraphSource, *, cached: int = CACHED_PARAGRAPHS,
+                 ids: np.ndarray | None = None) -> None:
         self.source = source
-        self.ids = source.ids()
+        self.ids = source.ids() if ids is None else ids
         self._cache = ParagraphCache(cached)
         self._reading_whole = threading.Lock()
 
