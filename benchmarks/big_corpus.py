@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import resource
 import subprocess
@@ -47,6 +48,7 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 RESULTS = RESULTS_DIR / "big_corpus.json"
+BEFORE = RESULTS_DIR / "big_corpus_03acda8.json"  # the same corpus before issue 52 (vocabulary a dict, one-pass build)
 CHUNK = 100_000
 
 
@@ -155,6 +157,23 @@ def index(db: str, name: str, indexes: str) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - start, "peak_mib": peak_mib(), "index_mib": folder_mib(Path(indexes))}
 
 
+BM25S_FILES = ("data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy", "vocab.index.json",
+               "params.index.json")
+
+
+def bm25s_file_digests(indexes: Path) -> dict[str, str]:
+    """SHA-256 of each file bm25s wrote for the index in ``indexes``: equal digests, the same index."""
+    folder = next(indexes.glob("bm25-*"))
+    digests = {}
+    for name in BM25S_FILES:
+        digest = hashlib.sha256()
+        with (folder / name).open("rb") as file:
+            while block := file.read(1 << 24):
+                digest.update(block)
+        digests[name] = digest.hexdigest()
+    return digests
+
+
 def load(db: str, name: str, indexes: str, copy: bool) -> BM25Retriever:
     corpus = Store.connect(db).corpus(name)
     if not copy:
@@ -228,6 +247,7 @@ def main() -> None:
     write_questions(questions, queries, args.vocabulary, args.queries, args.seed)
     keep("ingest", lambda: {**phase("ingest", db, str(questions), str(corpus), name), **store_size(db, args.work)})
     keep("index", lambda: phase("index", db, name, str(indexes)))
+    keep("index_sha256", lambda: bm25s_file_digests(indexes))
     keep("query", lambda: phase("query", db, name, str(indexes), str(queries)))
     base = [db, name, str(indexes), str(queries)]
     keep("workers", lambda: [workers(n, mode, base) for mode in ("mmap", "copy") for n in (1, 4)])
@@ -252,7 +272,7 @@ def section(saved: dict[str, Any]) -> str:
             f"{ingest.get('store_mib', 0):,.0f} MiB store |",
             f"| BM25 index (build and save) | {index['seconds']:,.0f} s | {index['peak_mib']:,.0f} MiB | "
             f"{index['index_mib']:,.0f} MiB index |",
-            f"| load the index (memory-mapped) | {query['load_seconds']:.1f} s | {query['peak_mib']:,.0f} MiB "
+            f"| load the index (memory-mapped) | {query['load_seconds']:.2f} s | {query['peak_mib']:,.0f} MiB "
             f"after {query['queries']} queries | |"]),
         "",
         f"BM25 query latency (k = 15, {query['queries']} queries of 2 to 5 words, paragraph texts read from the "
@@ -263,7 +283,37 @@ def section(saved: dict[str, Any]) -> str:
         "(PSS: a page shared by N processes counts 1/N in each):",
         "",
         markdown_table(["workers", "index", "resident each (MiB)", "PSS of all (MiB)", "median query (ms)"], rows),
+        *before_and_after(saved),
     ])
+
+
+def own_memory_per_extra_worker(saved: dict[str, Any]) -> float:
+    """What each worker past the first adds to the PSS of all, memory-mapped: its own memory."""
+    pss = {w["workers"]: w["pss_mib_total"] for w in saved["workers"] if w["mode"] == "mmap"}
+    return (pss[4] - pss[1]) / 3
+
+
+def before_and_after(saved: dict[str, Any]) -> list[str]:
+    if not BEFORE.is_file():
+        return []
+    before = json.loads(BEFORE.read_text(encoding="utf-8"))
+    same = before.get("index_sha256") == saved.get("index_sha256") is not None
+    return [
+        "",
+        f"Against the same corpus before issue 52 (`{before['command']}`, "
+        f"`{BEFORE.relative_to(RESULTS_DIR.parent.parent)}`): the vocabulary was a dict loaded by each process "
+        "and the build sorted all postings at once. bm25s's files of the two builds (scores, rows, pointers, "
+        f"vocabulary, parameters) {'have the same' if same else 'do NOT have the same'} SHA-256 digests "
+        "(`bm25s_file_digests`).",
+        "",
+        markdown_table(["", "before", "now", "goal"], [
+            f"| BM25 build's peak | {before['index']['peak_mib']:,.0f} MiB | {saved['index']['peak_mib']:,.0f} MiB | "
+            "≤ 4,096 MiB, the same index bit for bit |",
+            f"| own memory per extra worker (memory-mapped) | {own_memory_per_extra_worker(before):,.0f} MiB | "
+            f"{own_memory_per_extra_worker(saved):,.0f} MiB | ≤ 150 MiB |",
+            f"| load the index | {before['query']['load_seconds']:.1f} s | {saved['query']['load_seconds']:.2f} s | |",
+            f"| median query, one worker | {before['query']['p50_ms']:.1f} ms | {saved['query']['p50_ms']:.1f} ms | |"]),
+    ]
 
 
 if __name__ == "__main__":

@@ -110,9 +110,11 @@ def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method:
         postings = _SpilledPostings(Path(folder))
         for texts in batches:
             postings.add([tokenizer.token_ids(text) for text in texts])
-        if not tokenizer.vocab:
+        vocab = tokenizer.vocab
+        del tokenizer  # its word -> id memo, as large as the vocabulary, is not needed any more
+        if not vocab:
             raise RetrievalError("every paragraph of the corpus is empty or stopwords only; nothing to index")
-        n_vocab = len(tokenizer.vocab)
+        n_vocab = len(vocab)
         frequencies = np.pad(postings.frequencies, (0, n_vocab - postings.frequencies.size))
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(frequencies, out=indptr[1:])
@@ -120,8 +122,8 @@ def build_bm25(batches: Iterable[Sequence[str]], *, k1: float, b: float, method:
         data, indices = _placed(postings, indptr, idf, method, float(k1), float(b))
     model = bm25s.BM25(k1=k1, b=b, method=method)
     model.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": postings.n_docs}
-    model.vocab_dict = tokenizer.vocab
-    model.unique_token_ids_set = set(tokenizer.vocab.values())
+    model.vocab_dict = vocab
+    model.unique_token_ids_set = None  # bm25s's own retrieve() needs it; hopkit's does not (hundreds of MB)
     model.nonoccurrence_array = None
     return model
 

@@ -23,17 +23,25 @@ TOKENS_FILE = "vocab.tokens.bin"  # the tokens' UTF-8 bytes, in byte order, end 
 OFFSETS_FILE = "vocab.offsets.npy"  # where each token starts, then where the last one ends (int64)
 IDS_FILE = "vocab.ids.npy"  # each token's id, in the same order (int32)
 FILES = (TOKENS_FILE, OFFSETS_FILE, IDS_FILE)
+WRITTEN_AT_ONCE = 100_000  # tokens encoded per write
 REMEMBERED_LOOKUPS = 65_536  # tokens a process keeps the id of, so that common ones are looked up once
 
 
 def write_vocabulary(directory: Path, vocab: Mapping[str, int]) -> None:
     """Write the three files of ``vocab`` (token -> id) into ``directory``; the offsets file last,
     so that its presence means the other two are whole."""
-    encoded = sorted((token.encode("utf-8"), token_id) for token, token_id in vocab.items())
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(token) for token, _ in encoded], out=offsets[1:])
-    ids = np.array([token_id for _, token_id in encoded], dtype=np.int32)
-    write_atomically(directory / TOKENS_FILE, lambda path: path.write_bytes(b"".join(t for t, _ in encoded)))
+    ordered = sorted(vocab)  # code point order is UTF-8 byte order
+    ids = np.fromiter((vocab[token] for token in ordered), dtype=np.int32, count=len(ordered))
+    offsets = np.zeros(len(ordered) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(token.encode("utf-8")) for token in ordered), dtype=np.int64, count=len(ordered)),
+              out=offsets[1:])
+
+    def write_tokens(path: Path) -> None:
+        with path.open("wb") as file:
+            for start in range(0, len(ordered), WRITTEN_AT_ONCE):
+                file.write("".join(ordered[start:start + WRITTEN_AT_ONCE]).encode("utf-8"))
+
+    write_atomically(directory / TOKENS_FILE, write_tokens)
     save_array(directory / IDS_FILE, ids)
     save_array(directory / OFFSETS_FILE, offsets)
 
