@@ -103,6 +103,7 @@ def measure(method: str, executor: str, workers: int, args: argparse.Namespace, 
     steady = args.questions / (sent[-1] - sent[0]) if len(sent) > 1 and sent[-1] > sent[0] else float("nan")
     ideal = workers / (calls * delay) if delay else float("nan")
     return {"method": method, "executor": executor, "workers": workers, "delay": delay, "questions": args.questions,
+            "commit": args.label or hopkit_commit(),
             "failed": outcome["failed"], "seconds": round(seconds, 2), "rate": round(args.questions / seconds, 2),
             "until_first_answer": round(sent[0] - started_monotonic, 2) if sent else None,
             "steady_rate": round(steady, 2), "calls_per_question": round(calls, 2),
@@ -234,7 +235,9 @@ def main() -> None:
         store = Store(session_factory)
         if DATASET not in store.datasets():
             store.add_corpus(synthetic_corpus(args.questions))
-        done = {(c["method"], c["executor"], c["workers"], c["questions"], c["delay"]) for c in saved["cells"]}
+        commit = args.label or hopkit_commit()
+        done = {(c["method"], c["executor"], c["workers"], c["questions"], c["delay"], c["commit"])
+                for c in saved["cells"]}
         for method in args.methods:
             if not any(o["method"] == method and o["commit"] == (args.label or hopkit_commit())
                        for o in saved["overhead"]):
@@ -244,7 +247,7 @@ def main() -> None:
                 continue
             for executor in args.executors:
                 for workers in args.workers:
-                    if (method, executor, workers, args.questions, args.delay) in done:
+                    if (method, executor, workers, args.questions, args.delay, commit) in done:
                         continue
                     cell = measure(method, executor, workers, args, session_factory, args.delay)
                     print(json.dumps(cell), flush=True)
@@ -267,12 +270,14 @@ def plot(saved: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    methods = sorted({c["method"] for c in saved["cells"]})
+    latest = {(c["method"], c["executor"], c["workers"]): c for c in saved["cells"]}  # the last measured of each
+    cells_shown = list(latest.values())
+    methods = sorted({c["method"] for c in cells_shown})
     if not methods:
         return
     figure, axes = plt.subplots(1, len(methods), figsize=(5.5 * len(methods), 4.2), squeeze=False)
     for axis, method in zip(axes[0], methods):
-        cells = [c for c in saved["cells"] if c["method"] == method]
+        cells = [c for c in cells_shown if c["method"] == method]
         for executor, marker in (("threads", "o"), ("ray", "s")):
             shown = sorted((c for c in cells if c["executor"] == executor), key=lambda c: c["workers"])
             if shown:
@@ -286,7 +291,8 @@ def plot(saved: dict[str, Any], path: Path) -> None:
         axis.set_xlabel("workers")
         axis.set_ylabel("questions per second")
         delay = cells[0]["delay"]
-        axis.set_title(f"{method}: {cells[0]['questions']} questions, server delay {delay * 1000:.0f} ms")
+        asked = sorted({c["questions"] for c in cells})
+        axis.set_title(f"{method}: {'/'.join(map(str, asked))} questions a run, server delay {delay * 1000:.0f} ms")
         axis.grid(True, which="both", alpha=0.3)
         axis.legend(fontsize=8)
     figure.tight_layout()
@@ -296,11 +302,12 @@ def plot(saved: dict[str, Any], path: Path) -> None:
 
 
 def section(saved: dict[str, Any], image: Path) -> str:
-    rows = [f"| {c['method']} | {c['executor']} | {c['workers']} | {c['calls_per_question']} | {c['seconds']} | "
+    rows = [f"| {c['commit']} | {c['method']} | {c['executor']} | {c['workers']} | {c['questions']} | "
+            f"{c['calls_per_question']} | {c['seconds']} | "
             f"{c.get('until_first_answer')} | {c['rate']} | {c['steady_rate']} | {c['ideal_rate']} | "
             f"{100 * c['rate'] / c['ideal_rate']:.0f}% | {100 * c['steady_rate'] / c['ideal_rate']:.0f}% | "
             f"{c['failed']} |"
-            for c in sorted(saved["cells"], key=lambda c: (c["method"], c["executor"], c["workers"]))]
+            for c in sorted(saved["cells"], key=lambda c: (c["method"], c["executor"], c["workers"], c["questions"]))]
     writes = [f"| {w['writers']} | {w['results']} | {w['seconds']} | {w['per_second']} |" for w in saved["writes"]]
     latest = saved["overhead"][-1]["commit"] if saved["overhead"] else ""
     alone = [one_worker_row(saved, o) for o in saved["overhead"] if o["commit"] == latest]
@@ -315,7 +322,8 @@ def section(saved: dict[str, Any], image: Path) -> str:
         f"the last answer. hopkit measured: commit {latest}. Store: PostgreSQL on this machine; 2 cores shared "
         "by hopkit, the server and the store.",
         f"![questions per second against workers]({image})",
-        markdown_table(["method", "executor", "workers", "calls/q", "seconds", "s to first answer", "q/s",
+        markdown_table(["hopkit", "method", "executor", "workers", "questions", "calls/q", "seconds",
+                        "s to first answer", "q/s",
                         "steady q/s", "ideal q/s", "of ideal", "steady of ideal", "failed"], rows),
         "### hopkit's own time per question",
         "One worker, a server that answers at once, after a 5-question warm-up run (the index built, the "
@@ -330,7 +338,7 @@ def section(saved: dict[str, Any], image: Path) -> str:
         markdown_table(["hopkit", "method", "calls/q", "ms per question", *PARTS], own_time_rows(saved)),
         "### Before and after, the goal cells",
         markdown_table(["method", "executor", "workers", "questions", "s to first answer", "of ideal (whole run)",
-                        "of ideal (steady)"], goal_rows(before["cells"], "1f65d69") + goal_rows(saved["cells"], latest)),
+                        "of ideal (steady)"], goal_rows(before["cells"], "1f65d69") + goal_rows(saved["cells"])),
         "One worker: the ideal rate less hopkit's own time, 1 / (calls × delay + own time), against what the "
         "one-worker runs measured:",
         markdown_table(["method", "predicted q/s", "threads q/s", "Ray q/s"], [row for row in alone if row]),
@@ -354,12 +362,13 @@ def own_time_rows(saved: dict[str, Any]) -> list[str]:
     return rows
 
 
-def goal_rows(cells: list[dict[str, Any]], commit: str) -> list[str]:
-    """The cells of 16 and 32 workers, as a before/after table's rows."""
-    return [f"| {c['method']} | {c['executor']} | {c['workers']} | {c['questions']} (at {commit}) | "
+def goal_rows(cells: list[dict[str, Any]], commit: str | None = None) -> list[str]:
+    """The cells of 16 and 32 workers, as a before/after table's rows (``commit``: of cells that do not name theirs)."""
+    return [f"| {c['method']} | {c['executor']} | {c['workers']} | {c['questions']} (at {c.get('commit', commit)}) | "
             f"{c.get('until_first_answer')} | {100 * c['rate'] / c['ideal_rate']:.0f}% | "
             f"{100 * c['steady_rate'] / c['ideal_rate']:.0f}% |"
-            for c in sorted(cells, key=lambda c: (c["method"], c["executor"], c["workers"])) if c["workers"] >= 16]
+            for c in sorted(cells, key=lambda c: (c["method"], c["executor"], c["workers"], c["questions"]))
+            if c["workers"] >= 16]
 
 
 def one_worker_row(saved: dict[str, Any], overhead: dict[str, Any]) -> str:

@@ -121,3 +121,21 @@ def test_a_lease_that_runs_out_frees_the_question(tmp_path: Path) -> None:
     finally:
         questions.close()
     assert store.claims.holders(run_id) == {}
+
+
+def test_the_next_questions_are_taken_before_the_taken_ones_run_out(tmp_path: Path) -> None:
+    """Once half of those taken are handed out, the next ones are taken: workers seldom wait for the store."""
+    store = toy_store(f"sqlite:///{tmp_path / 'hopkit.db'}", 20)
+    run_id = store.ensure_run(RunSpec("nor", "nor", "toy", {})).run_id
+    questions = SharedQuestions(store.queries("toy"), store.claims, run_id, take_at_once=4)
+    try:
+        handed = [questions.next().id for _ in range(2)]  # type: ignore[union-attr]
+        assert len(store.claims.holders(run_id)) == 4  # 2 left of the first 4: more than half
+        handed.append(questions.next().id)  # type: ignore[union-attr]
+        assert len(store.claims.holders(run_id)) == 8  # half handed out: the next 4 taken with it
+        while (query := questions.next()) is not None:
+            handed.append(query.id)  # type: ignore[union-attr]
+        assert handed == [f"q{i}" for i in range(20)]
+    finally:
+        questions.close()
+    assert store.claims.holders(run_id) == {}

@@ -76,6 +76,8 @@ class SharedQuestions:
         self._elsewhere: deque[Query] = deque()
         self._next_look = 0.0
         self._lock = threading.Lock()
+        self._took = threading.Condition(self._lock)  # a take in flight has ended
+        self._taking = False
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
 
@@ -87,23 +89,45 @@ class SharedQuestions:
         """The next question this driver has taken; :data:`WAIT` when the only questions left are held by
         other drivers; None when none is left.
 
+        The next questions are taken, in one round trip outside the lock, once half of those taken
+        are handed out, so that the workers seldom wait for the store.
+
         Raises:
             StoreError: the store failed.
         """
-        with self._lock:
-            while not self._taken and self._fresh:
-                self._take([self._fresh.popleft() for _ in range(min(self.take_at_once, len(self._fresh)))])
-            if self._taken:
-                return self._taken.popleft()
-            if not self._elsewhere:
-                return None
-            if time.monotonic() < self._next_look:
-                return WAIT
-            self._next_look = time.monotonic() + self.look_again_seconds
-            self._take([self._elsewhere.popleft() for _ in range(len(self._elsewhere))])
-            if self._taken:
-                return self._taken.popleft()
-            return WAIT if self._elsewhere else None
+        while True:
+            with self._lock:
+                if self._taken and (self._taking or not self._fresh or len(self._taken) > self.take_at_once // 2):
+                    return self._taken.popleft()
+                if self._taking:
+                    self._took.wait()
+                    continue
+                if not self._fresh:
+                    return self._look_again()
+                handed = self._taken.popleft() if self._taken else None
+                batch = [self._fresh.popleft() for _ in range(min(self.take_at_once, len(self._fresh)))]
+                self._taking = True
+            try:
+                self._take(batch)
+            finally:
+                with self._lock:
+                    self._taking = False
+                    self._took.notify_all()
+            if handed is not None:
+                return handed
+
+    def _look_again(self) -> Query | _Wait | None:
+        """With the lock held and nothing fresh left: the questions other drivers held, once in a while."""
+        if not self._elsewhere:
+            return None
+        if time.monotonic() < self._next_look:
+            return WAIT
+        self._next_look = time.monotonic() + self.look_again_seconds
+        queries = [self._elsewhere.popleft() for _ in range(len(self._elsewhere))]
+        self._sort(queries, self._claimed(queries, self._given_back()))
+        if self._taken:
+            return self._taken.popleft()
+        return WAIT if self._elsewhere else None
 
     def done(self, query_id: str) -> None:
         """The question's result is stored: it is given back with the next take (or soon after).
@@ -115,9 +139,15 @@ class SharedQuestions:
             return
         with self._lock:
             self._finished.append(query_id)
-            if len(self._finished) >= GIVE_BACK_AT_ONCE:
-                self.claims.release(self.run_id, self.holder, self._finished)
-                self._finished = []
+            if len(self._finished) < GIVE_BACK_AT_ONCE:
+                return
+            finished = self._given_back()
+        try:
+            self.claims.release(self.run_id, self.holder, finished)
+        except BaseException:
+            with self._lock:
+                self._finished.extend(finished)
+            raise
 
     def close(self) -> None:
         """Stop renewing and give back every question still taken (a rerun or another driver answers them)."""
@@ -131,18 +161,41 @@ class SharedQuestions:
                 log.warning("could not give back the questions of run %s this driver held (%s); they are free again "
                             "in %.0f s", self.run_id, exc, self.lease_seconds)
 
+    def _given_back(self) -> list[str]:
+        """With the lock held: the answered questions waiting to be given back, no longer waiting."""
+        finished, self._finished = self._finished, []
+        return finished
+
     def _take(self, queries: list[Query]) -> None:
-        """Take ``queries``: each goes to the taken ones, those held elsewhere, or the answered count."""
+        """Take ``queries`` (the store's round trips without the lock), then sort them under it."""
         if self.claims is None:
-            self._taken.extend(queries)
+            with self._lock:
+                self._taken.extend(queries)
             return
+        with self._lock:
+            finished = self._given_back()
+        try:
+            found = self._claimed(queries, finished)
+        except BaseException:
+            with self._lock:
+                self._finished.extend(finished)
+            raise
+        with self._lock:
+            self._sort(queries, found)
+
+    def _claimed(self, queries: list[Query], finished: list[str]) -> dict[str, tuple[Taken, str]]:
+        """Take ``queries`` in the store, giving back ``finished``; a dead driver's of this host are taken over."""
+        assert self.claims is not None
         found = self.claims.take_many(self.run_id, [q.id for q in queries], self.holder, self.lease_seconds,
-                                      release=self._finished)
-        self._finished = []
+                                      release=finished)
         for dead in {holder for taken, holder in found.values() if taken is Taken.HELD and _died_on_this_host(holder)}:
             orphans = [query_id for query_id, (taken, holder) in found.items() if holder == dead]
             found.update(self.claims.take_many(self.run_id, orphans, self.holder, self.lease_seconds,
                                                from_holder=dead))  # a killed run rerun at once need not wait
+        return found
+
+    def _sort(self, queries: list[Query], found: dict[str, tuple[Taken, str]]) -> None:
+        """With the lock held: each of ``queries`` to the taken ones, those held elsewhere, or the answered count."""
         for query in queries:
             taken, _ = found[query.id]
             if taken is Taken.YES:
