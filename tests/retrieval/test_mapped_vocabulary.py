@@ -105,3 +105,13 @@ def test_vocabulary_files_that_disagree_are_refused_by_folder(tmp_path: Path) ->
     (tmp_path / mapped_vocabulary.TOKENS_FILE).write_bytes(b"riverhil")
     with pytest.raises(RetrievalError, match=f"{tmp_path}.*do not match"):
         MappedVocabulary(tmp_path)
+
+
+def test_an_older_index_loaded_for_another_corpus_is_refused_and_gets_no_row_ids(tmp_path: Path) -> None:
+    older_index(tmp_path)
+    other = [Paragraph(p.id, p.title, p.text + " Changed.") for p in PARAGRAPHS]
+    with pytest.raises(RetrievalError, match="other paragraphs"):
+        BM25Retriever.load_from(tmp_path, MemorySource(other))
+    assert not (tmp_path / ROW_IDS_FILE).exists()
+    loaded = BM25Retriever.load_from(tmp_path, MemorySource(PARAGRAPHS))
+    assert loaded.retrieve("river 3 hill 10", 5) == BM25Retriever.build(PARAGRAPHS).retrieve("river 3 hill 10", 5)

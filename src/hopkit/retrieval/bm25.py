@@ -163,10 +163,10 @@ class BM25Retriever:
         """
         directory = Path(directory)
         ids = mapped_row_ids(directory)
-        corpus = SourceView(source, ids=ids)
-        if ids is None:
-            _add_to_older_index(directory, "row ids", lambda: write_row_ids(directory, corpus))
-        return cls._loaded(directory, corpus, mmap)
+        retriever = cls._loaded(directory, SourceView(source, ids=ids), mmap)
+        if ids is None:  # written once the index is known to be this corpus's
+            _add_to_older_index(directory, "row ids", lambda: write_row_ids(directory, retriever.corpus))
+        return retriever
 
     @classmethod
     def _loaded(cls, directory: Path, corpus: RankedCorpus, mmap: bool) -> BM25Retriever:
