@@ -229,6 +229,7 @@ class _Crew:
         self.ever_ready = False
         self._idle: list[Any] = []  # an actor once for each question it could take now
         self._orphans: deque[tuple[Any, Query, BaseException]] = deque()  # a lost actor's other questions
+        self._finished: deque[Any] = deque()  # calls found finished, not yet reported
 
     @property
     def starting(self) -> bool:
@@ -262,12 +263,12 @@ class _Crew:
         actor silent past the question timeout is killed: its question comes back as its death)."""
         if self._orphans:
             return self._orphans.popleft()
-        ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=POLL_SECONDS)
-        if not ready:
+        finished = self._next_finished()
+        if finished is None:
             return self._give_up_slow_starts() or self._kill_silent_workers()
-        actor, query, _ = self.calls.pop(ready[0])
+        actor, query, _ = self.calls.pop(finished)
         try:
-            result = self.ray.get(ready[0])
+            result = self.ray.get(finished)
         except _ACTOR_DEATHS(self.ray) as died:
             self._drop(actor, died)
             return actor, query, (_cause(died) if query is None else died)
@@ -278,6 +279,21 @@ class _Crew:
         else:
             self._idle.append(actor)
         return actor, query, result
+
+    def _next_finished(self) -> Any | None:
+        """A call that has finished: one found finished beside the last one, else the first to finish
+        within :data:`POLL_SECONDS` (None: none did), so that a busy run asks Ray once for several."""
+        while self._finished:
+            ref = self._finished.popleft()
+            if ref in self.calls:  # not given up since
+                return ref
+        ready, pending = self.ray.wait(list(self.calls), num_returns=1, timeout=POLL_SECONDS)
+        if not ready:
+            return None
+        if pending:
+            also, _ = self.ray.wait(pending, num_returns=len(pending), timeout=0)
+            self._finished.extend(also)
+        return ready[0]
 
     def stop(self) -> None:
         for actor in self.live:
