@@ -8,6 +8,7 @@ from hopkit.llm import retry
 from hopkit.llm.openai_compat import OpenAICompatibleLLM, endpoint_url
 from hopkit.llm.protocol import LLM
 from hopkit.llm.testing_server import FakeOpenAIServer, Fault, serve_fake_openai
+from tests.polling import wait_until
 
 pytestmark = pytest.mark.unit
 
@@ -190,3 +191,41 @@ def test_a_malformed_body_is_an_error_quoting_it() -> None:
         llm = OpenAICompatibleLLM(server.base_url, "m")
         with pytest.raises(LLMError, match="body that is not JSON"):
             llm.complete("capital of France?")
+
+
+def test_requests_at_once_each_have_a_connection_kept_for_the_next_ones() -> None:
+    """Requests at once open a connection each; the requests that follow reuse them; closing drops them."""
+    import threading
+
+    with serve_fake_openai(lambda prompt: "ok", faults=lambda number, prompt: Fault("delay", seconds=0.3)) as running:
+        llm = OpenAICompatibleLLM(running.base_url, "m")
+        threads = [threading.Thread(target=llm.complete, args=(f"q{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        at_once = {request.client_port for request in running.requests}
+        for i in range(6):
+            llm.complete(f"after {i}")
+        later = {request.client_port for request in running.requests[4:]}
+        llm.close()
+        llm.complete("after closing")
+    assert len(at_once) == 4
+    assert later <= at_once
+    assert running.requests[-1].client_port not in at_once
+
+
+def test_a_request_in_flight_when_the_model_is_closed_finishes_and_its_connection_is_dropped() -> None:
+    import threading
+
+    with serve_fake_openai(lambda prompt: "ok", faults=lambda number, prompt: Fault("delay", seconds=0.5)) as running:
+        llm = OpenAICompatibleLLM(running.base_url, "m")
+        answers: list[str] = []
+        flight = threading.Thread(target=lambda: answers.append(llm.complete("slow").text))
+        flight.start()
+        wait_until(lambda: bool(running.requests), 10, "the slow request to arrive")
+        llm.close()
+        flight.join()
+        llm.complete("next")
+    assert answers == ["ok"]
+    assert running.requests[1].client_port != running.requests[0].client_port

@@ -62,6 +62,7 @@ class RecordedRequest:
     body: dict[str, Any]
     prompt: str
     headers: dict[str, str]
+    client_port: int = 0  # the connection it came on
 
 
 @dataclass(frozen=True)
@@ -210,11 +211,12 @@ class FakeOpenAIServer:
         index = number - 1 - self.fail_first - self.stall_first
         return self.faults[index] if 0 <= index < len(self.faults) else None
 
-    def _decide(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> _Plan:
+    def _decide(self, path: str, body: dict[str, Any], headers: dict[str, str], client_port: int = 0) -> _Plan:
         """Decide what to do with one request (and record it)."""
         prompt = _prompt_of(path, body)
         with self._lock:
-            self.requests.append(RecordedRequest(path=path, body=body, prompt=prompt, headers=headers))
+            self.requests.append(RecordedRequest(path=path, body=body, prompt=prompt, headers=headers,
+                                                 client_port=client_port))
             number = len(self.requests)
             if number <= self.fail_first:
                 extra = {} if self.retry_after is None else {"Retry-After": f"{self.retry_after:g}"}
@@ -331,7 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, json.dumps(_error("request body is not JSON")).encode("utf-8"))
             return
-        plan = self.fake._decide(path, body, {k.lower(): v for k, v in self.headers.items()})
+        plan = self.fake._decide(path, body, {k.lower(): v for k, v in self.headers.items()}, self.client_address[1])
         if plan.wait:
             self.fake._closing.wait(plan.wait)  # close() ends every wait at once
         if plan.transport in ("hang", "drop"):
