@@ -24,12 +24,31 @@ pytestmark = pytest.mark.unit
 
 PARAGRAPHS = [Paragraph(i, f"Title {i}", f"Paragraph {i} about town {i % 7}.") for i in range(50)]
 
-HELD_SAVE = textwrap.dedent("""
-    import sys, time
-    from hopkit.records import Paragraph, corpus_fingerprint
-    from hopkit.retrieval import bm25
-    from hopkit.retrieval.index_store import load_or_build
+def held_build(holds: str) -> str:
+    """A child's script: a real BM25 build of ``PARAGRAPHS`` in which ``holds`` (code defining ``held`` and
+    putting it in place) prints where it stopped and waits to be killed."""
+    return textwrap.dedent("""
+        import sys, time
+        from hopkit.records import Paragraph, corpus_fingerprint
+        from hopkit.retrieval import bm25, bm25_build
+        from hopkit.retrieval.index_store import load_or_build
+    """) + textwrap.dedent(holds) + textwrap.dedent("""
+        paragraphs = [Paragraph(i, f"Title {i}", f"Paragraph {i} about town {i % 7}.") for i in range(50)]
+        load_or_build("bm25", paragraphs, sys.argv[1], corpus_fingerprint(paragraphs))
+    """)
 
+
+def killed_when_it_says(word: str, script: str, folder: Path) -> None:
+    """Run ``script`` building into ``folder``; kill it with SIGKILL once it prints ``word``."""
+    child = subprocess.Popen([sys.executable, "-c", script, str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == word
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+
+
+HELD_SAVE = held_build("""
     save = bm25.BM25Retriever.save
 
     def held(self, path):
@@ -38,18 +57,11 @@ HELD_SAVE = textwrap.dedent("""
         time.sleep(600)
 
     bm25.BM25Retriever.save = held
-    paragraphs = [Paragraph(i, f"Title {i}", f"Paragraph {i} about town {i % 7}.") for i in range(50)]
-    load_or_build("bm25", paragraphs, sys.argv[1], corpus_fingerprint(paragraphs))
 """)
 
 
 def test_the_next_build_removes_what_a_killed_save_left(tmp_path: Path) -> None:
-    child = subprocess.Popen([sys.executable, "-c", HELD_SAVE, str(tmp_path)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "saving"
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+    killed_when_it_says("saving", HELD_SAVE, tmp_path)
     left = list(tmp_path.glob(".*.tmp-*"))
     assert len(left) == 1 and any(left[0].iterdir())  # the half-written save of the killed process
 
@@ -59,29 +71,17 @@ def test_the_next_build_removes_what_a_killed_save_left(tmp_path: Path) -> None:
     assert len([p for p in tmp_path.iterdir()]) == 1
 
 
-HELD_BUILD = textwrap.dedent("""
-    import sys, time
-    from hopkit.records import Paragraph, corpus_fingerprint
-    from hopkit.retrieval import bm25_build
-    from hopkit.retrieval.index_store import load_or_build
-
+HELD_BUILD = held_build("""
     def held(*args, **kwargs):
         print("placing", flush=True)
         time.sleep(600)
 
     bm25_build._placed = held
-    paragraphs = [Paragraph(i, f"Title {i}", f"Paragraph {i} about town {i % 7}.") for i in range(50)]
-    load_or_build("bm25", paragraphs, sys.argv[1], corpus_fingerprint(paragraphs))
 """)
 
 
 def test_the_next_build_removes_the_postings_a_killed_build_spilled(tmp_path: Path) -> None:
-    child = subprocess.Popen([sys.executable, "-c", HELD_BUILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "placing"
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+    killed_when_it_says("placing", HELD_BUILD, tmp_path)
     spilled = list(tmp_path.glob(".*.tmp-*/hopkit-bm25-postings-*/tokens.bin"))
     assert len(spilled) == 1 and spilled[0].stat().st_size > 0  # beside the index, not in the system's /tmp
 
