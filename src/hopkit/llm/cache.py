@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS scores (
 # How an early-stopped completion ended: the predicate held ("stopped") or the generation ran out first.
 EarlyStop = Literal["stopped", "finished"]
 
-_ATTEMPTS = 3  # the statement, then after up to two new files
+_ATTEMPTS = 5  # the statement, then after up to four new files (a deletion of three parts races with new ones)
 
 
 def cache_key(model_id: str, prompt: str | Sequence[ChatMessage], stop: Sequence[str], max_tokens: int,
@@ -319,9 +319,12 @@ class CachedLLM(LLMWrapper):
         with self._ready_lock:
             if self._generation != generation:
                 return True  # another thread started it again meanwhile
-            corrupt = getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
-            # gone after it had worked: deleted (or replaced by an empty file) while in use
-            vanished = self._ready and (not self.path.exists() or "no such table" in str(exc))
+            name = getattr(exc, "sqlite_errorname", "")
+            corrupt = name in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+            # gone after it had worked: deleted (or replaced by an empty file) while in use; an I/O
+            # error is what SQLite says when only its -wal/-shm parts were taken from under it
+            vanished = self._ready and (not self.path.exists() or "no such table" in str(exc)
+                                        or name.startswith("SQLITE_IOERR"))
             if corrupt and self.path.exists():
                 aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
                 try:
