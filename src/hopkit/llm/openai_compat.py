@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import socket
-import ssl
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Literal, Sequence
 
 import httpx
@@ -18,6 +12,7 @@ import httpx
 from hopkit import environment
 from hopkit.errors import LLMError, LLMServerError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
+from hopkit.llm.http_clients import ClientPool
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
 from hopkit.llm.protocol import (CHAT, CONCURRENT_CALLS, SAMPLING, SCORING, ChatMessage, Completion, Scores,
                                  missing_capability)
@@ -71,24 +66,6 @@ def _server_message(body: bytes, reason_phrase: str) -> str:
         if error is not None:
             return str(error)[:500]
     return str(data)[:500]
-
-
-def _transport() -> httpx.HTTPTransport:
-    """Kept-alive connections, each request sent at once.
-
-    httpx writes a request's headers and body separately; without TCP_NODELAY the body can wait
-    for the server's delayed acknowledgement of the headers (about 40 ms on Linux). Its default
-    pool keeps 20 idle connections, so a farm of more servers than that would reconnect per call.
-    """
-    return httpx.HTTPTransport(limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
-                               socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-                               verify=_tls_settings())
-
-
-@functools.cache
-def _tls_settings() -> ssl.SSLContext:
-    """httpx's default TLS settings, made once per process (each takes about 30 ms: the CA bundle is read)."""
-    return httpx.create_ssl_context()
 
 
 class OpenAICompatibleLLM:
@@ -166,12 +143,7 @@ class OpenAICompatibleLLM:
         self.model_id = model if endpoint == "completions" else f"{model}@chat"
         chat = {CHAT} if endpoint == "chat" else set()
         self.capabilities: frozenset[str] = frozenset({SCORING, SAMPLING, CONCURRENT_CALLS, *chat})
-        # One client per request in flight, each with its own connection pool: httpcore locks a
-        # pool for every request and checks each of its idle connections under that lock, which
-        # made worker threads sharing one pool queue for it.
-        self._idle_clients: list[httpx.Client] = []
-        self._clients_opened = 0  # generation: clients of an earlier one are closed on return
-        self._client_lock = threading.Lock()
+        self._clients = ClientPool(self.timeout)
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -303,11 +275,7 @@ class OpenAICompatibleLLM:
 
     def close(self) -> None:
         """Close the HTTP connections (a later call opens new ones; one in flight closes its own when done)."""
-        with self._client_lock:
-            idle, self._idle_clients = self._idle_clients, []
-            self._clients_opened += 1
-        for client in idle:
-            client.close()
+        self._clients.close()
 
     def __enter__(self) -> OpenAICompatibleLLM:
         return self
@@ -318,25 +286,6 @@ class OpenAICompatibleLLM:
     def __repr__(self) -> str:
         urls = self.urls[0] if len(self.urls) == 1 else list(self.urls)
         return f"OpenAICompatibleLLM(url={urls!r}, model={self.model!r})"
-
-    @contextmanager
-    def _http(self) -> Iterator[httpx.Client]:
-        """A client of this model's alone while a request is in flight, kept for the next one."""
-        with self._client_lock:  # a new client is made under the lock too: the first one makes the TLS settings
-            generation = self._clients_opened
-            if self._idle_clients:
-                client = self._idle_clients.pop()
-            else:
-                client = httpx.Client(timeout=self.timeout, transport=_transport())
-        try:
-            yield client
-        finally:
-            with self._client_lock:
-                kept = generation == self._clients_opened
-                if kept:
-                    self._idle_clients.append(client)
-            if not kept:
-                client.close()
 
     def _headers(self) -> dict[str, str]:
         key = self.api_key if self.api_key is not None else environment.openai_api_key()
@@ -368,7 +317,7 @@ class OpenAICompatibleLLM:
         """One request to one server; raises TransientError for what is worth retrying."""
         deadline = time.monotonic() + self.deadline
         try:
-            with self._http() as client, client.stream("POST", url, json=body, headers=self._headers()) as response:
+            with self._clients.borrowed() as client, client.stream("POST", url, json=body, headers=self._headers()) as response:
                 reply = self._read_reply(response, deadline)
         except httpx.TimeoutException as exc:
             raise TransientError(f"no answer within timeout={self.timeout}s ({type(exc).__name__})") from exc
