@@ -141,7 +141,7 @@ def test_workers_waiting_on_a_server_share_a_process_and_a_killed_one_hands_on_a
     assert executor.questions_per_actor == 4
     assert len({info["pid"] for info in executor.started[:2]}) == 2  # 2 processes (a replacement may follow)
     died = [r.getMessage() for r in caplog.records if "died" in r.getMessage()]
-    assert 1 <= len(died) <= 4, died  # the killed process held up to 4 questions, each handed on
+    assert 1 <= len(died) <= 5, died  # the killed process held up to 5 questions (one queued), each handed on
 
 
 def test_a_lost_node_costs_only_its_questions_in_flight(ray_cluster: Any, db_url: str, model_env: Any) -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+import threading
+from typing import Any
+
+import pytest
 
 from hopkit.errors import StoreError
 from hopkit.executors.answers import StoredAnswer
-from hopkit.executors.result_writer import Answered, ResultWriter
+from hopkit.executors.result_writer import Answered, ResultWriter, StoredOnReturn
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import QueryResult, RunSpec
@@ -59,3 +63,53 @@ def test_an_unusable_store_is_reported_and_stops_the_writer(db_url: str) -> None
     writer.submit(Answered(QueryResult("q0", "Tarsk"), None, 0.0))
     writer.close()
     assert len(reports) == 1 and isinstance(reports[0], StoreError) and "unknown run" in str(reports[0])
+
+
+def answered_by_threads(writer: StoredOnReturn, queries: tuple[Query, ...]) -> dict[str, Any]:
+    """Each query handed over from a thread of its own, all at once; what each thread got back."""
+    outcomes: dict[str, Any] = {}
+    together = threading.Barrier(len(queries))
+
+    def hand_over(query: Query) -> None:
+        together.wait()
+        try:
+            outcomes[query.id] = writer.store(Answered(QueryResult(query.id, "Tarsk"), None, 0.0))
+        except StoreError as refused:
+            outcomes[query.id] = refused
+
+    threads = [threading.Thread(target=hand_over, args=(query,)) for query in queries]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads), "a thread still waits for its answer to be stored"
+    return outcomes
+
+
+def test_each_caller_gets_its_own_answer_back_once_stored_and_callers_share_transactions(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 52: a Ray actor's threads stored one transaction each before taking their next question."""
+    store, run_id = run_in(db_url)
+    transactions: list[int] = []
+    record_results = store.record_results
+
+    def counted(run: str, results: Any) -> Any:
+        results = list(results)
+        transactions.append(len(results))
+        return record_results(run, results)
+
+    monkeypatch.setattr(store, "record_results", counted)
+    outcomes = answered_by_threads(StoredOnReturn(store, run_id), QUERIES)
+    assert {query_id: stored.query_id for query_id, stored in outcomes.items()} == {q.id: q.id for q in QUERIES}
+    assert store.finished_query_ids(run_id) == {q.id for q in QUERIES}
+    assert sum(transactions) == 6 and len(transactions) < 6, transactions
+
+
+def test_every_caller_waiting_on_an_unusable_store_gets_its_error(db_url: str) -> None:
+    store, run_id = run_in(db_url)
+    store.delete_run(run_id)
+    writer = StoredOnReturn(store, run_id)
+    outcomes = answered_by_threads(writer, QUERIES[:3])
+    assert all(isinstance(outcome, StoreError) for outcome in outcomes.values()), outcomes
+    with pytest.raises(StoreError, match="unknown run"):
+        writer.store(Answered(QueryResult("q5", "Tarsk"), None, 0.0))

@@ -6,7 +6,9 @@ before it reports back. The driver hands an actor its next question as soon as i
 reports, so a slow question holds up no other. An actor answers one question at a time,
 or, when its workers wait on a model server (``cpus_per_worker`` below 1), as many at once
 in threads as make up one CPU (``questions_per_actor``): 32 workers on 2 CPUs are 2
-processes to start, not 32.
+processes to start, not 32. Such an actor stores its threads' answers through one writer
+thread (those finished together share a transaction) and holds one question more than it
+has threads, so a thread that finishes starts the next question without waiting for the driver.
 
 An actor that dies (its process killed, its node lost) costs only the questions it was
 answering: they go back to the front of the queue for other actors, and a
@@ -27,7 +29,8 @@ from collections import Counter, deque
 from typing import Any, Iterator, Sequence
 
 from hopkit.errors import ConfigError, WorkerError
-from hopkit.executors.answers import StoredAnswer, answer_and_store, store_failure
+from hopkit.executors.answers import StoredAnswer, answer_and_store, answer_one, store_failure
+from hopkit.executors.result_writer import Answered, StoredOnReturn
 from hopkit.executors.protocol import RunJob
 from hopkit.executors.shared_questions import SharedQuestions
 from hopkit.executors.ray_cluster import alive_nodes, connect, forwarded_environment, joined_notice
@@ -54,7 +57,8 @@ class QuestionWorker:
         folder: the driver's working folder, entered when this node has it (configs in ``configs/``).
     """
 
-    def __init__(self, spec: Any, database_url: str, run_id: str, trace_prompts: bool, folder: str) -> None:
+    def __init__(self, spec: Any, database_url: str, run_id: str, trace_prompts: bool, folder: str,
+                 answering_at_once: int = 1) -> None:
         from hopkit.store.connection import DBConnection
         from hopkit.store.store import Store
 
@@ -65,6 +69,7 @@ class QuestionWorker:
         self.run_id = run_id
         self.trace_prompts = trace_prompts
         self.method = spec.build(session_factory)
+        self.writer = StoredOnReturn(self.store, run_id) if answering_at_once > 1 else None
 
     def ready(self) -> dict[str, Any]:
         """Who this actor is, once its method is built: its process, and its method's evidence advice."""
@@ -75,7 +80,11 @@ class QuestionWorker:
                 "evidence_advice": advice if isinstance(advice, str) and advice else None}
 
     def answer(self, query: Query) -> StoredAnswer:
-        return answer_and_store(self.method, query, self.store, self.run_id, trace_prompts=self.trace_prompts)
+        if self.writer is None:
+            return answer_and_store(self.method, query, self.store, self.run_id, trace_prompts=self.trace_prompts)
+        started = time.perf_counter()
+        result, failure = answer_one(self.method, query, trace_prompts=self.trace_prompts)
+        return self.writer.store(Answered(result, failure, time.perf_counter() - started))
 
 
 class RayExecutor:
@@ -154,7 +163,7 @@ class RayExecutor:
         per_actor = min(self.questions_per_actor, self.workers)
         actor_class = ray.remote(max_restarts=0, max_task_retries=0)(QuestionWorker).options(
             num_cpus=self.cpus_per_worker * per_actor, max_concurrency=per_actor, runtime_env={"env_vars": variables})
-        arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd())
+        arguments = (self.spec, self.database_url, job.run_id, job.trace_prompts, os.getcwd(), per_actor)
         crew = _Crew(ray, actor_class, arguments, self.start_seconds, self.started, self.question_timeout, per_actor)
         again: deque[Query] = deque()  # questions whose worker died: still this driver's, handed out first
         deaths: Counter[str] = Counter()
@@ -224,7 +233,8 @@ class _Crew:
         self.actor_class = actor_class
         self.arguments = arguments
         self.start_seconds = start_seconds
-        self.calls: dict[Any, tuple[Any, Query | None, float]] = {}  # ref -> actor, question (None: start), when
+        # ref -> actor, question (None: start), when handed out, seconds it may take
+        self.calls: dict[Any, tuple[Any, Query | None, float, float]] = {}
         self.live: list[Any] = []
         self.ever_ready = False
         self._idle: list[Any] = []  # an actor once for each question it could take now
@@ -233,11 +243,11 @@ class _Crew:
 
     @property
     def starting(self) -> bool:
-        return any(query is None for _, query, _ in self.calls.values())
+        return any(query is None for _, query, _, _ in self.calls.values())
 
     @property
     def answering(self) -> bool:
-        return bool(self._orphans) or any(query is not None for _, query, _ in self.calls.values())
+        return bool(self._orphans) or any(query is not None for _, query, _, _ in self.calls.values())
 
     @property
     def waiting(self) -> bool:
@@ -251,11 +261,15 @@ class _Crew:
     def start(self) -> None:
         actor = self.actor_class.remote(*self.arguments)
         self.live.append(actor)
-        self.calls[actor.ready.remote()] = (actor, None, time.monotonic())
+        self.calls[actor.ready.remote()] = (actor, None, time.monotonic(), self.start_seconds)
 
     def hand_out(self, actor: Any, query: Query) -> None:
+        """Give ``actor`` a question; one handed to an actor whose every thread is busy waits for one, so
+        it may take two question timeouts."""
         self._idle.remove(actor)
-        self.calls[actor.answer.remote(query)] = (actor, query, time.monotonic())
+        busy = sum(1 for holder, query_held, _, _ in self.calls.values() if holder is actor and query_held is not None)
+        allowed = self.question_timeout * (2 if busy >= self.per_actor else 1)
+        self.calls[actor.answer.remote(query)] = (actor, query, time.monotonic(), allowed)
 
     def next_event(self) -> tuple[Any, Query | None, Any] | None:
         """The next call to finish: (actor, question or None for a start, its result or error); None
@@ -266,7 +280,7 @@ class _Crew:
         finished = self._next_finished()
         if finished is None:
             return self._give_up_slow_starts() or self._kill_silent_workers()
-        actor, query, _ = self.calls.pop(finished)
+        actor, query, _, _ = self.calls.pop(finished)
         try:
             result = self.ray.get(finished)
         except _ACTOR_DEATHS(self.ray) as died:
@@ -275,7 +289,7 @@ class _Crew:
         if query is None:
             self.ever_ready = True
             self.started.append(result)
-            self._idle.extend([actor] * self.per_actor)
+            self._idle.extend([actor] * (self.per_actor + (1 if self.per_actor > 1 else 0)))
         else:
             self._idle.append(actor)
         return actor, query, result
@@ -302,8 +316,8 @@ class _Crew:
 
     def _give_up_slow_starts(self) -> tuple[Any, None, str] | None:
         now = time.monotonic()
-        for ref, (actor, query, since) in list(self.calls.items()):
-            if query is None and now - since > self.start_seconds:
+        for ref, (actor, query, since, allowed) in list(self.calls.items()):
+            if query is None and now - since > allowed:
                 del self.calls[ref]
                 self._drop(actor, WorkerError("its worker never started"))
                 self.ray.kill(actor)
@@ -313,8 +327,8 @@ class _Crew:
 
     def _kill_silent_workers(self) -> tuple[Any, Query, WorkerError] | None:
         now = time.monotonic()
-        for ref, (actor, query, since) in list(self.calls.items()):
-            if query is not None and now - since > self.question_timeout:
+        for ref, (actor, query, since, allowed) in list(self.calls.items()):
+            if query is not None and now - since > allowed:
                 del self.calls[ref]
                 silent = WorkerError(f"it answered nothing for {now - since:.0f} s, past the question timeout of "
                                      f"{self.question_timeout:g} s (a stopped or hung process); it was killed and "
@@ -330,7 +344,7 @@ class _Crew:
         if actor in self.live:
             self.live.remove(actor)
         self._idle = [other for other in self._idle if other is not actor]
-        for ref, (holder, query, _) in list(self.calls.items()):
+        for ref, (holder, query, _, _) in list(self.calls.items()):
             if holder is actor:
                 del self.calls[ref]
                 if query is not None:

@@ -103,3 +103,48 @@ class ResultWriter:
         for answered in batch:
             self.report(replace(stored_answer(answered.result, answered.failure), seconds=answered.seconds + share,
                                 model_seconds=answered.result.usage.llm_seconds))
+
+
+class StoredOnReturn:
+    """A :class:`ResultWriter` for callers that each wait for their own answer to be stored (the threads
+    of one Ray actor): answers handed over at about the same time share one transaction.
+
+    Args:
+        store: where the answers go.
+        run_id: their run.
+    """
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[str, tuple[threading.Event, list[StoredAnswer | BaseException]]] = {}
+        self._stopped: BaseException | None = None
+        self._writer = ResultWriter(store, run_id, self._report)
+
+    def store(self, answered: Answered) -> StoredAnswer:
+        """Hand over an answer and return once it is stored.
+
+        Raises:
+            StoreError: the store refused even the question's failure (the writer has stopped).
+        """
+        done = threading.Event()
+        outcome: list[StoredAnswer | BaseException] = []
+        with self._lock:
+            if self._stopped is not None:
+                raise self._stopped
+            self._waiting[answered.result.query_id] = (done, outcome)
+        self._writer.submit(answered)
+        done.wait()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def _report(self, stored: StoredAnswer | BaseException) -> None:
+        with self._lock:
+            if isinstance(stored, BaseException):
+                self._stopped = stored
+                waiting, self._waiting = list(self._waiting.values()), {}
+            else:
+                waiting = [self._waiting.pop(stored.query_id)]
+        for done, outcome in waiting:
+            outcome.append(stored)
+            done.set()
