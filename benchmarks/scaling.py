@@ -40,7 +40,7 @@ from typing import Any
 
 import hopkit
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
-from hopkit.campaign.environment import ROOT, use_home, use_model_server
+from hopkit.campaign.environment import use_home, use_model_server
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.pipelines.generation.registered import method_pipeline
@@ -51,7 +51,9 @@ from hopkit.store.records import QueryResult, RunSpec
 from hopkit.store.store import Store
 from hopkit.usage import Usage
 
-RESULTS = Path(__file__).resolve().parent / "results" / "scaling.json"
+# This script's repository: its results and page, whichever hopkit it measures (PYTHONPATH=/tmp/before/src).
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "scaling.json"
 BEFORE = RESULTS.with_name("scaling_1f65d69.json")  # the cells before issue 52
 PLOT = ROOT / "docs" / "img" / "scaling.png"
 DATASET = "scaling"
@@ -309,7 +311,7 @@ def section(saved: dict[str, Any], image: Path) -> str:
             f"{c['failed']} |"
             for c in sorted(saved["cells"], key=lambda c: (c["method"], c["executor"], c["workers"], c["questions"]))]
     writes = [f"| {w['writers']} | {w['results']} | {w['seconds']} | {w['per_second']} |" for w in saved["writes"]]
-    latest = saved["overhead"][-1]["commit"] if saved["overhead"] else ""
+    latest = saved["cells"][-1]["commit"] if saved["cells"] else ""
     alone = [one_worker_row(saved, o) for o in saved["overhead"] if o["commit"] == latest]
     before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {"cells": []}
     return "\n\n".join([
@@ -334,7 +336,11 @@ def section(saved: dict[str, Any], image: Path) -> str:
         "The rows of another commit were measured by this script run against that commit's source "
         "(`git worktree add /tmp/before COMMIT`, then `PYTHONPATH=/tmp/before/src .venv/bin/python -m "
         "benchmarks.scaling --db URL --own-time-only`); the row \"fake server sending at once\" with that "
-        "worktree's fake server set to send with TCP_NODELAY, as it now does, and `--label` naming it.",
+        "worktree's fake server set to send with TCP_NODELAY, as it now does, and `--label` naming it. Cells and "
+        "rows labelled `COMMIT-paired` were made by `bash benchmarks/scaling_paired.sh BEFORE URL`: each goal cell "
+        "run for the earlier commit and then for the checkout, back to back (the own-time row comes first in each "
+        "method's first run); rows labelled `-own1`, `-own2` are the same own-time runs repeated back to back "
+        "(`--own-time-only --methods ircot --label ...`), for the spread between runs.",
         markdown_table(["hopkit", "method", "calls/q", "ms per question", *PARTS], own_time_rows(saved)),
         "### Before and after, the goal cells",
         markdown_table(["method", "executor", "workers", "questions", "s to first answer", "of ideal (whole run)",
@@ -384,7 +390,7 @@ def one_worker_row(saved: dict[str, Any], overhead: dict[str, Any]) -> str:
 
 def write(saved: dict[str, Any]) -> None:
     plot(saved, PLOT)
-    write_section("scaling", section(saved, PLOT.relative_to(ROOT / "docs")))
+    write_section("scaling", section(saved, PLOT.relative_to(ROOT / "docs")), ROOT / "docs" / "benchmarks.md")
 
 
 if __name__ == "__main__":
