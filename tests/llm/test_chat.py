@@ -116,3 +116,34 @@ def test_a_template_that_refuses_a_role_is_an_llm_error() -> None:
     strict = "{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('no system') }}{% endif %}{% endfor %}"
     with pytest.raises(LLMError, match="chat template rejected the messages: no system"):
         ChatTemplate(strict, bos_token="", eos_token="").render(TURNS)
+
+
+BEGUN = [ChatMessage("user", "Capital of France?"), ChatMessage("assistant", "<think> It is")]
+
+
+def test_a_last_assistant_turn_is_continued_not_closed() -> None:
+    """Issue 51: a search agent's turn holds its reasoning and the documents; the model goes on from it."""
+    pytest.importorskip("llama_cpp")
+    from hopkit.llm.chat_template import ChatTemplate
+
+    template = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
+                "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    chat = ChatTemplate(template, bos_token="", eos_token="")
+    assert chat.render_continuing(BEGUN) == "<|user|>Capital of France?<|end|><|assistant|><think> It is"
+    assert chat.render_continuing(TURNS) == chat.render(TURNS)
+    with pytest.raises(LLMError, match="cannot begin with the assistant"):
+        chat.render_continuing(BEGUN[1:])
+    scripted = ScriptedLLM([" Paris"], chat=True)
+    assert scripted.complete_chat(BEGUN).text == " Paris"
+    assert scripted.prompts == ["<|user|>\nCapital of France?\n<|assistant|>\n<think> It is"]
+
+
+def test_a_server_is_asked_to_continue_a_last_assistant_turn() -> None:
+    with serve_fake_openai([" Paris", "Paris"]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m", endpoint="chat", max_retries=0)
+        llm.complete_chat(BEGUN, max_tokens=5)
+        llm.complete_chat(TURNS, max_tokens=5)
+        continued, fresh = (request.body for request in server.requests)
+    assert continued["messages"][-1] == {"role": "assistant", "content": "<think> It is"}
+    assert continued["continue_final_message"] is True and continued["add_generation_prompt"] is False
+    assert "continue_final_message" not in fresh

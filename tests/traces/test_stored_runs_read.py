@@ -14,6 +14,8 @@ from hopkit.traces import Trace
 pytestmark = pytest.mark.unit
 
 RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs").glob("*.jsonl.gz"))
+# Methods whose benchmark runs are not in the repository yet (issue 51: measured with Qwen2.5-Coder-1.5B next).
+NOT_RUN_YET = {"search-o1", "search-agent"}
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")
@@ -36,4 +38,5 @@ def test_every_stored_step_and_summary_reads_through_its_types() -> None:
                 if result.error is None:
                     summary_type.from_result_trace(result.trace)
                 read[method] += 1
-    assert all(read.values()), read
+    assert all(count for method, count in read.items() if method not in NOT_RUN_YET), read
+    assert not any(read[method] for method in NOT_RUN_YET), "runs were saved: take them out of NOT_RUN_YET"

@@ -56,6 +56,19 @@ class ChatTemplate:
             prompt = prompt[len(self.bos_token):]
         return prompt
 
+    def render_continuing(self, messages: Sequence[ChatMessage]) -> str:
+        """:meth:`render`, except that a last assistant message is the assistant's turn begun: the
+        turns before it, the turn opened, and its text, for the model to continue.
+
+        Raises:
+            LLMError: as :meth:`render`, or only an assistant message.
+        """
+        if not messages or messages[-1].role != "assistant":
+            return self.render(messages)
+        if len(messages) == 1:
+            raise LLMError("a chat cannot begin with the assistant's turn: give the turns it answers")
+        return self.render(messages[:-1]) + messages[-1].content
+
 
 def chat_template_of(model: Any) -> ChatTemplate | None:
     """The chat template of a loaded ``llama_cpp.Llama``, or None when its GGUF has none."""

@@ -154,7 +154,11 @@ class ScriptedLLM:
 
 
 def chat_prompt(messages: Sequence[ChatMessage]) -> str:
-    """How :class:`ScriptedLLM` lays out chat turns: ``<|role|>\ncontent\n`` each, then ``<|assistant|>\n``."""
+    """How :class:`ScriptedLLM` lays out chat turns: ``<|role|>\ncontent\n`` each, then ``<|assistant|>\n``
+    (a last assistant message is the turn's start: ``<|assistant|>\n`` and its text, to continue)."""
     if not messages:
         raise LLMError("a chat needs at least one message")
+    if messages[-1].role == "assistant":
+        return chat_prompt(messages[:-1]) + messages[-1].content if len(messages) > 1 else (
+            "<|assistant|>\n" + messages[-1].content)
     return "".join(f"<|{m.role}|>\n{m.content}\n" for m in messages) + "<|assistant|>\n"

@@ -197,14 +197,15 @@ class LlamaCppLLM:
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
-        """The assistant's turn after ``messages``, laid out by the GGUF's own chat template.
+        """The assistant's turn after ``messages``, laid out by the GGUF's own chat template (a last
+        assistant message is the start of the turn, continued).
 
         Raises:
             LLMError: the GGUF has no chat template, or :meth:`complete`'s errors.
         """
         if self._chat_template is None:
             raise missing_capability(self, CHAT, purpose="a chat prompt (this GGUF has no tokenizer.chat_template)")
-        return self._call(self._chat_template.render(messages), None, stop, max_tokens, temperature)
+        return self._call(self._chat_template.render_continuing(messages), None, stop, max_tokens, temperature)
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
                        temperature: float = 0.0) -> Completion:

@@ -184,6 +184,9 @@ class OpenAICompatibleLLM:
                       temperature: float = 0.0) -> Completion:
         """Send the turns to the chat endpoint (the ``"chat"`` capability, with ``endpoint="chat"``).
 
+        A last assistant message is continued: the request also says ``continue_final_message`` and
+        no ``add_generation_prompt`` (vLLM's names; llama.cpp's server continues such a message itself).
+
         Raises:
             LLMError: the model was configured for the completions endpoint, or :meth:`complete`'s errors.
         """
@@ -191,8 +194,10 @@ class OpenAICompatibleLLM:
             raise missing_capability(self, CHAT, purpose="a chat prompt (configure endpoint: chat)")
         if not messages:
             raise LLMError("a chat needs at least one message")
-        return self._request({"messages": [m.as_dict() for m in messages]}, " ".join(m.content for m in messages),
-                             stop, max_tokens, temperature)
+        payload: dict[str, Any] = {"messages": [m.as_dict() for m in messages]}
+        if messages[-1].role == "assistant":
+            payload.update(continue_final_message=True, add_generation_prompt=False)
+        return self._request(payload, " ".join(m.content for m in messages), stop, max_tokens, temperature)
 
     def _prompt_payload(self, prompt: str) -> dict[str, Any]:
         """The request's text: the prompt, or on the chat endpoint one user message holding it."""

@@ -283,7 +283,11 @@ class ChatLLM(LLM, Protocol):
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
-        """The assistant's next turn after ``messages``; stops before any of ``stop``."""
+        """The assistant's next turn after ``messages``; stops before any of ``stop``.
+
+        When the last message is the assistant's, its text is the start of the turn and the model
+        continues it (a search agent's reasoning with the retrieved documents written into it).
+        """
         ...
 
 

@@ -47,6 +47,8 @@ BUILT_IN = (
     "hopkit.methods.react_shao",
     "hopkit.methods.flare",
     "hopkit.methods.alce",
+    "hopkit.methods.search_o1",
+    "hopkit.methods.search_agent",
 )
 
 #: The entry-point group through which other packages add methods.

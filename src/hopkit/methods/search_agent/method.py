@@ -1,0 +1,180 @@
+"""Search-R1-style search agents (Jin et al., 2025, and the family trained like it), as an algorithm box::
+
+    T <- the family's instruction with the question q;  written <- ""
+    for turn = 1 .. max_turns (+ one more, without a search, for a family that has it):
+        g <- LLM(T, written) until the search's or the answer's closing tag
+        written += g and the closing tag it stopped at
+        if g ends in <answer> a:        return a
+        if g ends in <search> s:        D <- top-k paragraphs for s;  written += D in the family's layout
+        otherwise:                      written += the family's invalid-action message (or stop, for a
+                                        family that ends the question there)
+    no answer written: written += "<answer>", and the model completes it (hopkit's forced answer)
+
+The tags, the instruction and the documents' layout are the family's template (``templates/``), so a
+published checkpoint runs with the template it was trained on, and any instruct model runs as the
+prompted baseline those papers also report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.agent_turn import continue_turn, prompt_size
+from hopkit.methods.gathered import Gathered
+from hopkit.methods.search_agent.actions import Action, read_action
+from hopkit.methods.search_agent.steps import (ForcedReason, SearchAgentAnswer, SearchAgentRead, SearchAgentRetrieve,
+                                               SearchAgentSummary, SearchAgentTurn)
+from hopkit.methods.search_agent.templates import AgentTemplate, load_template
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer
+from hopkit.records import GenerationResult, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+
+@dataclass(frozen=True)
+class SearchAgentConfig:
+    """Options of a search agent.
+
+    Attributes:
+        template: the family (``search-r1``, ``r1-searcher``, ``autorefine``) or a template file's path.
+        k: paragraphs per search (None: the family's published setting).
+        max_turns: generations in which the model may search (None: the family's).
+        max_tokens: tokens per generation (None: the family's).
+        max_query_chars: a query the model writes longer than this is cut to it.
+        force_answer: when the model wrote no answer, write the opening answer tag and let it complete
+            it (the authors score such a question as wrong; off, hopkit stores it as failed).
+        answer_tokens: tokens of that forced answer.
+    """
+
+    template: str = "search-r1"
+    k: PositiveInt | None = None
+    max_turns: PositiveInt | None = None
+    max_tokens: PositiveInt | None = None
+    max_query_chars: PositiveInt = 1000
+    force_answer: bool = True
+    answer_tokens: PositiveInt = 32
+
+    def __post_init__(self) -> None:
+        check_fields(self, "search agent option")
+
+
+def with_template_settings(config: SearchAgentConfig) -> SearchAgentConfig:
+    """The options as they will run: the family's published settings where none was given."""
+    template = load_template(config.template)
+    return dataclasses.replace(config, k=config.k or template.top_k, max_turns=config.max_turns or template.max_turns,
+                               max_tokens=config.max_tokens or template.max_tokens)
+
+
+class SearchAgent:
+    """A search agent: the model reasons, searches between its family's tags, reads the documents
+    written back into its turn, and answers between its answer tags.
+
+    Its trace: a ``reason`` step per generation (:class:`SearchAgentTurn`), a ``retrieve`` step per
+    search (:class:`SearchAgentRetrieve`), and an ``extract`` (:class:`SearchAgentAnswer`) or ``read``
+    (:class:`SearchAgentRead`) step for the answer.
+    """
+
+    name = "search-agent"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: SearchAgentConfig = SearchAgentConfig()) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = with_template_settings(config)
+        self.template: AgentTemplate = load_template(config.template)
+
+    def generate(self, query: Query) -> GenerationResult:
+        template = self.template
+        instruction, written, gathered = template.prompt(query.text), "", Gathered()
+        queries: list[str] = []
+        answer: str | None = None
+        forced: ForcedReason = "turn_limit"
+        parent: int | None = None
+        generations = 0
+        turns = self.max_turns + (1 if template.final_turn else 0)
+        for turn in range(1, turns + 1):
+            searching = turn <= self.max_turns
+            if not self._fits(instruction, written, self.max_tokens):
+                forced = "context_full"
+                break
+            action = self._generate(instruction, written)                                          # g
+            generations += 1
+            written += self._kept(action)
+            parent = record(SearchAgentTurn(generation=action.kept, action=action.kind, turn=turn, searching=searching,
+                                            query=action.text if action.kind == "search" else None), parent=parent)
+            if action.kind == "answer":
+                answer = action.text
+                record(SearchAgentAnswer(answer=answer, turn=turn), parent=parent)
+                break
+            if action.kind == "search" and searching:                                              # D
+                queries.append(action.text)
+                parent, documents = self._search(action, turn, gathered, parent)
+                written += documents
+            elif action.kind == "search":  # the extra last turn runs no search
+                break
+            elif template.invalid is None:
+                forced = "no_action"
+                break
+            else:
+                written += template.invalid
+        model_answered = answer is not None
+        if answer is None:
+            answer, written = self._forced_answer(query, instruction, written, forced, parent)
+        return GenerationResult(
+            text=answer, chunk_ids=gathered.ids,
+            metadata=SearchAgentSummary(template=template.name, queries=tuple(queries), transcript=written,
+                                        turns=generations + (0 if model_answered or not self.config.force_answer else 1),
+                                        forced=None if model_answered else forced, retrieved_titles=gathered.titles))
+
+    @property
+    def max_turns(self) -> int:
+        return self.config.max_turns or self.template.max_turns
+
+    @property
+    def max_tokens(self) -> int:
+        return self.config.max_tokens or self.template.max_tokens
+
+    def _generate(self, instruction: str, written: str) -> Action:
+        stops = (self.template.query[1], self.template.answer[1])
+        with usage_component(f"{self.name}:reason"):
+            completion = continue_turn(self.llm, instruction, written, chat=self.template.chat, stop=stops,
+                                       max_tokens=self.max_tokens)
+        return read_action(completion.text, self.template, cut_by_length=completion.finish_reason == "length",
+                           max_query_chars=self.config.max_query_chars)
+
+    def _kept(self, action: Action) -> str:
+        """What the turn keeps of a generation: the text, and the closing tag it stopped at."""
+        kept = action.kept.strip() if self.template.strip_generation else action.kept
+        closing = {"search": self.template.query[1], "answer": self.template.answer[1]}.get(action.kind, "")
+        return kept + closing
+
+    def _search(self, action: Action, turn: int, gathered: Gathered, parent: int | None) -> tuple[int | None, str]:
+        k = self.config.k or self.template.top_k
+        hits = self.retriever.retrieve(action.text, k)
+        added = gathered.add([hit.paragraph for hit in hits])
+        step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut),
+                      parent=parent, paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+        documents = [(hit.paragraph.title, hit.paragraph.text) for hit in hits]
+        return step, self.template.documents_block(documents)
+
+    def _fits(self, instruction: str, written: str, budget: int) -> bool:
+        return prompt_size(self.llm, instruction, written) + budget <= self.llm.context_length
+
+    def _forced_answer(self, query: Query, instruction: str, written: str, reason: ForcedReason,
+                       parent: int | None) -> tuple[str, str]:
+        """The answer the model completes after the opening answer tag ("" with ``force_answer`` off:
+        the question is then stored as failed, as the authors score it wrong)."""
+        if not self.config.force_answer:
+            return "", written
+        opening, closing = self.template.answer
+        written = f"{written.rstrip()}\n{opening}" if written.strip() else opening
+        with usage_component(f"{self.name}:answer"):
+            completion = continue_turn(self.llm, instruction, written, chat=self.template.chat,
+                                       stop=(closing, self.template.query[0]), max_tokens=self.config.answer_tokens)
+        answer = clean_direct_answer(completion.text.replace(opening, " "))
+        record(SearchAgentRead(question=query.text, answer=answer, generation=completion.text, reason=reason),
+               parent=parent)
+        return answer, written + completion.text + closing

@@ -1,0 +1,175 @@
+"""Search-o1 (Li et al., 2025, arXiv 2501.05366) with a retriever, as an algorithm box::
+
+    I <- the instruction (search markers, at most S searches) + the task with the question q
+    output <- ""
+    for turn = 1 .. max_turns:
+        g <- LLM(I, output) until <|end_search_query|>;  output += g
+        s <- the query g ends with;  no query: stop
+        if S searches were made:   output += "the maximum search limit is exceeded"
+        elif s was searched:       output += "you have searched this query"
+        else:
+            D <- top-k paragraphs for s
+            r <- LLM(Reason-in-Documents(the reasoning so far, s, D))      (its own prompt and call)
+            output += <|begin_search_result|> the information r found <|end_search_result|>
+    answer <- the last \\boxed{...} of output (none: the loop writes "\\boxed{" and the model completes it)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from hopkit.llm.protocol import LLM
+from hopkit.methods.agent_turn import continue_turn, prompt_size
+from hopkit.methods.gathered import Gathered
+from hopkit.methods.search_o1.prompts import (ALREADY_SEARCHED, BEGIN_SEARCH_QUERY, BEGIN_SEARCH_RESULT,
+                                              END_SEARCH_QUERY, END_SEARCH_RESULT, LIMIT_EXCEEDED,
+                                              multiqa_instruction, openqa_task, reason_in_documents_instruction)
+from hopkit.methods.search_o1.reading import boxed_answer, found_information, last_query, reasoning_for_documents
+from hopkit.methods.search_o1.steps import (ForcedReason, QueryOutcome, SearchO1Answer, SearchO1Condense,
+                                            SearchO1Reason, SearchO1Retrieve, SearchO1Summary)
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import clean_direct_answer
+from hopkit.records import GenerationResult, Paragraph, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+FORCED_ANSWER = "\n\n**Final Answer**\n\n\\boxed{"
+
+
+@dataclass(frozen=True)
+class SearchO1Config:
+    """Options of Search-o1 (defaults: the authors' multi-hop QA settings, ``run_search_o1.py``).
+
+    Attributes:
+        k: paragraphs per search (the authors' top-10 web pages).
+        max_searches: searches at most (10 for HotpotQA, 2Wiki, MuSiQue and Bamboogle).
+        max_turns: generations of the reasoning at most (15 for those datasets).
+        max_tokens: tokens per generation of the reasoning (the authors' 8,192 for models other than
+            QwQ is more than a small model's context; 1,024 here).
+        condense_tokens: tokens of each Reason-in-Documents answer.
+        max_doc_chars: characters of each paragraph shown to Reason-in-Documents (the authors cut a web
+            page's text to 3,000 around its snippet; 6,000 when no snippet was found).
+        answer_tokens: tokens of the answer the model completes when it boxed none.
+    """
+
+    k: PositiveInt = 10
+    max_searches: PositiveInt = 10
+    max_turns: PositiveInt = 15
+    max_tokens: PositiveInt = 1024
+    condense_tokens: PositiveInt = 512
+    max_doc_chars: PositiveInt = 3000
+    answer_tokens: PositiveInt = 32
+
+    def __post_init__(self) -> None:
+        check_fields(self, "Search-o1 option")
+
+
+class SearchO1:
+    """Search-o1: the model reasons and searches between its markers; each search's documents are
+    condensed by the Reason-in-Documents step into the information put back into the reasoning.
+
+    Its trace: a ``reason`` step per generation (:class:`SearchO1Reason`), a ``retrieve``
+    (:class:`SearchO1Retrieve`) and a ``read`` (:class:`SearchO1Condense`) step per search, and an
+    ``extract`` step with the answer (:class:`SearchO1Answer`).
+    """
+
+    name = "search-o1"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: SearchO1Config = SearchO1Config()) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.config = config
+
+    def generate(self, query: Query) -> GenerationResult:
+        config = self.config
+        instruction = multiqa_instruction(config.max_searches) + openqa_task(query.text)
+        output, gathered, searched = "", Gathered(), []
+        parent: int | None = None
+        forced: ForcedReason = "turn_limit"
+        for turn in range(1, config.max_turns + 1):
+            if prompt_size(self.llm, instruction, output) + config.max_tokens > self.llm.context_length:
+                forced = "context_full"
+                break
+            generation = self._reason(instruction, output)                                          # g
+            output += generation
+            asked = last_query(generation)                                                         # s
+            outcome: QueryOutcome = ("none" if asked is None else "limit" if len(searched) >= config.max_searches
+                                     else "repeated" if asked in searched else "searched")
+            parent = record(SearchO1Reason(generation=generation, query=asked, outcome=outcome, turn=turn),
+                            parent=parent)
+            if outcome == "none":
+                forced = "no_boxed_answer"
+                break
+            if outcome == "limit":
+                output += LIMIT_EXCEEDED
+            elif outcome == "repeated":
+                output += ALREADY_SEARCHED
+            else:
+                searched.append(asked)
+                parent, paragraphs = self._retrieve(asked, len(searched), gathered, parent)        # D
+                parent, information = self._condense(output, asked, paragraphs, parent)              # r
+                output += f"\n\n{BEGIN_SEARCH_RESULT}{information}{END_SEARCH_RESULT}\n\n"
+        answer = boxed_answer(output)
+        if answer is not None:
+            record(SearchO1Answer(answer=answer), parent=parent)
+            reason: ForcedReason | None = None
+        else:
+            answer, output, reason = self._forced_answer(instruction, output, forced, parent)
+        return GenerationResult(
+            text=answer, chunk_ids=gathered.ids,
+            metadata=SearchO1Summary(queries=tuple(searched), reasoning=output, forced=reason,
+                                     retrieved_titles=gathered.titles))
+
+    def _reason(self, instruction: str, output: str) -> str:
+        with usage_component(f"{self.name}:reason"):
+            completion = continue_turn(self.llm, instruction, output, chat=True, stop=(END_SEARCH_QUERY,),
+                                       max_tokens=self.config.max_tokens)
+        stopped_at_query = completion.finish_reason != "length" and _opens_query(completion.text)
+        return completion.text + (END_SEARCH_QUERY if stopped_at_query else "")
+
+    def _retrieve(self, text: str, number: int, gathered: Gathered,
+                  parent: int | None) -> tuple[int | None, list[Paragraph]]:
+        hits = self.retriever.retrieve(text, self.config.k)
+        paragraphs = [hit.paragraph for hit in hits]
+        added = gathered.add(paragraphs)
+        step = record(SearchO1Retrieve(query=text, added=added, search=number, k=self.config.k), parent=parent,
+                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+        return step, paragraphs
+
+    def _condense(self, output: str, asked: str, paragraphs: list[Paragraph],
+                  parent: int | None) -> tuple[int | None, str]:
+        """Reason-in-Documents: the documents, read against the reasoning so far, as the information
+        that goes back into it."""
+        reasoning = reasoning_for_documents(output)
+        prompt = reason_in_documents_instruction(reasoning, asked, self._documents(paragraphs))
+        with usage_component(f"{self.name}:reason_in_documents"):
+            completion = continue_turn(self.llm, prompt, "", chat=True, stop=(),
+                                       max_tokens=self.config.condense_tokens)
+        information = found_information(completion.text)
+        step = record(SearchO1Condense(reasoning=reasoning, information=information, analysis=completion.text,
+                                       query=asked), parent=parent, paragraph_ids=[p.id for p in paragraphs])
+        return step, information
+
+    def _documents(self, paragraphs: list[Paragraph]) -> str:
+        """The documents as the authors lay out web pages: a numbered heading, then the page as JSON."""
+        return "".join(f"**Web Page {number}:**\n"
+                       + json.dumps({"title": p.title, "context": p.text[:self.config.max_doc_chars]},
+                                    ensure_ascii=False, indent=2) + "\n"
+                       for number, p in enumerate(paragraphs, start=1))
+
+    def _forced_answer(self, instruction: str, output: str, reason: ForcedReason,
+                       parent: int | None) -> tuple[str, str, ForcedReason]:
+        output += FORCED_ANSWER
+        with usage_component(f"{self.name}:answer"):
+            completion = continue_turn(self.llm, instruction, output, chat=True, stop=("}",),
+                                       max_tokens=self.config.answer_tokens)
+        answer = clean_direct_answer(completion.text)
+        record(SearchO1Answer(answer=answer, forced=reason, generation=completion.text), parent=parent)
+        return answer, output + completion.text + "}", reason
+
+
+def _opens_query(text: str) -> bool:
+    """Whether a search query is still open at the end of ``text`` (the stop string was cut off)."""
+    return text.rfind(BEGIN_SEARCH_QUERY) > text.rfind(END_SEARCH_QUERY)
