@@ -161,3 +161,25 @@ def test_copy_is_independent() -> None:
     copy = usage.copy()
     usage.add_llm(1, 1, 1.0)
     assert copy.components == {"model": ComponentUsage(1, llm_calls=1, llm_seconds=1.0)} and usage.llm_calls == 2
+
+
+def test_components_opened_inside_another_methods_part_are_counted_under_its_name() -> None:
+    """Issue 51: Adaptive-RAG runs OneR or IRCoT as its part; their costs are its own."""
+    from hopkit.usage import components_of
+
+    with track_usage() as usage:
+        with usage_component("adaptive-rag:classify"):
+            pass
+        with components_of("adaptive-rag"):
+            with usage_component("ircot:reason"):
+                pass
+            with components_of("inner"):
+                with usage_component("read"):
+                    pass
+        with usage_component("after"):
+            pass
+    assert set(usage.components) == {"adaptive-rag:classify", "adaptive-rag:ircot:reason", "adaptive-rag:inner:read",
+                                     "after"}
+    with pytest.raises(UsageError, match="non-empty string"):
+        with components_of(" "):
+            pass

@@ -263,6 +263,7 @@ def _seconds(value: Any, name: str) -> float:
 
 _current: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("hopkit_usage", default=None)
 _label: contextvars.ContextVar[str] = contextvars.ContextVar("hopkit_usage_label", default=MODEL)
+_prefix: contextvars.ContextVar[str] = contextvars.ContextVar("hopkit_usage_prefix", default="")
 
 
 def current_usage() -> Usage | None:
@@ -285,6 +286,23 @@ def track_usage() -> Iterator[Usage]:
     finally:
         usage.total_seconds = time.perf_counter() - started
         _current.reset(token)
+
+
+@contextmanager
+def components_of(owner: str) -> Iterator[None]:
+    """Count the components opened inside under ``owner`` (``"adaptive-rag:"`` + ``"oner:read"``): a
+    method that runs another method as one of its parts keeps that part's costs as its own.
+
+    Raises:
+        UsageError: ``owner`` is not a non-empty string.
+    """
+    if not isinstance(owner, str) or not owner.strip():
+        raise UsageError(f"a component owner must be a non-empty string, got {owner!r}")
+    token = _prefix.set(f"{_prefix.get()}{owner}:")
+    try:
+        yield
+    finally:
+        _prefix.reset(token)
 
 
 def open_component() -> str:
@@ -311,6 +329,7 @@ def usage_component(name: str) -> Iterator[None]:
     """
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"a component name must be a non-empty string, got {name!r}")
+    name = _prefix.get() + name
     usage = _current.get()
     label = _label.set(name)
     inside_before = usage.component_seconds if usage is not None else 0.0

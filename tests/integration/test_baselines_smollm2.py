@@ -1,5 +1,5 @@
 """The seeds' baselines (ITER-RETGEN, Self-Ask, ReAct in both forms, FLARE, ALCE) and the 2025 search agents
-(Search-o1, Search-R1 and R1-Searcher's templates) from the command line with the
+(Search-o1, Search-R1 and R1-Searcher's templates, Adaptive-RAG) from the command line with the
 real SmolLM2 GGUF, a real BM25 index and a real SQLite store: each run stores its questions with
 typed traces, and a second run resumes without redoing any.
 
@@ -38,6 +38,7 @@ BASELINES = {
     "search-o1": {"k": 2, "max_searches": 2, "max_turns": 2, "max_tokens": 48, "condense_tokens": 32},
     "search-r1": {"template": "search-r1", "max_turns": 2, "max_tokens": 48},
     "r1-searcher": {"template": "r1-searcher", "max_turns": 2, "max_tokens": 48},
+    "adaptive-rag": {"fallback": "B"},
 }
 METHOD_OF = {"alce-rerank": "alce", "search-r1": "search-agent", "r1-searcher": "search-agent"}  # a baseline that is another reader of a registered method
 

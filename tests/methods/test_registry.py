@@ -93,7 +93,8 @@ def test_the_report_draws_the_method_with_its_own_template(entry: MethodEntry) -
         assert entry.name not in renderers()
         return
     template = html_environment().get_template(renderers()[entry.name])
-    assert any(callable(getattr(template.module, kind, None)) for kind in ("retrieve", "reason", "read", "extract"))
+    assert any(callable(getattr(template.module, kind, None))
+               for kind in ("retrieve", "reason", "read", "extract", "scope"))
 
 
 def test_an_unknown_method_is_named_with_the_known_ones() -> None:

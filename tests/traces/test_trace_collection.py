@@ -91,3 +91,15 @@ def test_a_malformed_step_or_citation_raises_inside_the_method() -> None:
             record_step("retrieve", paragraph_ids=[1, 2], scores=[0.5])
         with pytest.raises(TraceError, match="needs the id of a recorded step"):
             cite(None, [1])
+
+
+def test_steps_recorded_for_another_method_are_marked_with_its_name() -> None:
+    """Issue 51: a router keeps the steps of the method it ran, read later with that method's types."""
+    from hopkit.traces import recorded_by
+
+    with collect_trace() as trace:
+        record_step("scope", output="C")
+        with recorded_by("ircot"):
+            record_step("retrieve", input="q", extra={"k": 2})
+        record_step("extract", output="a")
+    assert [dict(step.extra) for step in trace.steps] == [{}, {"k": 2, "method": "ircot"}, {}]

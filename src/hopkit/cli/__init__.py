@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 from hopkit import __version__
 from hopkit.cli import (calibrate, campaign, claims, index, ingest, judge, quickstart, results, run, runs,
-                        sweep, transfer)
+                        sweep, train_router, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
 
@@ -54,6 +54,8 @@ COMMANDS: tuple[Command, ...] = (
             "the scores made so far are kept; run the same command again to resume"),
     Command("sweep", "several pipeline configs over several datasets, into one store (resumable: rerun the same "
                      "command)", sweep.add_arguments, sweep.cmd_sweep, RESUMES),
+    Command("train-router", "Adaptive-RAG's query complexity classifier, trained on silver labels from stored NoR, "
+                            "OneR and IRCoT runs", train_router.add_arguments, train_router.cmd_train_router),
     Command("runs", "list stored runs", None, runs.cmd_runs),
     Command("datasets", "list stored datasets", None, runs.cmd_datasets),
     Command("export", "write runs and their results to a file another store can import",

@@ -22,7 +22,7 @@ import importlib
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.llm.protocol import LLM
@@ -49,6 +49,7 @@ BUILT_IN = (
     "hopkit.methods.alce",
     "hopkit.methods.search_o1",
     "hopkit.methods.search_agent",
+    "hopkit.methods.adaptive_rag",
 )
 
 #: The entry-point group through which other packages add methods.
@@ -148,6 +149,9 @@ class MethodEntry:
         Raises:
             TraceError: the step does not read as its payload (the message names the field).
         """
+        recorder = step.extra.get("method") if isinstance(step.extra, Mapping) else None
+        if isinstance(recorder, str) and recorder != self.name and recorder in entries():
+            return entries()[recorder].payload(step)  # a step of a method this one ran as a part
         return payload_of(step, self.payloads)
 
     def as_run(self, options: Any, top_k: int | None = None) -> Any:

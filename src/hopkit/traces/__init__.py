@@ -10,10 +10,11 @@ back with :meth:`Step.payload`. The JSON schema, the kinds of step and an exampl
 in ``docs/traces.md``.
 """
 
-from hopkit.traces.collect import PREVIOUS, cite, collect_trace, current_trace, note_prompt, record_step
+from hopkit.traces.collect import (PREVIOUS, cite, collect_trace, current_trace, note_prompt, record_step,
+                                   recorded_by)
 from hopkit.traces.records import KINDS, Citation, Step, TraceError
 from hopkit.traces.stored import check_json, stored_trace
 from hopkit.traces.trace import SCHEMA_VERSION, TRACE_KEY, Trace
 
 __all__ = ["KINDS", "PREVIOUS", "SCHEMA_VERSION", "TRACE_KEY", "Citation", "Step", "Trace", "TraceError", "check_json",
-           "cite", "collect_trace", "current_trace", "note_prompt", "record_step", "stored_trace"]
+           "cite", "collect_trace", "current_trace", "note_prompt", "record_step", "recorded_by", "stored_trace"]

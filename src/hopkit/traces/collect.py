@@ -56,6 +56,7 @@ PREVIOUS: Final = _Parent.PREVIOUS
 
 
 _current: contextvars.ContextVar[_Collecting | None] = contextvars.ContextVar("hopkit_trace", default=None)
+_recorded_by: contextvars.ContextVar[str | None] = contextvars.ContextVar("hopkit_trace_method", default=None)
 
 
 def _calls_now() -> tuple[Usage | None, int]:
@@ -73,6 +74,18 @@ def collect_trace(*, prompts: bool = False) -> Iterator[Trace]:
         yield collecting.trace
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def recorded_by(method: str) -> Iterator[None]:
+    """Mark the steps recorded inside as another method's (``extra["method"]``): a method that runs
+    another as one of its parts (Adaptive-RAG's strategies) keeps that part's steps, and the
+    registry and the report read them with that method's payload types and template."""
+    token = _recorded_by.set(method)
+    try:
+        yield
+    finally:
+        _recorded_by.reset(token)
 
 
 def current_trace() -> Trace | None:
@@ -117,6 +130,9 @@ def record_step(kind: str, *, parent: int | Literal[_Parent.PREVIOUS] | None = N
     if collecting is None:
         return None
     counted = collecting.calls_since_last_step()
+    method = _recorded_by.get()
+    if method is not None:
+        extra = {**(extra or {}), "method": method}
     if collecting.prompts:
         extra = {**(extra or {}), "prompts": collecting.prompts}
         collecting.prompts = []

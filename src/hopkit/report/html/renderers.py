@@ -15,7 +15,7 @@ A method's template is a file of its package, named by its registry entry
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from jinja2 import Environment, FunctionLoader
 from markupsafe import Markup
@@ -109,4 +109,7 @@ class StepRenderer:
         Returns:
             The step's body (its header is drawn by the timeline).
         """
+        recorder = step.extra.get("method") if isinstance(step.extra, Mapping) else None
+        if isinstance(recorder, str) and recorder in renderers():  # a step of a method the run's method ran
+            method = recorder
         return Markup(self.macro(method, step.kind, step.payload)(step, ctx))

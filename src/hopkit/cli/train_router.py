@@ -1,0 +1,43 @@
+"""``hopkit train-router``: Adaptive-RAG's classifier, trained on silver labels from stored NoR, OneR
+and IRCoT runs, saved as the file an ``adaptive-rag`` config names (``classifier: PATH``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hopkit.cli.store_access import reading_factory
+from hopkit.methods.adaptive_rag.training import train_router
+from hopkit.store.store import Store
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--datasets", nargs="+", required=True, help="stored datasets whose runs give the labels")
+    parser.add_argument("--out", type=Path, required=True, help="the classifier file to write (.npz)")
+    parser.add_argument("--held-out", type=float, default=0.2,
+                        help="share of the questions kept out of training to measure the classifier (default 0.2)")
+    for method in ("nor", "oner", "ircot"):
+        parser.add_argument(f"--{method}", metavar="RUN",
+                            help=f"the {method} run (name or id) on each dataset (default: the one with the most "
+                                 "answered questions)")
+
+
+def cmd_train_router(args: argparse.Namespace) -> int:
+    store = Store(reading_factory(args))
+    named = {method: getattr(args, method) for method in ("nor", "oner", "ircot") if getattr(args, method)}
+    outcome = train_router(store, args.datasets, held_out_share=args.held_out, named=named)
+    for run in outcome.runs:
+        print(f"labels from {run.method} run {run.name} ({run.run_id}) on {run.dataset}")
+    counts = outcome.label_counts()
+    answered = sum(1 for example, _ in outcome.examples if example.source == "answered")
+    print(f"{len(outcome.examples)} questions: A (no retrieval) {counts['A']}, B (single-step) {counts['B']}, "
+          f"C (multi-step) {counts['C']}; {answered} labelled by the simplest strategy that answered them, "
+          f"{len(outcome.examples) - answered} by their dataset's kind")
+    if outcome.held_out_accuracy is None:
+        print("nothing held out: no accuracy measured")
+    else:
+        held = sum(1 for _, out in outcome.examples if out)
+        print(f"classifier accuracy on the {held} held-out questions: {100 * outcome.held_out_accuracy:.1f}%")
+    outcome.classifier.save(args.out)
+    print(f"written: {args.out} (use it with `classifier: {args.out}` in an adaptive-rag config)")
+    return 0

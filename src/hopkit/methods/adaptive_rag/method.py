@@ -1,0 +1,128 @@
+"""Adaptive-RAG (Jeong et al., NAACL 2024), as an algorithm box::
+
+    o <- classifier(q)              a query complexity label: A, B or C
+    A: answer <- NoR(q)             no retrieval
+    B: answer <- OneR(q)            one retrieval with the question, then the reader
+    C: answer <- IRCoT(q)           interleaved retrieval and chain of thought
+
+The classifier is one trained on silver labels from runs of the three strategies (``hopkit
+train-router``, the paper's way), or, for users without training data, the run's model prompted to
+choose. The strategies are hopkit's NoR, OneR and IRCoT with their declared settings for the run's
+dataset (the same runs the routed one is compared with), so a routed question's steps and costs are
+its strategy's, kept in the trace under that method's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hopkit.errors import ConfigError, UnknownNameError
+from hopkit.experiments import load_experiment
+from hopkit.llm.protocol import LLM
+from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, PromptedClassifier
+from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
+from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
+from hopkit.methods.protocol import Method, warm_up
+from hopkit.options import check_fields
+from hopkit.records import GenerationResult, Query
+from hopkit.traces import recorded_by
+from hopkit.traces.payload import record
+from hopkit.usage import components_of
+
+#: Strategy options that are the pipeline's, not the method's.
+_NOT_OPTIONS = ("method", "name", "dataset", "llm", "retrieval_pipeline_name", "retrieval_pipeline", "top_k",
+                "batch_size")
+
+
+@dataclass(frozen=True)
+class AdaptiveRAGConfig:
+    """Options of Adaptive-RAG.
+
+    Attributes:
+        classifier: ``prompted`` (the run's model chooses), or the path of a classifier file that
+            ``hopkit train-router`` wrote.
+        fallback: the label taken when the prompted model's reply holds none.
+        strategies: ``experiments``: NoR, OneR and IRCoT with their declared settings for the run's
+            dataset (their papers'; the shipped config's choice); ``defaults``: with their options'
+            defaults (any dataset).
+    """
+
+    classifier: str = "prompted"
+    fallback: Literal["A", "B", "C"] = "C"
+    strategies: Literal["experiments", "defaults"] = "defaults"
+
+    def __post_init__(self) -> None:
+        check_fields(self, "Adaptive-RAG option")
+
+
+class AdaptiveRAG:
+    """Adaptive-RAG: the classifier's label routes each question to NoR, OneR or IRCoT.
+
+    Its trace: a ``scope`` step with the route (:class:`AdaptiveRoute`), then the strategy's own steps.
+    """
+
+    name = "adaptive-rag"
+
+    def __init__(self, llm: LLM, classifier: Classifier, strategies: dict[str, Method], description: str) -> None:
+        self.llm = llm
+        self.classifier = classifier
+        self.strategies = strategies
+        self.description = description
+
+    def warm_up(self) -> None:
+        for strategy in self.strategies.values():
+            warm_up(strategy)
+
+    def generate(self, query: Query) -> GenerationResult:
+        routing = self.classifier.classify(query.text)                                             # o
+        strategy = STRATEGIES[routing.label]
+        record(AdaptiveRoute(question=query.text, label=routing.label, strategy=strategy,
+                             classifier=self.description, readable=routing.readable, reply=routing.reply),
+               scores=routing.scores or ())
+        with recorded_by(strategy), components_of(self.name):
+            result = self.strategies[routing.label].generate(query)                                 # A | B | C
+        summary = AdaptiveRAGSummary(route=routing.label, strategy=strategy, classifier=self.description)
+        return GenerationResult(text=result.text, chunk_ids=result.chunk_ids,
+                                metadata={**dict(result.metadata or {}), **summary.to_json()})
+
+
+def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, dataset: str | None,
+                       paragraphs: Any) -> AdaptiveRAG:
+    """The router with its classifier and its three strategies built for ``dataset``.
+
+    Raises:
+        ConfigError: the classifier file cannot be used, or a strategy cannot be built for the dataset.
+    """
+    from hopkit.methods.registry import MethodParts, method_entry
+    from hopkit.pipelines.generation.declared import method_config
+
+    classifier: Classifier = (PromptedClassifier(llm, config.fallback) if config.classifier == "prompted"
+                              else FileClassifier(config.classifier))
+    strategies: dict[str, Method] = {}
+    for label in LABELS:
+        entry = method_entry(STRATEGIES[label])
+        options: Any = entry.options()
+        if config.strategies == "experiments":
+            if dataset is None:
+                raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's settings for the "
+                                  "run's dataset; give a dataset, or set strategies: defaults")
+            options = method_config(entry.options, _declared_options(entry.name, dataset), entry.title)
+        try:
+            strategies[label] = entry.build(MethodParts(llm, retriever if entry.retrieves else None,
+                                                        entry.as_run(options), dataset, paragraphs))
+        except ConfigError as exc:
+            raise ConfigError(f"Adaptive-RAG: its strategy {entry.name} cannot be built for {dataset!r} ({exc}); "
+                              "set strategies: defaults to run the strategies with their defaults") from None
+    return AdaptiveRAG(llm, classifier, strategies, config.classifier)
+
+
+def _declared_options(name: str, dataset: str) -> dict[str, Any]:
+    try:
+        experiment = load_experiment(name, dataset)
+    except UnknownNameError as exc:
+        raise ConfigError(f"Adaptive-RAG: strategy {name}: {exc}") from None
+    if experiment.skipped is not None:
+        raise ConfigError(f"Adaptive-RAG: its strategy {name} is not run on {dataset!r} ({experiment.skipped}); "
+                          "set strategies: defaults to run it with its defaults")
+    return {key: value for key, value in experiment.config.items() if key not in _NOT_OPTIONS}
