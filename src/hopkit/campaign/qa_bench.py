@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
            if args.report_only else
            f"Wall time of the last invocation: {time.time() - started:.0f} s (finished questions are "
            "resumed, not redone). ")
-        + "Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
+        + ("Demonstrations: the IRCoT authors' files of the dataset (M=2 distractors, codex).\n\n"
+           if uses_demonstrations(args.methods, args.datasets) else "\n\n")
         + "\n".join(f"- {described(method, args.datasets)}" for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
         *section_body(session_factory, store, scored, args.section, img_dir),
@@ -128,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote the section {args.section} to {target}, its plots to {img_dir}"
           + ("" if args.write_repository else " (--write-repository writes docs/notebook.md and saves the runs)"))
     return 0
+
+
+def uses_demonstrations(methods: list[str], datasets: list[str]) -> bool:
+    """Whether any of the methods reads the IRCoT authors' demonstrations on any of the datasets."""
+    return any(isinstance(load_variant(method, dataset).config.get("demonstrations"), dict)
+               for method in methods for dataset in datasets if (method, dataset) not in SKIPPED)
 
 
 def described(method: str, datasets: list[str]) -> str:
