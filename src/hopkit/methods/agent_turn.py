@@ -4,7 +4,7 @@ the loop extends with retrieved documents between the model's generations."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, cast
 
 from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion, supports
 
@@ -19,14 +19,10 @@ def continue_turn(llm: LLM, instruction: str, written: str, *, chat: bool, stop:
     """
     if chat and supports(llm, CHAT):
         turns = [ChatMessage("user", instruction)] + ([ChatMessage("assistant", written)] if written else [])
-        return _as_chat(llm).complete_chat(turns, stop=list(stop), max_tokens=max_tokens, temperature=0.0)
+        return cast(ChatLLM, llm).complete_chat(turns, stop=list(stop), max_tokens=max_tokens, temperature=0.0)
     return llm.complete(instruction + written, stop=list(stop), max_tokens=max_tokens, temperature=0.0)
 
 
 def prompt_size(llm: LLM, instruction: str, written: str) -> int:
     """Tokens of the text :func:`continue_turn` sends (without the chat template's few markers)."""
     return llm.count_tokens(instruction + written)
-
-
-def _as_chat(llm: LLM) -> ChatLLM:
-    return llm  # type: ignore[return-value]

@@ -79,5 +79,4 @@ class FileClassifier:
 
     def classify(self, question: str) -> Routing:
         scores = self.trained.probabilities(question)
-        label = max(LABELS, key=lambda name: scores[name])
-        return Routing(label, scores={name: round(value, 6) for name, value in scores.items()})
+        return Routing(self.trained.label_of(scores), scores={name: round(value, 6) for name, value in scores.items()})

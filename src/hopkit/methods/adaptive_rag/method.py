@@ -64,8 +64,7 @@ class AdaptiveRAG:
 
     name = "adaptive-rag"
 
-    def __init__(self, llm: LLM, classifier: Classifier, strategies: dict[str, Method], description: str) -> None:
-        self.llm = llm
+    def __init__(self, classifier: Classifier, strategies: dict[str, Method], description: str) -> None:
         self.classifier = classifier
         self.strategies = strategies
         self.description = description
@@ -114,7 +113,7 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
         except ConfigError as exc:
             raise ConfigError(f"Adaptive-RAG: its strategy {entry.name} cannot be built for {dataset!r} ({exc}); "
                               "set strategies: defaults to run the strategies with their defaults") from None
-    return AdaptiveRAG(llm, classifier, strategies, config.classifier)
+    return AdaptiveRAG(classifier, strategies, config.classifier)
 
 
 def _declared_options(name: str, dataset: str) -> dict[str, Any]:

@@ -50,8 +50,11 @@ class TrainedClassifier:
         return dict(zip(self.labels, (exp / exp.sum()).tolist()))
 
     def classify(self, question: str) -> str:
-        scores = self.probabilities(question)
-        return max(self.labels, key=lambda label: scores[label])
+        return self.label_of(self.probabilities(question))
+
+    def label_of(self, probabilities: dict[str, float]) -> str:
+        """The most probable label (the first of equals, in label order)."""
+        return max(self.labels, key=lambda label: probabilities[label])
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -62,9 +62,9 @@ class SearchAgentConfig:
         check_fields(self, "search agent option")
 
 
-def with_template_settings(config: SearchAgentConfig) -> SearchAgentConfig:
+def with_template_settings(config: SearchAgentConfig, template: AgentTemplate | None = None) -> SearchAgentConfig:
     """The options as they will run: the family's published settings where none was given."""
-    template = load_template(config.template)
+    template = template or load_template(config.template)
     return dataclasses.replace(config, k=config.k or template.top_k, max_turns=config.max_turns or template.max_turns,
                                max_tokens=config.max_tokens or template.max_tokens)
 
@@ -83,8 +83,11 @@ class SearchAgent:
     def __init__(self, llm: LLM, retriever: Retriever, config: SearchAgentConfig = SearchAgentConfig()) -> None:
         self.llm = llm
         self.retriever = retriever
-        self.config = with_template_settings(config)
-        self.template: AgentTemplate = load_template(config.template)
+        self.template = load_template(config.template)
+        self.config = with_template_settings(config, self.template)
+        self.k = self.config.k or self.template.top_k
+        self.max_turns = self.config.max_turns or self.template.max_turns
+        self.max_tokens = self.config.max_tokens or self.template.max_tokens
 
     def generate(self, query: Query) -> GenerationResult:
         template = self.template
@@ -129,14 +132,6 @@ class SearchAgent:
                                         turns=generations + (0 if model_answered or not self.config.force_answer else 1),
                                         forced=None if model_answered else forced, retrieved_titles=gathered.titles))
 
-    @property
-    def max_turns(self) -> int:
-        return self.config.max_turns or self.template.max_turns
-
-    @property
-    def max_tokens(self) -> int:
-        return self.config.max_tokens or self.template.max_tokens
-
     def _generate(self, instruction: str, written: str) -> Action:
         stops = (self.template.query[1], self.template.answer[1])
         with usage_component(f"{self.name}:reason"):
@@ -152,7 +147,7 @@ class SearchAgent:
         return kept + closing
 
     def _search(self, action: Action, turn: int, gathered: Gathered, parent: int | None) -> tuple[int | None, str]:
-        k = self.config.k or self.template.top_k
+        k = self.k
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
         step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut),
