@@ -63,8 +63,9 @@ TARGET_KINDS: dict[str, TargetKind] = {
         "a retrieval pipeline class (RetrievalPipeline or a subclass)", builds="retriever"),
     "llm": TargetKind(
         ("hopkit.llm.llama_cpp.LlamaCppLLM", "hopkit.llm.openai_compat.OpenAICompatibleLLM",
-         "hopkit.llm.fake.ScriptedLLM"),
-        "one of hopkit's LLM backends (LlamaCppLLM.load, OpenAICompatibleLLM, ScriptedLLM) or a subclass",
+         "hopkit.llm.transformers_backend.TransformersLLM", "hopkit.llm.fake.ScriptedLLM"),
+        "one of hopkit's LLM backends (LlamaCppLLM.load, OpenAICompatibleLLM, TransformersLLM.load, ScriptedLLM) "
+        "or a subclass",
         builds="complete"),
 }
 

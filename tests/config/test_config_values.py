@@ -241,6 +241,7 @@ def test_docs_list_every_option() -> None:
 
     from hopkit.llm.llama_cpp import LlamaCppLLM
     from hopkit.llm.openai_compat import OpenAICompatibleLLM
+    from hopkit.llm.transformers_backend import TransformersLLM
     from hopkit.methods.registry import BUILT_IN, entries
     from hopkit.pipelines.generation.registered import method_pipeline_config
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
@@ -254,7 +255,7 @@ def test_docs_list_every_option() -> None:
     for name in shipped:
         names |= option_names(entries()[name].options) | option_names(method_pipeline_config(name))
     for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, LlamaCppLLM.load,
-                   OpenAICompatibleLLM):
+                   OpenAICompatibleLLM, TransformersLLM.load):
         names |= set(inspect.signature(target).parameters) - {"session_factory"}
     missing = sorted(name for name in names if f"`{name}`" not in docs)
     assert not missing, f"docs/configs.md does not document {missing}"

@@ -1,5 +1,5 @@
 """The seeds' baselines (ITER-RETGEN, Self-Ask, ReAct in both forms, FLARE, ALCE) and the 2025 search agents
-(Search-o1, Search-R1 and R1-Searcher's templates, Adaptive-RAG) from the command line with the
+(Search-o1, Search-R1 and R1-Searcher's templates, Adaptive-RAG, DRAGIN) from the command line with the
 real SmolLM2 GGUF, a real BM25 index and a real SQLite store: each run stores its questions with
 typed traces, and a second run resumes without redoing any.
 
@@ -39,7 +39,10 @@ BASELINES = {
     "search-r1": {"template": "search-r1", "max_turns": 2, "max_tokens": 48},
     "r1-searcher": {"template": "r1-searcher", "max_turns": 2, "max_tokens": 48},
     "adaptive-rag": {"fallback": "B"},
+    "dragin": {"k": 2, "max_length": 40, "max_generations": 4, "shots": 2},
 }
+# DRAGIN reads the model's attention: SmolLM2's GGUF run by the transformers backend
+LLM_OF = {"dragin": "smollm2-transformers"}
 METHOD_OF = {"alce-rerank": "alce", "search-r1": "search-agent", "r1-searcher": "search-agent"}  # a baseline that is another reader of a registered method
 
 
@@ -70,7 +73,7 @@ def test_a_baseline_runs_and_resumes_from_the_command_line(method: str, tmp_path
     config = tmp_path / f"{method}.yaml"
     options = BASELINES[method]
     method = METHOD_OF.get(method, method)
-    config.write_text(yaml.safe_dump({"method": method, "name": method, "llm": "smollm2",
+    config.write_text(yaml.safe_dump({"method": method, "name": method, "llm": LLM_OF.get(method, "smollm2"),
                                       "retrieval_pipeline_name": "bm25", **options}), encoding="utf-8")
     code, text, err = hopkit(capsys, "--db", db, "run", str(config), "--dataset", "qs", "--quiet")
     counts = re.search(r"2 questions, 0 already done, (\d) answered now, (\d) failed", text)

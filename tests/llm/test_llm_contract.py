@@ -25,8 +25,8 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
-from hopkit.llm.protocol import (CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
-                                 ChatMessage, Completion, Scores, capabilities_of, require)
+from hopkit.llm.protocol import (ATTENTION, CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING,
+                                 TOKEN_SCORING, ChatMessage, Completion, Scores, capabilities_of, require)
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.unit
 PROMPT = "Q: Where is Tarsk?\nA:"
 REPLY = "Tarsk is a port.\nQ: another question"
 LOGPROBS = {" yes": -0.2, " no": -1.8}
-KNOWN = {EARLY_STOP, SCORING, TOKEN_SCORING, CHAT, SAMPLING, "concurrent_calls"}
+KNOWN = {EARLY_STOP, SCORING, TOKEN_SCORING, CHAT, SAMPLING, ATTENTION, "concurrent_calls"}
 
 
 def first_line_settled(text: str) -> bool:
@@ -47,7 +47,7 @@ def scripted(**options: Any) -> ScriptedLLM:
 
 
 def full_scripted() -> ScriptedLLM:
-    return scripted(scores=LOGPROBS, streaming=True, chat=True, sampling=True)
+    return scripted(scores=LOGPROBS, streaming=True, chat=True, sampling=True, entropies=0.5)
 
 
 def llama_cpp(_: FakeOpenAIServer, __: Path) -> LLM:
@@ -110,16 +110,27 @@ def test_every_backend_and_wrapper_keeps_the_contract(llm: LLM) -> None:
         check_completion(llm.complete_until(PROMPT, first_line_settled, stop=["\n"],  # type: ignore[attr-defined]
                                             max_tokens=8))
 
+    if ATTENTION in capabilities:
+        attended = llm.complete_attended(PROMPT, stop=["\n"], max_tokens=8)  # type: ignore[attr-defined]
+        check_completion(attended.completion)
+        assert len(attended.tokens) == len(attended.entropies) == attended.attention.weights.shape[1]
+        attention = llm.attend("Where is Tarsk?")  # type: ignore[attr-defined]
+        assert attention.weights.shape[1:] == (len(attention.tokens),) * 2
+
     for capability in sorted(set(CAPABILITY_METHODS) - capabilities):
         with pytest.raises(LLMError, match=capability):
             require(llm, capability)  # type: ignore[arg-type]
-        method = getattr(llm, CAPABILITY_METHODS[capability], None)
-        if method is not None:  # a wrapper has every method: it must refuse, not half-serve
-            with pytest.raises(LLMError, match=capability):
+        for name in CAPABILITY_METHODS[capability]:
+            method = getattr(llm, name, None)
+            if method is None:
+                continue
+            with pytest.raises(LLMError, match=capability):  # a wrapper has every method: it must refuse
                 if capability == SCORING:
                     method(PROMPT, [" yes"])
                 elif capability == CHAT:
                     method([ChatMessage("user", "Where is Tarsk?")])
+                elif capability == ATTENTION:
+                    method(PROMPT)
                 else:
                     method(PROMPT, first_line_settled)
 

@@ -76,7 +76,7 @@ def run_hostile(tmp_path: Path, name: str, replies: list[str],
     def scores(prompt: str, continuation: str) -> list[tuple[str, float]]:
         return [(word, logprob) for word in re.findall(r"\s*\S+|\s+$", continuation)]
 
-    method = build(name, MeteredLLM(ScriptedLLM(model, token_scores=scores)), BM25Retriever.build(PARAGRAPHS))
+    method = build(name, MeteredLLM(ScriptedLLM(model, token_scores=scores, entropies=logprob)), BM25Retriever.build(PARAGRAPHS))
     spec = RunSpec(name=f"hostile-{name}", method=name, dataset="toy", config={"n": next(turn)})
     outcome = run_method(method, QUERIES, store, spec, progress=False)
     return [(r.query_id, r.error, r.chunk_ids) for r in store.results(outcome.run_id)]

@@ -99,7 +99,7 @@ def run_twice(tmp_path: Path, name: str) -> tuple[Store, str, ScriptedLLM, list[
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'contract.db'}").get_session_factory())
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
     retriever = BM25Retriever.build(PARAGRAPHS)
-    scripted = ScriptedLLM(answering, token_scores=confident)
+    scripted = ScriptedLLM(answering, token_scores=confident, entropies=0.5)
     method = build(name, MeteredLLM(scripted), retriever)
     spec = RunSpec(name=f"contract-{name}", method=name, dataset="toy", config={"method": name})
     first = run_method(method, QUERIES, store, spec, progress=False)
@@ -110,7 +110,7 @@ def run_twice(tmp_path: Path, name: str) -> tuple[Store, str, ScriptedLLM, list[
 
 
 def test_every_method_keeps_the_contract(tmp_path: Path, method_name: str) -> None:
-    method = build(method_name, ScriptedLLM(answering, token_scores=confident), BM25Retriever.build(PARAGRAPHS))
+    method = build(method_name, ScriptedLLM(answering, token_scores=confident, entropies=0.5), BM25Retriever.build(PARAGRAPHS))
     assert isinstance(method, Method) and isinstance(method.name, str) and method.name
 
     store, run_id, scripted, counts = run_twice(tmp_path, method_name)
@@ -148,7 +148,7 @@ def test_an_empty_or_cue_only_final_answer_is_a_failed_question(tmp_path: Path, 
     'The answer is:' (its own cue), as answers; every method must record EmptyAnswerError instead."""
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'blank.db'}").get_session_factory())
     store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
-    method = build(method_name, MeteredLLM(ScriptedLLM(lambda prompt: reply, token_scores=confident)),
+    method = build(method_name, MeteredLLM(ScriptedLLM(lambda prompt: reply, token_scores=confident, entropies=0.5)),
                    BM25Retriever.build(PARAGRAPHS))
     spec = RunSpec(name=f"blank-{method_name}", method=method_name, dataset="toy", config={"reply": reply})
     outcome = run_method(method, QUERIES, store, spec, progress=False)

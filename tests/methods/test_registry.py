@@ -82,7 +82,8 @@ def test_top_k_sets_the_declared_option_or_is_refused(entry: MethodEntry) -> Non
 
 def test_the_entry_builds_its_method_from_its_parts(entry: MethodEntry) -> None:
     retriever = BM25Retriever.build(PARAGRAPHS) if entry.retrieves else None
-    llm = ScriptedLLM([], token_scores=lambda prompt, text: [(text, 0.0)])  # a model with every capability FLARE needs
+    # a model with every capability FLARE and DRAGIN need
+    llm = ScriptedLLM([], token_scores=lambda prompt, text: [(text, 0.0)], entropies=0.5)
     method = entry.build(MethodParts(llm, retriever, entry.as_run(entry.options()), "toy",
                                      lambda: PARAGRAPHS))
     assert isinstance(method, Method) and method.name == entry.name

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.unit
 
 OWN = [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN]
 SCRIPTED_LLM = ("_target_: hopkit.llm.fake.ScriptedLLM\nscript: " + json.dumps(["So the answer is: Tarsk."] * 50)
-                + "\nscores: {' yes': 0.0, ' no': -2.0}\ntoken_scores: -0.05\n")
+                + "\nscores: {' yes': 0.0, ' no': -2.0}\ntoken_scores: -0.05\nentropies: 0.5\n")
 
 IN_ANOTHER_PROCESS = """
 import pickle, sys

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage,
-                                 Completion, Done, SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores,
-                                 TokenScoringLLM)
+from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
+                                 AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
+                                 SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 
 logger = logging.getLogger(__name__)
@@ -240,6 +240,24 @@ class CachedLLM(LLMWrapper):
         """
         scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
         return scoring.score_tokens(prompt, continuation)
+
+    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
+        """The wrapped model's ``complete_attended``, not cached: the cache keeps texts, not attention.
+
+        Raises:
+            LLMError: the wrapped model has no ``"attention"`` capability, or its call failed.
+        """
+        attending: AttendingLLM = self._able(ATTENTION)
+        return attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens)
+
+    def attend(self, text: str) -> Attention:
+        """The wrapped model's ``attend``, not cached.
+
+        Raises:
+            LLMError: the wrapped model has no ``"attention"`` capability, or its call failed.
+        """
+        attending: AttendingLLM = self._able(ATTENTION)
+        return attending.attend(text)
 
     def _stored_completion(self, key: str, started: float) -> Completion | None:
         row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))

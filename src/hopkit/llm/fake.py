@@ -7,13 +7,17 @@ from typing import Callable, Mapping, Sequence
 
 from hopkit.errors import LLMError
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done,
-                                 Scores, TokenScores, missing_capability)
+import numpy as np
+
+from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, AttendedCompletion,
+                                 Attention, ChatMessage, Completion, Done, Scores, TokenScores, missing_capability)
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 # (prompt, continuation) -> the continuation's tokens, each with its log-probability; or one
 # log-probability for every word of any continuation (what a YAML config can say)
 TokenScript = Callable[[str, str], Sequence[tuple[str, float]]] | float
+# a generated word -> its entropy; or one entropy for every word
+EntropyScript = Callable[[str], float] | float
 
 # What the scripted model "streams": each piece is a word with the whitespace before it.
 _PIECES = re.compile(r"\s*\S+|\s+$")
@@ -40,6 +44,9 @@ class ScriptedLLM:
         sampling: offer ``complete_sample`` (the ``"sampling"`` capability): each sample is the next
             scripted completion (or the script's answer to the prompt); ``samples`` records which
             sample each call asked for.
+        entropies: offer ``complete_attended`` and ``attend`` (the ``"attention"`` capability): each
+            word is a token with this entropy (or the function's of the word), and each token attends
+            equally to itself and every token before it, in one head.
 
     The text is cut at the first stop sequence and after ``max_tokens`` words (then its
     ``finish_reason`` is ``"length"``), as a real backend would. Scored prompts
@@ -50,17 +57,21 @@ class ScriptedLLM:
 
     def __init__(self, script: Sequence[str] | Callable[[str], str], *, context_length: int = 8192,
                  scores: ScoreScript | None = None, streaming: bool = False, chat: bool = False,
-                 token_scores: TokenScript | None = None, sampling: bool = False) -> None:
+                 token_scores: TokenScript | None = None, sampling: bool = False,
+                 entropies: EntropyScript | None = None) -> None:
         self.script = script
         self.context_length = context_length
         self.scores = scores
         self.token_scores = token_scores
+        self.entropies = entropies
+        self.attended: list[str] = []
         self.prompts: list[str] = []
         self.scored: list[tuple[str, tuple[str, ...]]] = []
         self.samples: list[int] = []
         self.capabilities: frozenset[str] = frozenset(
             ([SCORING] if scores is not None else []) + ([EARLY_STOP] if streaming else []) + ([CHAT] if chat else [])
-            + ([TOKEN_SCORING] if token_scores is not None else []) + ([SAMPLING] if sampling else []))
+            + ([TOKEN_SCORING] if token_scores is not None else []) + ([SAMPLING] if sampling else [])
+            + ([ATTENTION] if entropies is not None else []))
 
     def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  temperature: float = 0.0) -> Completion:
@@ -136,6 +147,26 @@ class ScriptedLLM:
         return TokenScores(tokens=tuple(t for t, _ in pairs), logprobs=tuple(float(v) for _, v in pairs),
                            prompt_tokens=self.count_tokens(prompt), seconds=0.0)
 
+    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
+        """:meth:`complete`, each word a token with its scripted entropy (needs ``entropies=``)."""
+        if self.entropies is None:
+            raise missing_capability(self, ATTENTION)
+        completion = self.complete(prompt, stop=stop, max_tokens=max_tokens)
+        tokens = tuple(_PIECES.findall(completion.text))
+        entropy = self.entropies
+        values = tuple(float(entropy(t.strip())) if callable(entropy) else float(entropy) for t in tokens)
+        return AttendedCompletion(completion=completion, tokens=tokens, entropies=values,
+                                  attention=uniform_attention(tokens))
+
+    def attend(self, text: str) -> Attention:
+        """Uniform causal attention over the words of ``text`` (needs ``entropies=``); recorded in ``attended``."""
+        if self.entropies is None:
+            raise missing_capability(self, ATTENTION)
+        if not text.strip():
+            raise LLMError("ScriptedLLM: attend needs a non-empty text")
+        self.attended.append(text)
+        return uniform_attention(tuple(_PIECES.findall(text)))
+
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
@@ -151,6 +182,14 @@ class ScriptedLLM:
             if sequence and sequence in text:
                 text = text[: text.index(sequence)]
         return text
+
+
+def uniform_attention(tokens: Sequence[str]) -> Attention:
+    """One head in which each token attends equally to itself and every token before it."""
+    n = len(tokens)
+    weights = np.tril(np.ones((n, n), dtype=np.float32))
+    weights /= np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+    return Attention(tokens=tuple(tokens), weights=weights[None, :, :])
 
 
 def chat_prompt(messages: Sequence[ChatMessage]) -> str:

@@ -6,9 +6,9 @@ import threading
 import time
 from typing import Sequence
 
-from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING, ChatLLM, ChatMessage,
-                                 Completion, Done, SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores,
-                                 TokenScoringLLM)
+from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
+                                 AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
+                                 SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
@@ -133,6 +133,31 @@ class MeteredLLM(LLMWrapper):
         scores = scoring.score_tokens(prompt, continuation)
         self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
         return scores
+
+    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
+        """The wrapped LLM's ``complete_attended``, recorded like :meth:`complete`.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"attention"`` capability, or its call failed.
+        """
+        attending: AttendingLLM = self._able(ATTENTION)
+        note_prompt(prompt)
+        started = time.perf_counter()
+        attended = attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens)
+        self._record(attended.completion, time.perf_counter() - started)
+        return attended
+
+    def attend(self, text: str) -> Attention:
+        """The wrapped LLM's ``attend``, recorded as one call reading the text's tokens.
+
+        Raises:
+            LLMError: the wrapped LLM has no ``"attention"`` capability, or its call failed.
+        """
+        attending: AttendingLLM = self._able(ATTENTION)
+        started = time.perf_counter()
+        attention = attending.attend(text)
+        self._add(len(attention.tokens), 0, 0, time.perf_counter() - started)
+        return attention
 
     def _record(self, completion: Completion, seconds: float) -> Completion:
         self._add(completion.prompt_tokens, completion.completion_tokens, completion.cached_prompt_tokens, seconds)

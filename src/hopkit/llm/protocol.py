@@ -11,7 +11,10 @@ the matching method:
 - ``"chat"``: ``complete_chat(messages, ...)`` (:class:`ChatLLM`), the answer to system
   and user turns laid out by the model's own chat template (or a server's chat endpoint);
 - ``"sampling"``: ``complete_sample(prompt, sample, ...)`` (:class:`SamplingLLM`), the
-  ``sample``-th of several independent samples of one prompt (each its own seed).
+  ``sample``-th of several independent samples of one prompt (each its own seed);
+- ``"attention"``: ``complete_attended(prompt, ...)`` and ``attend(text)`` (:class:`AttendingLLM`), a
+  completion with each generated token's entropy and the model's last-layer attention, and that
+  attention over any text (DRAGIN's RIND and QFS; the ``transformers`` backend has it).
 
 Ask with :func:`supports` (or :func:`require`, which raises), never by looking for the
 method: wrappers such as ``CachedLLM`` and ``MeteredLLM`` always have the methods but
@@ -25,10 +28,12 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Final, Iterator, Literal, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from hopkit.clean_text import clean_text
 from hopkit.errors import LLMError
 
-Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "sampling", "concurrent_calls"]
+Capability = Literal["early_stop", "scoring", "token_scoring", "chat", "sampling", "attention", "concurrent_calls"]
 EARLY_STOP: Final = "early_stop"
 SCORING: Final = "scoring"
 # The log-probability of each token of a given continuation (FLARE's look-ahead check).
@@ -36,11 +41,13 @@ TOKEN_SCORING: Final = "token_scoring"
 CHAT: Final = "chat"
 # Several independent samples of one prompt (ALCE's RERANK): each call names which sample it is.
 SAMPLING: Final = "sampling"
+# The generated tokens' entropies and the last layer's attention weights (DRAGIN).
+ATTENTION: Final = "attention"
 # Serves several calls at once (a server); a model without it is sent one question at a time.
 CONCURRENT_CALLS: Final = "concurrent_calls"
-CAPABILITY_METHODS: Final[dict[str, str]] = {EARLY_STOP: "complete_until", SCORING: "score_continuations",
-                                              TOKEN_SCORING: "score_tokens", CHAT: "complete_chat",
-                                              SAMPLING: "complete_sample"}
+CAPABILITY_METHODS: Final[dict[str, tuple[str, ...]]] = {
+    EARLY_STOP: ("complete_until",), SCORING: ("score_continuations",), TOKEN_SCORING: ("score_tokens",),
+    CHAT: ("complete_chat",), SAMPLING: ("complete_sample",), ATTENTION: ("complete_attended", "attend")}
 Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
@@ -193,6 +200,56 @@ class TokenScores:
         return sum(self.logprobs)
 
 
+@dataclass(frozen=True, eq=False)
+class Attention:
+    """A model's last-layer attention over the tokens of one text.
+
+    ``weights[h, i, j]`` is how much token ``i`` attends to token ``j`` in head ``h`` (0 for ``j > i``:
+    the model is causal); each row sums to 1. ``tokens[i]`` is the i-th token's text (a word's first
+    token carries the whitespace before it), so the tokens joined are the text as the model read it.
+
+    Raises:
+        LLMError: ``weights`` is not a (heads, n, n) array for n tokens.
+    """
+
+    tokens: tuple[str, ...]
+    weights: np.ndarray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", tuple(clean_text(token) for token in self.tokens))
+        weights = np.asarray(self.weights, dtype=np.float32)
+        n = len(self.tokens)
+        if weights.ndim != 3 or weights.shape[1:] != (n, n):
+            raise LLMError(f"Attention needs (heads, {n}, {n}) weights for {n} tokens; got shape {weights.shape}")
+        object.__setattr__(self, "weights", weights)
+
+
+@dataclass(frozen=True, eq=False)
+class AttendedCompletion:
+    """A completion with what DRAGIN reads off its generation.
+
+    ``tokens`` are the generated tokens' texts (joined, the completion's text before a stop
+    sequence cut it); ``entropies[i]`` is the entropy, in nats, of the distribution token ``i`` was
+    chosen from; ``attention`` is the last layer's attention of the model reading the generated
+    tokens alone (as the DRAGIN authors compute it).
+
+    Raises:
+        LLMError: the three disagree on the number of tokens.
+    """
+
+    completion: Completion
+    tokens: tuple[str, ...]
+    entropies: tuple[float, ...]
+    attention: Attention
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", tuple(clean_text(token) for token in self.tokens))
+        if not len(self.tokens) == len(self.entropies) == len(self.attention.tokens):
+            raise LLMError(f"AttendedCompletion needs one entropy and one attention row per token; got "
+                           f"{len(self.tokens)} tokens, {len(self.entropies)} entropies and "
+                           f"{len(self.attention.tokens)} attention rows")
+
+
 @runtime_checkable
 class LLM(Protocol):
     """A text-completion language model.
@@ -308,6 +365,26 @@ class SamplingLLM(LLM, Protocol):
         ...
 
 
+@runtime_checkable
+class AttendingLLM(LLM, Protocol):
+    """An LLM with the ``"attention"`` capability: entropies and last-layer attention weights."""
+
+    capabilities: frozenset[str]
+
+    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
+        """A greedy completion of ``prompt`` (cut before the first of ``stop``), with its tokens' entropies and
+        the attention among them."""
+        ...
+
+    def attend(self, text: str) -> Attention:
+        """The last layer's attention of the model reading ``text`` alone.
+
+        Raises:
+            LLMError: an empty text, or one that does not fit the context.
+        """
+        ...
+
+
 def capabilities_of(llm: object) -> frozenset[str]:
     """The optional capabilities ``llm`` declares (none if it declares nothing).
 
@@ -318,9 +395,9 @@ def capabilities_of(llm: object) -> frozenset[str]:
         return frozenset()
     declared = frozenset(llm.capabilities)
     for capability in declared:
-        method = CAPABILITY_METHODS.get(capability)
-        if method is not None and not callable(getattr(llm, method, None)):
-            raise LLMError(f"{_name_of(llm)} declares the capability {capability!r} but has no {method}() method")
+        for method in CAPABILITY_METHODS.get(capability, ()):
+            if not callable(getattr(llm, method, None)):
+                raise LLMError(f"{_name_of(llm)} declares the capability {capability!r} but has no {method}() method")
     return declared
 
 
@@ -346,7 +423,7 @@ def require(llm: object, capability: Capability, *, purpose: str = "") -> None:
 
 def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LLMError:
     """The error for calling ``capability`` on a model that lacks it."""
-    method = CAPABILITY_METHODS.get(capability, capability)
+    method = " and ".join(CAPABILITY_METHODS.get(capability, (capability,)))
     has = sorted(capabilities_of(llm))
     needed = f" (needed by {purpose})" if purpose else ""
     return LLMError(f"{_name_of(llm)} does not support {capability!r} ({method}){needed}; its capabilities: "
@@ -354,7 +431,8 @@ def missing_capability(llm: object, capability: str, *, purpose: str = "") -> LL
                     "scoring, token_scoring and sampling, and chat when the GGUF has a chat template; "
                     "OpenAI-compatible servers "
                     "and LangChain chat models that return logprobs have scoring; servers on their chat endpoint and "
-                    "LangChain chat models have chat; servers have sampling)")
+                    "LangChain chat models have chat; servers have sampling; the transformers backend "
+                    "has attention and token_scoring)")
 
 
 def _name_of(llm: object) -> str:

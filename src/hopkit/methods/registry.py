@@ -50,6 +50,7 @@ BUILT_IN = (
     "hopkit.methods.search_o1",
     "hopkit.methods.search_agent",
     "hopkit.methods.adaptive_rag",
+    "hopkit.methods.dragin",
 )
 
 #: The entry-point group through which other packages add methods.

@@ -1,0 +1,33 @@
+"""DRAGIN (Su et al., ACL 2024): RIND decides when to retrieve from each generated word's entropy and
+the attention the generation pays it; QFS writes the query from the words the triggering ones attend
+to; the text continues from before the triggering sentence over the retrieved paragraphs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from hopkit.methods.dragin.method import DRAGIN, DRAGINConfig
+from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets, prompt_set
+from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
+from hopkit.methods.registry import MethodEntry, MethodParts
+
+
+def build(parts: MethodParts) -> DRAGIN:
+    retriever = parts.needed_retriever("DRAGIN")
+    options: DRAGINConfig = parts.options
+    if options.exemplars is None:
+        own = parts.dataset if parts.dataset in known_sets() else FALLBACK_SET
+        options = replace(options, exemplars=own)
+    check_shots(options.exemplars or FALLBACK_SET, options.shots)
+    return DRAGIN(parts.llm, retriever, options, prompt_set(options.exemplars))
+
+
+METHOD = MethodEntry(
+    name="dragin", title="DRAGIN", options=DRAGINConfig, build=build, retrieves=True, top_k="k",
+    template=Path(__file__).with_name("report.html.j2"),
+    summary="retrieves when a generated word's entropy times its attention passes θ, with a query "
+            "of the words it attends to",
+    payloads=PAYLOADS, summary_type=DRAGINSummary)
+
+__all__ = ["METHOD", "DRAGIN", "DRAGINConfig"]

@@ -1,0 +1,175 @@
+"""DRAGIN (Su et al., ACL 2024, arXiv 2403.10081; oneal2000/DRAGIN, ``AttnWeightRAG``), as an algorithm box::
+
+    T <- ""                                                      (the output so far)
+    repeat until T says "the answer is", passes L tokens, stops growing, or G generations were made:
+        g <- LLM(exemplars, case, T), with each token's entropy and the attention among its tokens
+        s <- RIND(g): its first sentence with a content word scored above θ (the answer's sentence unchecked)
+        if there is none:  T <- T + g
+        else:
+            q <- QFS(question, T, the sentences of g before s, s): the content words s attends to most
+            D <- top-k paragraphs for q
+            g' <- LLM(exemplars, D, "Answer in the same format as before.", case, T, the sentences before s)
+            T <- T + the sentences before s + the first sentence of g'
+    answer <- what follows "the answer is" in T
+
+The entropies and the attention come from the model's ``attention`` capability (the ``transformers``
+backend): a backend without it is refused, by name, when the method is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from annotated_types import Gt
+
+from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
+from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM, require
+from hopkit.methods.dragin.prompts import PromptSet, generation_prompt, joined, prompt_set, retrieval_prompt
+from hopkit.methods.dragin.qfs import attended_text, query_of
+from hopkit.methods.dragin.rind import ANSWER_SAYS, Trigger, detect
+from hopkit.methods.dragin.steps import (DRAGINExtract, DRAGINGenerate, DRAGINRetrieve, DRAGINSummary, DRAGINTrigger,
+                                         StopReason)
+from hopkit.methods.gathered import Gathered
+from hopkit.options import PositiveInt, check_fields
+from hopkit.parsing.answers import extract_answer
+from hopkit.records import GenerationResult, Paragraph, Query
+from hopkit.retrieval.protocol import Retriever
+from hopkit.traces.payload import record
+from hopkit.usage import usage_component
+
+#: where a generation is cut: the exemplars put each answer on one line
+LINE_END = "\n"
+
+
+@dataclass(frozen=True)
+class DRAGINConfig:
+    """Options of DRAGIN's loop (defaults: the authors' HotpotQA configuration for Llama2-7B-chat,
+    ``config/Llama2-7b-chat/HotpotQA/DRAGIN.json``).
+
+    Attributes:
+        threshold: θ, a content word scored above it triggers retrieval (``hallucination_threshold``: 1.4
+            on HotpotQA, 1.2 on 2WikiMultihopQA).
+        k: paragraphs per retrieval (``retrieve_topk``: 3).
+        keep_words: QFS's query holds at most this many words (``retrieve_keep_top_k``: 35; 40 on 2Wiki).
+        max_length: the output's budget in tokens, and each generation's (``generate_max_length``: 100;
+            64 on 2Wiki).
+        max_generations: generations at most, a bound the authors' loop does not need (it stops when the
+            output stops growing).
+        exemplars: whose exemplars the prompt holds (``hotpotqa``, ``2wikimultihopqa``; None: the run's
+            dataset's where the authors wrote some, else HotpotQA's).
+        shots: how many of them (``fewshot``: 8 on HotpotQA, 6 on 2Wiki).
+    """
+
+    threshold: Annotated[float, Gt(0)] = 1.4
+    k: PositiveInt = 3
+    keep_words: PositiveInt = 35
+    max_length: PositiveInt = 100
+    max_generations: PositiveInt = 12
+    exemplars: str | None = None
+    shots: PositiveInt = 8
+
+    def __post_init__(self) -> None:
+        check_fields(self, "DRAGIN option")
+
+
+class DRAGIN:
+    """DRAGIN: generate; RIND finds the first sentence that needs retrieval; QFS writes its query from
+    the attention; the retrieved paragraphs continue the text from before that sentence.
+
+    Its trace: a ``reason`` step per generation (:class:`DRAGINGenerate`), a ``retrieve`` step per
+    retrieval (:class:`DRAGINRetrieve`) and an ``extract`` step (:class:`DRAGINExtract`).
+    """
+
+    name = "dragin"
+
+    def __init__(self, llm: LLM, retriever: Retriever, config: DRAGINConfig = DRAGINConfig(),
+                 prompts: PromptSet | None = None, splitter: SentenceSplitter | None = None) -> None:
+        require(llm, ATTENTION, purpose="DRAGIN's RIND and QFS, which read the model's attention")
+        self.llm: AttendingLLM = llm  # type: ignore[assignment]  # required just above
+        self.retriever = retriever
+        self.config = config
+        self.prompts = prompts or prompt_set(config.exemplars)
+        self.demonstrations = self.prompts.demonstrations(config.shots)
+        self.splitter = splitter or SyntokSplitter()
+
+    def generate(self, query: Query) -> GenerationResult:
+        case = self.prompts.case(query.text)
+        text, gathered, queries = "", Gathered(), []
+        parent: int | None = None
+        stopped: StopReason = "generation_limit"
+        generations = 0
+        while generations < self.config.max_generations:
+            before = text
+            attended = self._generate_attended(generation_prompt(self.demonstrations, case, text))          # g
+            generations += 1
+            trigger = detect(attended, self.splitter, self.config.threshold)                               # s
+            generation = attended.completion.text
+            if trigger is None:
+                text = joined(text.strip(), generation.strip())
+                parent = record(DRAGINGenerate(generation=generation, kept=generation.strip()), parent=parent)
+            else:
+                parent = record(DRAGINGenerate(generation=generation, kept=trigger.before, trigger=_step(trigger)),
+                                parent=parent)
+                search, fallback = self._query(query.text, text, trigger)                                  # q
+                queries.append(search)
+                paragraphs, parent = self._retrieve(search, fallback, gathered, parent)                    # D
+                continued = self._continue(paragraphs, case, text, trigger.before)                         # g'
+                generations += 1
+                first = self.splitter.first(continued)
+                text = joined(text.strip(), trigger.before.strip(), first.strip())
+                parent = record(DRAGINGenerate(generation=continued, kept=first, after_retrieval=True),
+                                parent=parent, paragraph_ids=[p.id for p in paragraphs])
+            reason = self._finished(before, text)
+            if reason is not None:
+                stopped = reason
+                break
+        answer = extract_answer(text)
+        record(DRAGINExtract(text=text, answer=answer, stopped=stopped), parent=parent)
+        return GenerationResult(
+            text=answer, chunk_ids=gathered.ids,
+            metadata=DRAGINSummary(text=text, retrievals=len(queries), queries=tuple(queries), stopped=stopped,
+                                   retrieved_titles=gathered.titles))
+
+    def _finished(self, before: str, text: str) -> StopReason | None:
+        """The authors' three ends of the loop, in their order of precedence."""
+        if self.llm.count_tokens(text) > self.config.max_length:
+            return "length"
+        if len(text) <= len(before):
+            return "no_progress"
+        if ANSWER_SAYS in text:
+            return "answered"
+        return None
+
+    def _generate_attended(self, prompt: str) -> AttendedCompletion:
+        with usage_component("dragin:generate"):
+            return self.llm.complete_attended(prompt, stop=[LINE_END], max_tokens=self.config.max_length)
+
+    def _query(self, question: str, text: str, trigger: Trigger) -> tuple[str, bool]:
+        """QFS's query; the triggering sentence without its triggering words when QFS finds no word."""
+        with usage_component("dragin:qfs"):
+            attention = self.llm.attend(attended_text(question, text, trigger))
+        search = query_of(attention, trigger, self.config.keep_words)
+        if search:
+            return search, False
+        kept = " ".join(w for w, hit in zip(trigger.words, trigger.hits) if not hit)
+        return (kept or question), True
+
+    def _retrieve(self, search: str, fallback: bool, gathered: Gathered,
+                  parent: int | None) -> tuple[list[Paragraph], int | None]:
+        hits = self.retriever.retrieve(search, self.config.k)
+        paragraphs = [hit.paragraph for hit in hits]
+        gathered.add(paragraphs)
+        step = record(DRAGINRetrieve(query=search, k=self.config.k, fallback=fallback), parent=parent,
+                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+        return paragraphs, step
+
+    def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
+        prompt = retrieval_prompt(self.demonstrations, paragraphs, case, text, before)
+        with usage_component("dragin:continue"):
+            return self.llm.complete(prompt, stop=[LINE_END], max_tokens=self.config.max_length,
+                                     temperature=0.0).text
+
+
+def _step(trigger: Trigger) -> DRAGINTrigger:
+    return DRAGINTrigger(sentence=trigger.sentence, words=trigger.words, scores=trigger.scores, hits=trigger.hits)

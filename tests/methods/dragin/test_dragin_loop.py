@@ -1,0 +1,106 @@
+"""DRAGIN's loop with a retriever: a sure generation is kept whole; a sentence RIND finds uncertain is
+retrieved for with QFS's query, and the text continues from before it over the paragraphs; the loop
+ends on the answer, the budget, no progress or its generation bound; a model without attention is
+refused by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from hopkit.errors import ConfigError, LLMError
+from hopkit.llm.fake import ScriptedLLM
+from hopkit.methods.dragin import METHOD, DRAGIN, DRAGINConfig
+from hopkit.methods.dragin.steps import PAYLOADS, DRAGINExtract, DRAGINGenerate, DRAGINRetrieve
+from hopkit.methods.registry import MethodParts
+from hopkit.records import Query
+from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.traces import collect_trace
+from hopkit.traces.payload import payload_of
+from tests import fictional_corpus
+
+pytestmark = pytest.mark.unit
+
+CORPUS = list(fictional_corpus.paragraphs(3))
+QUESTION = Query("q1", "Where was the founder of Velmora Ironworks born?", ("Tarsk",))
+
+
+def unsure_of(*words: str):
+    """Entropy 4 for the given words, 0.1 for the rest."""
+    return lambda word: 4.0 if word.strip(".") in words else 0.1
+
+
+def run(replies: list[str], entropies, **options):  # type: ignore[no-untyped-def]
+    llm = ScriptedLLM(replies, entropies=entropies)
+    with collect_trace() as trace:
+        result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(**options)).generate(QUESTION)
+    return result, [payload_of(step, PAYLOADS) for step in trace.steps], llm
+
+
+def test_a_sure_generation_is_kept_whole_and_answers() -> None:
+    result, steps, llm = run(["Ada Quill founded Velmora Ironworks. Ada Quill was born in Tarsk. So the answer is Tarsk."],
+                             0.1)
+    assert result.text == "Tarsk"
+    assert result.metadata.retrievals == 0 and result.metadata.stopped == "answered"
+    assert [type(s) for s in steps] == [DRAGINGenerate, DRAGINExtract]
+    assert llm.prompts[0].endswith("Question: Where was the founder of Velmora Ironworks born?\nAnswer:")
+    assert llm.prompts[0].startswith("Question: Jeremy Theobald and Christopher Nolan share what profession?\n"
+                                     "Answer: Jeremy Theobald is an actor and producer.")
+    assert llm.prompts[0].count("So the answer is") == 8  # the authors' 8 HotpotQA exemplars
+
+
+def test_an_uncertain_sentence_is_retrieved_for_and_the_text_continues_from_before_it() -> None:
+    replies = ["Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Zorn. So the answer is Zorn.",
+               "Ada Quill was born in Tarsk. Tarsk is a port.",
+               "So the answer is Tarsk."]
+    result, steps, llm = run(replies, unsure_of("Zorn"))
+    assert [type(s) for s in steps] == [DRAGINGenerate, DRAGINRetrieve, DRAGINGenerate, DRAGINGenerate, DRAGINExtract]
+    checked = steps[0]
+    assert checked.trigger is not None and checked.trigger.sentence == "Ada Quill was born in Zorn."
+    assert checked.kept == "Velmora Ironworks was founded by Ada Quill."
+    query = steps[1].query
+    assert "Zorn" not in query and "Velmora" in query and "founder" in query   # QFS, triggering word left out
+    continued = llm.prompts[1]
+    assert "Context:\n[1] " in continued and "\nAnswer in the same format as before.\n" in continued
+    assert continued.endswith("Answer: Velmora Ironworks was founded by Ada Quill.")
+    assert steps[2].after_retrieval and steps[2].kept == "Ada Quill was born in Tarsk."
+    assert llm.prompts[2].endswith("Answer: Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk.")
+    assert result.text == "Tarsk" and result.metadata.retrievals == 1
+    assert result.metadata.text == ("Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk. "
+                                    "So the answer is Tarsk.")
+    assert set(result.chunk_ids) <= {p.id for p in CORPUS} and result.chunk_ids
+
+
+def test_a_model_that_is_never_sure_ends_within_its_bounds() -> None:
+    forever = lambda prompt: "Zorn Zorn Zorn."  # noqa: E731
+    llm = ScriptedLLM(forever, entropies=4.0)
+    result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_generations=5, max_length=1000)).generate(QUESTION)
+    assert len(llm.prompts) <= 5 + 1
+    assert result.metadata.stopped in ("no_progress", "generation_limit")
+
+
+def test_the_text_past_its_budget_ends_the_loop() -> None:
+    llm = ScriptedLLM(lambda prompt: "Ada Quill founded Velmora Ironworks in 1871 with two partners.", entropies=0.1)
+    result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_length=12)).generate(QUESTION)
+    assert result.metadata.stopped == "length" and len(llm.prompts) == 2
+
+
+def test_a_model_without_attention_is_refused_by_name() -> None:
+    with pytest.raises(LLMError, match="attention.*DRAGIN"):
+        DRAGIN(ScriptedLLM(["x"]), BM25Retriever.build(CORPUS))
+
+
+def test_the_runs_dataset_chooses_the_authors_exemplars() -> None:
+    llm = ScriptedLLM(["So the answer is Tarsk."], entropies=0.1)
+    built = METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), METHOD.as_run(DRAGINConfig(shots=6)),
+                                     dataset="2wikimultihopqa"))
+    built.generate(QUESTION)
+    assert llm.prompts[0].startswith("Question: When did the director of film Hypocrite (Film) die?")
+    assert llm.prompts[0].count("So the answer is") == 6
+
+
+def test_exemplars_that_do_not_exist_or_are_too_few_are_refused_by_option() -> None:
+    llm = ScriptedLLM(["x"], entropies=0.1)
+    with pytest.raises(ConfigError, match="exemplars.*'nq'"):
+        METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), DRAGINConfig(exemplars="nq")))
+    with pytest.raises(ConfigError, match="shots: 9 asked for"):
+        METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), DRAGINConfig(shots=9), dataset="2wikimultihopqa"))
