@@ -26,6 +26,7 @@ from pathlib import Path
 from hopkit.campaign.page_sections import command_line, write_section
 from hopkit.campaign.bench_store import add_store_options, open_bench_store
 from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
+from hopkit.campaign.method_models import MethodModels
 from hopkit.campaign.qa_section import Cell, score_section, section_body
 from hopkit.campaign.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from hopkit.campaign.saved_runs import restore, save
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
     session_factory, store = open_bench_store(args)
-    llm = load_llm(args.llm)  # also for --report-only: the run ids depend on the loaded model
+    models = MethodModels(args.llm, load_llm)  # also for --report-only: the run ids depend on the loaded model
     cells: list[Cell] = []
     retrievers: set[str] = set()
     started = time.time()
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             if (method, dataset) in SKIPPED:
                 print(f"not run: {method} on {dataset}: {SKIPPED[method, dataset]}")
                 continue
-            pipeline = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
+            llm_name = models.name_for(method, dataset)
+            pipeline = pipeline_for(method, dataset, session_factory, models.model(llm_name), llm_name=llm_name,
                                     thresholds=args.thresholds)
             run_id = (pipeline.run_spec().run_id if args.report_only
                       else run_and_save(store, pipeline, args.limit, args.write_repository))

@@ -117,6 +117,8 @@ class MethodEntry:
         summary_type: the per-question summary its results store beside the trace
             (:class:`~hopkit.traces.summary.Summary`; None: none declared).
         claims: what its paper reports against its baselines (``hopkit claims`` checks them).
+        needs: the model capabilities it cannot run without (``"attention"``...), for tools that choose
+            a model per method (the benchmark campaign); the method itself refuses a model without them.
     """
 
     name: str
@@ -133,6 +135,7 @@ class MethodEntry:
     payloads: tuple[type[Payload], ...] = ()
     summary_type: type[Summary] | None = None
     claims: tuple[PaperClaim, ...] = ()
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower() or not self.name.replace("-", "").isalnum():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hopkit.llm.protocol import ATTENTION
 from hopkit.methods.dragin.method import DRAGIN, DRAGINConfig
 from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets, prompt_set
 from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
@@ -28,6 +29,6 @@ METHOD = MethodEntry(
     template=Path(__file__).with_name("report.html.j2"),
     summary="retrieves when a generated word's entropy times its attention passes θ, with a query "
             "of the words it attends to",
-    payloads=PAYLOADS, summary_type=DRAGINSummary)
+    payloads=PAYLOADS, summary_type=DRAGINSummary, needs=(ATTENTION,))
 
 __all__ = ["METHOD", "DRAGIN", "DRAGINConfig"]

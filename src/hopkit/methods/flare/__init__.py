@@ -9,6 +9,7 @@ from typing import Annotated
 
 from annotated_types import Ge
 
+from hopkit.llm.protocol import TOKEN_SCORING
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.flare.claims import CLAIMS
 from hopkit.methods.flare.method import FLARE, FLAREConfig
@@ -55,6 +56,6 @@ METHOD = MethodEntry(
     name="flare", title="FLARE", options=FLAREOptions, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"), warnings=warnings,
     summary="one look-ahead sentence at a time; an uncertain one is retrieved for and written again",
-    payloads=PAYLOADS, summary_type=FLARESummary, claims=CLAIMS)
+    payloads=PAYLOADS, summary_type=FLARESummary, claims=CLAIMS, needs=(TOKEN_SCORING,))
 
 __all__ = ["METHOD", "FLARE", "FLAREConfig", "FLAREOptions"]
