@@ -96,3 +96,18 @@ def test_bad_options_and_missing_files_are_refused_by_name(tmp_path: Path) -> No
     broken.write_bytes(b"not a gguf file")
     with pytest.raises(LLMError, match="could not"):
         TransformersLLM.load(broken)
+
+
+def test_a_prompt_sharing_the_last_ones_prefix_reuses_its_cache_and_writes_the_same(model: TransformersLLM) -> None:
+    follow_up = PROMPT.replace("In what country was Lost Gravity manufactured?", "Who directed Nosferatu?")
+    model.complete(PROMPT, stop=["\n"], max_tokens=16)
+    reused = model.complete_attended(follow_up, stop=["\n"], max_tokens=16)
+    assert reused.completion.cached_prompt_tokens >= model.count_tokens(PROMPT.split("Question: In what")[0]) - 2
+    model._prefix.enabled = False
+    try:
+        fresh = model.complete_attended(follow_up, stop=["\n"], max_tokens=16)
+    finally:
+        model._prefix.enabled = True
+    assert fresh.completion.cached_prompt_tokens == 0
+    assert reused.completion.text == fresh.completion.text
+    assert reused.entropies == pytest.approx(fresh.entropies, abs=0.01)

@@ -10,6 +10,7 @@ weights, so the model is always loaded with it.
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import threading
@@ -51,23 +52,29 @@ class TransformersLLM:
         tokenizer: its tokenizer.
         model_id: the name used in cache keys and run hashes.
         context_length: the longest prompt plus completion it is given, in tokens.
+        reuse_prefix: keep the key/value cache of the last generation, so that a prompt that starts
+            with the same tokens (the same demonstrations) evaluates only what follows them.
     """
 
     capabilities: frozenset[str] = frozenset({ATTENTION, TOKEN_SCORING})
 
-    def __init__(self, model: Any, tokenizer: Any, *, model_id: str, context_length: int) -> None:
+    def __init__(self, model: Any, tokenizer: Any, *, model_id: str, context_length: int,
+                 reuse_prefix: bool = True) -> None:
         if not model_id:
             raise LLMError("TransformersLLM needs a non-empty model_id")
-        self._torch, _ = _import_torch()
+        self._torch, transformers = _import_torch()
         self._model = model
         self._tokenizer = tokenizer
         self.model_id = model_id
         self.context_length = context_length
         self._lock = threading.Lock()
+        self._prefix = PrefixCache(enabled=reuse_prefix)
+        # generate's name for a cache given in: transformers 5 renamed past_key_values
+        self._cache_argument = "cache" if int(transformers.__version__.split(".")[0]) >= 5 else "past_key_values"
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, n_ctx: NonNegativeInt = 8192, device: str = "auto",
-             dtype: str = "auto", n_threads: PositiveInt | None = None) -> TransformersLLM:
+             dtype: str = "auto", n_threads: PositiveInt | None = None, reuse_prefix: bool = True) -> TransformersLLM:
         """Load a GGUF file (by default the packaged SmolLM2-135M-Instruct), a model folder, or an ``hf://``
         GGUF file.
 
@@ -79,6 +86,7 @@ class TransformersLLM:
             dtype: ``"float32"``, ``"bfloat16"``, ``"float16"``, or ``"auto"`` (float32 on a CPU,
                 bfloat16 on a GPU).
             n_threads: CPU threads for torch (``None``: torch's own choice).
+            reuse_prefix: reuse the key/value cache of a prompt prefix shared with the last generation.
 
         Raises:
             LLMError: the file is missing, the packages are not installed, or the model cannot be loaded.
@@ -106,7 +114,8 @@ class TransformersLLM:
         trained = int(getattr(model.config, "max_position_embeddings", 0) or 0)
         context = n_ctx or trained or 4096
         model_id = f"{path.stem}@transformers"
-        return cls(model, tokenizer, model_id=model_id, context_length=min(context, trained) if trained else context)
+        return cls(model, tokenizer, model_id=model_id, context_length=min(context, trained) if trained else context,
+                   reuse_prefix=reuse_prefix)
 
     @property
     def device(self) -> Any:
@@ -125,8 +134,8 @@ class TransformersLLM:
         with self._lock:
             started = time.perf_counter()
             ids = self._prompt_ids(prompt, max_tokens)
-            generated, _ = self._generate(ids, stop, max_tokens, temperature, scores=False)
-            return self._completion(ids, generated, stop, max_tokens, started)[0]
+            generated, _, reused = self._generate(ids, stop, max_tokens, temperature, scores=False)
+            return self._completion(ids, generated, stop, max_tokens, started, reused)[0]
 
     def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
         """A greedy completion with each kept token's entropy (nats) and the last layer's attention of the
@@ -139,8 +148,8 @@ class TransformersLLM:
         with self._lock:
             started = time.perf_counter()
             ids = self._prompt_ids(prompt, max_tokens)
-            generated, logits = self._generate(ids, stop, max_tokens, 0.0, scores=True)
-            completion, kept = self._completion(ids, generated, stop, max_tokens, started)
+            generated, logits, reused = self._generate(ids, stop, max_tokens, 0.0, scores=True)
+            completion, kept = self._completion(ids, generated, stop, max_tokens, started, reused)
             tokens = tuple(self._tokenizer.decode([token]) for token in kept)
             entropies = tuple(_entropy(torch, row) for row in logits[:len(kept)])
             attention = self._attention(kept) if kept else np.zeros((1, 0, 0), dtype=np.float32)
@@ -197,9 +206,9 @@ class TransformersLLM:
         return list(ids)
 
     def _generate(self, ids: list[int], stop: Sequence[str], max_tokens: int, temperature: float,
-                  *, scores: bool) -> tuple[list[int], list[Any]]:
+                  *, scores: bool) -> tuple[list[int], list[Any], int]:
         """The new token ids, ended at the end-of-text token, at ``max_tokens`` or once a stop sequence is
-        written; with each step's logits when ``scores``."""
+        written; with each step's logits when ``scores``; and how many prompt tokens the kept cache served."""
         torch = self._torch
         sampling = temperature > 0
         options: dict[str, Any] = dict(max_new_tokens=max_tokens, do_sample=sampling,
@@ -212,18 +221,21 @@ class TransformersLLM:
         stops = [s for s in stop if s]
         if stops:
             options.update(stop_strings=stops, tokenizer=self._tokenizer)
+        cache, reused = self._prefix.cache_for(ids)
         with torch.no_grad():
             inputs = torch.tensor([ids], device=self.device)
-            output = self._model.generate(inputs, attention_mask=torch.ones_like(inputs), **options)
+            output = self._model.generate(inputs, attention_mask=torch.ones_like(inputs), use_cache=True,
+                                          **{self._cache_argument: cache}, **options)
+        self._prefix.keep(output.sequences[0].tolist(), output.past_key_values)
         generated = output.sequences[0, len(ids):].tolist()
         end = self._tokenizer.eos_token_id
         if end in generated:
             generated = generated[:generated.index(end)]
         logits = [row[0].float() for row in output.scores] if scores else []
-        return generated, logits
+        return generated, logits, reused
 
     def _completion(self, ids: list[int], generated: list[int], stop: Sequence[str], max_tokens: int,
-                    started: float) -> tuple[Completion, list[int]]:
+                    started: float, reused: int) -> tuple[Completion, list[int]]:
         """The completion's text cut before a stop sequence, and the tokens that made the kept text."""
         whole = self._tokenizer.decode(generated, skip_special_tokens=True)
         text = cut_at_stop(whole, stop)
@@ -234,7 +246,8 @@ class TransformersLLM:
             kept.append(token)
         finish = "stop" if text != whole or len(generated) < max_tokens else "length"
         return Completion(text=text, prompt_tokens=len(ids), completion_tokens=len(generated),
-                          seconds=time.perf_counter() - started, finish_reason=finish), kept
+                          seconds=time.perf_counter() - started, cached_prompt_tokens=reused,
+                          finish_reason=finish), kept
 
     def _attention(self, ids: Sequence[int]) -> np.ndarray:
         torch = self._torch
@@ -248,6 +261,39 @@ class TransformersLLM:
 
     def __repr__(self) -> str:
         return f"TransformersLLM({self.model_id!r})"
+
+
+class PrefixCache:
+    """The key/value cache of the last generation and the token ids it covers. A prompt that shares a
+    prefix with them is given a copy of the cache cut to that prefix (at least :data:`MIN_REUSED` tokens,
+    and never the whole prompt: its last token is always evaluated, for the first new token's logits)."""
+
+    MIN_REUSED = 16
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self._ids: list[int] = []
+        self._cache: Any = None
+
+    def cache_for(self, ids: Sequence[int]) -> tuple[Any, int]:
+        """A cache covering the longest usable prefix of ``ids`` (None when none is), and its length."""
+        if not self.enabled or self._cache is None:
+            return None, 0
+        shared = 0
+        limit = min(len(ids) - 1, len(self._ids), int(self._cache.get_seq_length()))
+        while shared < limit and ids[shared] == self._ids[shared]:
+            shared += 1
+        if shared < self.MIN_REUSED:
+            return None, 0
+        cache = copy.deepcopy(self._cache)
+        surplus = int(cache.get_seq_length()) - shared
+        if surplus > 0:
+            cache.crop(-surplus)  # a negative count removes that many tokens (transformers 4 and 5 alike)
+        return cache, shared
+
+    def keep(self, ids: list[int], cache: Any) -> None:
+        if self.enabled and cache is not None and hasattr(cache, "crop"):
+            self._ids, self._cache = ids, cache
 
 
 def _entropy(torch: Any, logits: Any) -> float:
