@@ -104,3 +104,15 @@ def test_exemplars_that_do_not_exist_or_are_too_few_are_refused_by_option() -> N
         METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), DRAGINConfig(exemplars="nq")))
     with pytest.raises(ConfigError, match="shots: 9 asked for"):
         METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), DRAGINConfig(shots=9), dataset="2wikimultihopqa"))
+
+
+def test_the_answer_ends_with_its_sentence_or_a_turn_the_model_runs_on_into() -> None:
+    from hopkit.judges.sentences import SyntokSplitter
+    from hopkit.methods.dragin.method import answer_of
+
+    splitter = SyntokSplitter()
+    assert answer_of("Ada was born there. So the answer is the Orl River.Human: Given the context, which", splitter) \
+        == "the Orl River"
+    assert answer_of("So the answer is The Operation M.D.. It was their debut.", splitter) == "The Operation M.D."
+    assert answer_of("So the answer is Tarsk. Tarsk is a port.", splitter) == "Tarsk"
+    assert answer_of("Ada Quill was born in Tarsk.", splitter) == "Ada Quill was born in Tarsk"

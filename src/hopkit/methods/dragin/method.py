@@ -10,7 +10,7 @@
             D <- top-k paragraphs for q
             g' <- LLM(exemplars, D, "Answer in the same format as before.", case, T, the sentences before s)
             T <- T + the sentences before s + the first sentence of g'
-    answer <- what follows "the answer is" in T
+    answer <- what follows "the answer is" in T, to the end of its sentence
 
 The entropies and the attention come from the model's ``attention`` capability (the ``transformers``
 backend): a backend without it is refused, by name, when the method is built.
@@ -18,6 +18,7 @@ backend): a backend without it is refused, by name, when the method is built.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -40,6 +41,8 @@ from hopkit.usage import usage_component
 
 #: where a generation is cut: the exemplars put each answer on one line
 LINE_END = "\n"
+# a turn a chat model writes after its answer on the same line
+_TURN_MARKER = re.compile(r"\b(?:Human|Assistant|User|Question)\s*:")
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class DRAGIN:
             if reason is not None:
                 stopped = reason
                 break
-        answer = extract_answer(text)
+        answer = answer_of(text, self.splitter)
         record(DRAGINExtract(text=text, answer=answer, stopped=stopped), parent=parent)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
@@ -169,6 +172,17 @@ class DRAGIN:
         with usage_component("dragin:continue"):
             return self.llm.complete(prompt, stop=[LINE_END], max_tokens=self.config.max_length,
                                      temperature=0.0).text
+
+
+def answer_of(text: str, splitter: SentenceSplitter) -> str:
+    """What follows the first "the answer is" (the authors' reading), up to the end of its sentence or a turn
+    marker a chat model runs on into ("...River.Human: Given..."); the whole text's reading when none says it."""
+    at = text.lower().find(ANSWER_SAYS)
+    if at < 0:
+        return extract_answer(text)
+    rest = _TURN_MARKER.split(text[at + len(ANSWER_SAYS):], maxsplit=1)[0]
+    answer = splitter.first(rest).strip()
+    return answer[:-1].strip() if answer.endswith(".") else answer
 
 
 def _step(trigger: Trigger) -> DRAGINTrigger:
