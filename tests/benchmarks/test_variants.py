@@ -18,7 +18,7 @@ from typing import Any, Callable
 import pytest
 
 from hopkit.pipelines.configs import instantiate_pipeline_config
-from hopkit.campaign.saved_run_ids import QwenStandIn  # the model as a run id records it
+from hopkit.campaign.saved_run_ids import QwenStandIn, stand_in_models  # the model as a run id records it
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
@@ -70,9 +70,9 @@ def test_every_variant_and_sample_has_a_recorded_run_id(pipelines: ModuleType) -
 @pytest.mark.parametrize("cell", sorted(RECORDED))
 def test_the_variant_gives_its_recorded_run_id(pipelines: ModuleType, sample_store: Any, cell: str) -> None:
     variant, dataset = cell.split("/")
-    pipeline = pipelines.pipeline_for(variant, dataset, sample_store, QwenStandIn([], context_length=4096),
-                                      llm_name="qwen2.5-coder-1.5b-4k")
-    assert pipeline.run_spec().run_id == RECORDED[cell]
+    from hopkit.campaign.saved_run_ids import stand_in_pipeline
+
+    assert stand_in_pipeline(variant, dataset, sample_store).run_spec().run_id == RECORDED[cell]
 
 
 def test_every_saved_run_is_a_variant_but_the_old_searchain_runs() -> None:
@@ -90,7 +90,7 @@ def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipeli
     # nor the 2025 methods, whose papers have no StrategyQA (Adaptive-RAG's multi-step strategy is IRCoT)
     assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot | {
         "react", "oner-minilm", "oner-hybrid-minilm", "search-o1", "search-r1", "r1-searcher", "autorefine",
-        "adaptive-rag"}
+        "adaptive-rag", "dragin"}
     flare = pipelines.load_variant("flare", "strategyqa")
     assert (flare.config["k"], flare.config["theta"], flare.config["shots"]) == (3, 0.4, 6)
     assert all(pipelines.load_variant(m, "hotpotqa").description != m for m in pipelines.METHODS)
@@ -162,7 +162,8 @@ def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
         departures = {k: v for k, v in benchmark.items() if k not in ("name", "llm") and declared.get(k) != v}
         config = instantiate_pipeline_config({**shipped, "dataset": dataset, **departures}, str(path))
         pipeline = config.build(sample_store)
-        pipeline.llm = QwenStandIn([], context_length=4096)
+        models = stand_in_models()
+        pipeline.llm = models.model(models.name_for(name, dataset))  # DRAGIN's: the transformers twin
         assert pipeline.run_spec().run_id == RECORDED[f"{name}/{dataset}"], (dataset, departures)
         checked += 1
     assert checked

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hopkit.campaign.environment import LLM_NAME, RUNS
+from hopkit.campaign.method_models import TWINS, MethodModels
 from hopkit.campaign.qa_bench import METHODS, pipeline_for
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
@@ -27,6 +28,29 @@ class QwenStandIn(ScriptedLLM):
     """What a run id records of the benchmark's model: its id and context length."""
 
     model_id = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+class QwenTransformersStandIn(ScriptedLLM):
+    """The same for its transformers twin (``qwen2.5-coder-1.5b-transformers``), which DRAGIN's runs answer with;
+    it has the attention capability, as the twin does."""
+
+    model_id = "qwen2.5-coder-1.5b-instruct-q4_k_m@transformers"
+
+
+def stand_in_models() -> MethodModels:
+    """The campaign's models for each variant, as stand-ins: nothing is loaded or generated."""
+    def stand_in(name: str) -> ScriptedLLM:
+        if name == TWINS[LLM_NAME]:
+            return QwenTransformersStandIn([], context_length=4096, entropies=0.0)
+        return QwenStandIn([], context_length=4096, token_scores=0.0)  # llama.cpp scores tokens (FLARE)
+    return MethodModels(LLM_NAME, stand_in)
+
+
+def stand_in_pipeline(variant: str, dataset: str, factory: Any, **options: Any) -> Any:
+    """Variant ``variant``'s pipeline on ``dataset``, built on the stand-in of the model it answers with."""
+    models = stand_in_models()
+    name = models.name_for(variant, dataset)
+    return pipeline_for(variant, dataset, factory, models.model(name), llm_name=name, **options)
 
 
 def saved_header(path: Path) -> dict[str, Any]:
@@ -45,12 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, required=True)
     args = parser.parse_args(argv)
     factory = DBConnection(f"sqlite:///{args.store.resolve()}").get_session_factory()
-    llm = QwenStandIn([], context_length=4096)
     unmatched = 0
     for path in sorted(RUNS.glob("*.jsonl.gz")):
         run = saved_header(path)
         found = [m for m in candidates(run)
-                 if pipeline_for(m, run["dataset"], factory, llm, llm_name=LLM_NAME).run_spec().run_id == run["run_id"]]
+                 if stand_in_pipeline(m, run["dataset"], factory).run_spec().run_id == run["run_id"]]
         unmatched += not found
         print(f"{run['run_id']}  {run['name']:45} {'same id: ' + ', '.join(found) if found else 'NO VARIANT GIVES THIS ID'}")
     print(f"{unmatched} saved run(s) whose id no current variant gives")

@@ -115,4 +115,5 @@ def test_the_answer_ends_with_its_sentence_or_a_turn_the_model_runs_on_into() ->
         == "the Orl River"
     assert answer_of("So the answer is The Operation M.D.. It was their debut.", splitter) == "The Operation M.D."
     assert answer_of("So the answer is Tarsk. Tarsk is a port.", splitter) == "Tarsk"
+    assert answer_of("So the answer is: Tarsk.", splitter) == "Tarsk"
     assert answer_of("Ada Quill was born in Tarsk.", splitter) == "Ada Quill was born in Tarsk"

@@ -180,7 +180,7 @@ def answer_of(text: str, splitter: SentenceSplitter) -> str:
     at = text.lower().find(ANSWER_SAYS)
     if at < 0:
         return extract_answer(text)
-    rest = _TURN_MARKER.split(text[at + len(ANSWER_SAYS):], maxsplit=1)[0]
+    rest = _TURN_MARKER.split(text[at + len(ANSWER_SAYS):], maxsplit=1)[0].lstrip(" :")
     answer = splitter.first(rest).strip()
     return answer[:-1].strip() if answer.endswith(".") else answer
 
