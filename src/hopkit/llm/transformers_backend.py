@@ -113,8 +113,9 @@ class TransformersLLM:
         model.to(chosen_device).eval()
         trained = int(getattr(model.config, "max_position_embeddings", 0) or 0)
         context = n_ctx or trained or 4096
-        model_id = f"{path.stem}@transformers"
-        return cls(model, tokenizer, model_id=model_id, context_length=min(context, trained) if trained else context,
+        if trained:
+            context = min(context, trained)
+        return cls(model, tokenizer, model_id=f"{path.stem}@transformers", context_length=context,
                    reuse_prefix=reuse_prefix)
 
     @property
@@ -135,7 +136,7 @@ class TransformersLLM:
             started = time.perf_counter()
             ids = self._prompt_ids(prompt, max_tokens)
             generated, _, reused = self._generate(ids, stop, max_tokens, temperature, scores=False)
-            return self._completion(ids, generated, stop, max_tokens, started, reused)[0]
+            return self._completion(ids, generated, stop, max_tokens, started, reused)
 
     def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
         """A greedy completion with each kept token's entropy (nats) and the last layer's attention of the
@@ -149,7 +150,8 @@ class TransformersLLM:
             started = time.perf_counter()
             ids = self._prompt_ids(prompt, max_tokens)
             generated, logits, reused = self._generate(ids, stop, max_tokens, 0.0, scores=True)
-            completion, kept = self._completion(ids, generated, stop, max_tokens, started, reused)
+            completion = self._completion(ids, generated, stop, max_tokens, started, reused)
+            kept = self._kept_tokens(generated, completion.text)
             tokens = tuple(self._tokenizer.decode([token]) for token in kept)
             entropies = tuple(_entropy(torch, row) for row in logits[:len(kept)])
             attention = self._attention(kept) if kept else np.zeros((1, 0, 0), dtype=np.float32)
@@ -235,19 +237,24 @@ class TransformersLLM:
         return generated, logits, reused
 
     def _completion(self, ids: list[int], generated: list[int], stop: Sequence[str], max_tokens: int,
-                    started: float, reused: int) -> tuple[Completion, list[int]]:
-        """The completion's text cut before a stop sequence, and the tokens that made the kept text."""
+                    started: float, reused: int) -> Completion:
+        """The completion, its text cut before a stop sequence."""
         whole = self._tokenizer.decode(generated, skip_special_tokens=True)
         text = cut_at_stop(whole, stop)
+        finish = "stop" if text != whole or len(generated) < max_tokens else "length"
+        return Completion(text=text, prompt_tokens=len(ids), completion_tokens=len(generated),
+                          seconds=time.perf_counter() - started, cached_prompt_tokens=reused, finish_reason=finish)
+
+    def _kept_tokens(self, generated: list[int], text: str) -> list[int]:
+        """The generated tokens that make ``text`` (all of them unless a stop sequence cut it)."""
+        if self._tokenizer.decode(generated, skip_special_tokens=True) == text:
+            return generated
         kept: list[int] = []
         for token in generated:
             if len(self._tokenizer.decode(kept, skip_special_tokens=True)) >= len(text):
                 break
             kept.append(token)
-        finish = "stop" if text != whole or len(generated) < max_tokens else "length"
-        return Completion(text=text, prompt_tokens=len(ids), completion_tokens=len(generated),
-                          seconds=time.perf_counter() - started, cached_prompt_tokens=reused,
-                          finish_reason=finish), kept
+        return kept
 
     def _attention(self, ids: Sequence[int]) -> np.ndarray:
         torch = self._torch

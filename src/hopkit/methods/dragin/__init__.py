@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hopkit.llm.protocol import ATTENTION
 from hopkit.methods.dragin.method import DRAGIN, DRAGINConfig
-from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets, prompt_set
+from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets
 from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
@@ -17,11 +17,9 @@ from hopkit.methods.registry import MethodEntry, MethodParts
 def build(parts: MethodParts) -> DRAGIN:
     retriever = parts.needed_retriever("DRAGIN")
     options: DRAGINConfig = parts.options
-    if options.exemplars is None:
-        own = parts.dataset if parts.dataset in known_sets() else FALLBACK_SET
-        options = replace(options, exemplars=own)
-    check_shots(options.exemplars or FALLBACK_SET, options.shots)
-    return DRAGIN(parts.llm, retriever, options, prompt_set(options.exemplars))
+    exemplars = options.exemplars or (parts.dataset if parts.dataset in known_sets() else FALLBACK_SET)
+    check_shots(exemplars, options.shots)
+    return DRAGIN(parts.llm, retriever, replace(options, exemplars=exemplars))
 
 
 METHOD = MethodEntry(

@@ -71,10 +71,6 @@ class Trigger:
     def hit_words(self) -> tuple[str, ...]:
         return tuple(w for w, hit in zip(self.words, self.hits) if hit)
 
-    @property
-    def top_score(self) -> float:
-        return max(self.scores, default=0.0)
-
 
 def words_of(tokens: Sequence[str]) -> list[Word]:
     """The words of a token sequence: a word starts at the first token, at a token that begins with
