@@ -3,7 +3,8 @@ to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``i
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
 ``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
 ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (hopkit.campaign.method_claims),
-``baseline-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
+the 2025 methods' ``dragin-claims``, ``dragin-plain-case-claims``, ``adaptive-rag-claims``, ``search-o1-claims`` and ``search-r1-claims``,
+``baseline-costs`` and ``agents-2025-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
 and ``searchain-citations`` (benchmarks.searchain_citations, from its saved scores).
@@ -60,6 +61,12 @@ SECTIONS = {
     "flare-triggers": ("flare_triggers", "| dataset |"),
     "alce-rerank-citations": ("alce_rerank_citations", "| dataset |"),
     "baseline-costs": ("baseline_costs", "| method |"),
+    "dragin-claims": ("method_claims", "| against |"),
+    "adaptive-rag-claims": ("method_claims", "| against |"),
+    "search-o1-claims": ("method_claims", "| against |"),
+    "search-r1-claims": ("method_claims", "| against |"),
+    "dragin-plain-case-claims": ("method_claims", "| against |"),
+    "agents-2025-costs": ("baseline_costs", "| method |"),
 }
 
 
@@ -81,12 +88,13 @@ def section_text(name: str) -> str:
 
 def rebuilt(script: ModuleType, restored: Any, text: str) -> str:
     """The section's tables built again by ``script`` from the command the section names."""
-    from hopkit.campaign.saved_run_ids import QwenStandIn
+    from hopkit.campaign.environment import LLM_NAME
+    from hopkit.campaign.saved_run_ids import stand_in_model
 
     command = re.search(r"^Command: `([^`]*)`", text, re.M)
     assert command is not None
     args = script.command_parser().parse_args(tool_arguments(command.group(1), script.__name__))
-    store, llm = Store(restored), QwenStandIn([], context_length=4096)
+    store, llm = Store(restored), stand_in_model(LLM_NAME)  # it scores tokens, as llama.cpp does (FLARE)
     if script.__name__ == "hopkit.campaign.method_claims":
         return "\n\n".join(script.claims_body(store, restored, llm, args.llm, args.method, args.datasets,
                                               args.limit))

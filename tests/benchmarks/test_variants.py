@@ -87,10 +87,13 @@ def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipeli
     # nor Yao et al.'s ReAct (HotpotQA trajectories), nor OneR on the dense retrievers (the retrieval comparison
     # runs on the multi-hop samples); ITER-RETGEN reads the StrategyQA set made from annotated questions, FLARE
     # the authors' StrategyQA exemplars
-    # nor the 2025 methods, whose papers have no StrategyQA (Adaptive-RAG's multi-step strategy is IRCoT)
+    # nor the 2025 methods whose papers have no StrategyQA (Adaptive-RAG's multi-step strategy is IRCoT); DRAGIN
+    # reads the authors' StrategyQA exemplars, its plain-case lever only the multi-hop samples
     assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot | {
         "react", "oner-minilm", "oner-hybrid-minilm", "search-o1", "search-r1", "r1-searcher", "autorefine",
-        "adaptive-rag", "dragin"}
+        "adaptive-rag", "dragin-plain-case"}
+    dragin = pipelines.load_variant("dragin", "strategyqa")
+    assert (dragin.config["threshold"], dragin.config["shots"], dragin.config["exemplars"]) == (0.75, 6, "strategyqa")
     flare = pipelines.load_variant("flare", "strategyqa")
     assert (flare.config["k"], flare.config["theta"], flare.config["shots"]) == (3, 0.4, 6)
     assert all(pipelines.load_variant(m, "hotpotqa").description != m for m in pipelines.METHODS)

@@ -33,7 +33,8 @@ class Hopkit(StoreCli):
 
     def add_run(self, name: str, dataset: str, right: Iterable[int], llm: str = "qwen") -> str:
         """A run of every question of ``dataset``, right on the questions ``right`` (by stored order)."""
-        run = self.store.ensure_run(RunSpec(name, name, dataset, {"answers": sorted(right), "llm": {"model": llm}}))
+        spec = {"model_id": llm, "context_length": 4096}
+        run = self.store.ensure_run(RunSpec(name, name, dataset, {"answers": sorted(right), "llm": spec}))
         for i, query in enumerate(self.store.queries(dataset)):
             answer = query.answers[0] if i in set(right) else "no idea"
             self.store.record_result(run.run_id, QueryResult(query.id, answer, (), {}, Usage(1.0, {})))
@@ -88,6 +89,20 @@ def test_a_difference_against_the_paper_is_reversed_and_a_missing_run_named(hopk
     assert ("no run of oner on hotpotqa with searchain's model: `hopkit run oner --dataset hotpotqa --llm ...`"
             in out)
     assert Path("elsewhere", "searchain.md").exists()
+
+
+def test_the_same_model_file_through_the_transformers_backend_is_the_same_model(hopkit: Hopkit) -> None:
+    """DRAGIN reads the attention of the GGUF file the llama.cpp backend runs for the other methods."""
+    hopkit.add_run("dragin-hotpotqa", "hotpotqa", range(12), llm="qwen@transformers")
+    hopkit.add_run("flare-hotpotqa", "hotpotqa", {0})
+    hopkit.ok("ingest", "jsonl", str(SAMPLE), "--name", "2wikimultihopqa", "--limit", "12")
+    hopkit.add_run("dragin", "2wikimultihopqa", range(12), llm="qwen@transformers")
+    hopkit.add_run("flare", "2wikimultihopqa", {0}, llm="qwen-7b")  # another file: not paired
+    code, out, err = hopkit("claims", "dragin", "--datasets", "hotpotqa", "2wikimultihopqa")
+    assert code == 0, err
+    assert row(out, "hotpotqa")[3:6] == ["12", "100.0", "8.3"] and row(out, "hotpotqa")[-1] == "holds"
+    assert "dragin-hotpotqa ran the model file through transformers and flare-hotpotqa through another backend" in out
+    assert "no run of flare on 2wikimultihopqa with dragin's model" in out
 
 
 def test_an_unknown_subject_lists_the_methods_with_claims(hopkit: Hopkit) -> None:

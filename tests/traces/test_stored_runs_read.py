@@ -14,8 +14,8 @@ from hopkit.traces import Trace
 pytestmark = pytest.mark.unit
 
 RUNS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs").glob("*.jsonl.gz"))
-# Methods whose benchmark runs are not in the repository yet (issue 51: measured with Qwen2.5-Coder-1.5B next).
-NOT_RUN_YET = {"dragin"}
+# Methods whose benchmark runs are not in the repository yet (none now: each method has saved runs).
+NOT_RUN_YET: set[str] = set()
 
 
 @pytest.mark.skipif(not RUNS, reason="no stored runs in benchmarks/results/runs")

@@ -4,10 +4,12 @@ For each run of qa_bench on the first questions of each sample (nothing is run):
 the method makes (judges apart), its retrievals, the passages it reads (distinct, the result's
 paragraphs) and per retrieval, tokens and seconds, every attempted question counted; beside it
 the paper's Table 4 (# API, # Iter, # Passages; its WikiHop is 2WikiMultihopQA; ReAct there is
-Shao et al.'s, our ``react-shao``). Written to docs/notebook.md, section ``baseline-costs``::
+Shao et al.'s, our ``react-shao``). Written to docs/notebook.md, section ``baseline-costs`` (or ``--section``)::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign costs \\
         --methods react-shao self-ask iter-retgen migres
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign costs --section agents-2025-costs \\
+        --datasets hotpotqa 2wikimultihopqa musique --methods dragin dragin-plain-case flare ircot oner
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any, Sequence
 from hopkit.campaign.environment import NOTEBOOK_MD
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
 from hopkit.campaign.bench_store import open_store, stored_runs_parser
-from hopkit.campaign.qa_bench import ingest, pipeline_for
+from hopkit.campaign.qa_bench import ingest
+from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.errors import StoreError
 from hopkit.store.store import Store
+from hopkit.usage import RETRIEVAL
 
 #: Table 4 of the MIGRES paper: (# API, # Iter, # Passages) by method and dataset.
 PAPER: dict[str, dict[str, tuple[float, float, float]]] = {
@@ -43,7 +47,8 @@ def run_costs(results: Sequence[Any]) -> dict[str, Any]:
     n = len(results)
     calls = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if not name.startswith("judge:"))
     judged = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if name.startswith("judge:"))
-    retrievals = sum(r.usage.retrieval_calls for r in results)
+    retrievals = sum(c.calls for r in results for name, c in r.usage.components.items()
+                     if name == RETRIEVAL or name.endswith(":" + RETRIEVAL))  # a routed strategy's: adaptive-rag:retrieval
     passages = sum(len(set(r.chunk_ids)) for r in results)
     return {"n": n, "calls": calls / n, "judge": judged / n if all(map(judges_split, results)) else None,
             "retrievals": retrievals / n, "passages": passages / n,
@@ -72,7 +77,7 @@ def attempted_results(store: Store, session_factory: Any, llm: Any, llm_name: st
                       limit: int) -> list[Any]:
     """Every stored result of ``method`` on the first ``limit`` questions of the ingested ``dataset``, failed
     ones included (none when the run was not made)."""
-    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    run_id = answered_run_id(method, dataset, session_factory, llm, llm_name)
     return run_results(store, run_id, dataset, limit)
 
 
@@ -117,6 +122,7 @@ def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads the section's command with it)."""
     parser = stored_runs_parser(__doc__, ["2wikimultihopqa", "hotpotqa", "musique", "strategyqa"])
     parser.add_argument("--methods", nargs="+", default=["react-shao", "self-ask", "iter-retgen", "migres"])
+    parser.add_argument("--section", default="baseline-costs", help="the section of docs/notebook.md to write")
     return parser
 
 
@@ -124,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     args = command_parser().parse_args(argv)
     command = command_line()
     session_factory, store, llm = open_store(args)
-    write_section("baseline-costs", "\n\n".join([
+    write_section(args.section, "\n\n".join([
         "## What each method spends per question, beside the MIGRES paper's Table 4",
         f"Command: `{command}`",
         f"The stored runs of qa_bench ({args.llm}, BM25), first {args.limit} questions of each sample, every "

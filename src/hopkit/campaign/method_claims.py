@@ -38,6 +38,7 @@ from hopkit.campaign.paired_tables import (
 from hopkit.campaign.qa_bench import ingest, pipeline_for
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.rereads import load_rereads
+from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
@@ -67,10 +68,21 @@ OTHERS.update({
     **{f"alce-{reader}": (*METHODS, "oner", "alce-vanilla") for reader in ("vanilla-s", "summ", "snippet")},
     "alce-rerank": (*METHODS, "oner", *ALCE_READERS[:-1]),
 })
+#: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever).
+AGENTS_2025_BASELINES = ("ircot", "iter-retgen", "flare", "oner")
+OTHERS.update({
+    "search-o1": AGENTS_2025_BASELINES,
+    "search-r1": AGENTS_2025_BASELINES,
+    "adaptive-rag": (*AGENTS_2025_BASELINES, "nor"),
+    "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
+    "dragin-plain-case": AGENTS_2025_BASELINES,
+})
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
          "alce-vanilla-s": "ALCE VANILLA-s", "alce-summ": "ALCE SUMM", "alce-snippet": "ALCE SNIPPET",
-         "alce-rerank": "ALCE RERANK", "ircot": "IRCoT", "nor": "NoR", "oner": "OneR"}
+         "alce-rerank": "ALCE RERANK", "ircot": "IRCoT", "nor": "NoR", "oner": "OneR", "search-o1": "Search-o1",
+         "search-r1": "Search-R1 (prompted)", "adaptive-rag": "Adaptive-RAG", "dragin": "DRAGIN",
+         "dragin-plain-case": "DRAGIN (plain case)"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 METRICS = ("em", "f1", "cover_em")
@@ -107,7 +119,7 @@ def _run_answers(store: Store, method: str, dataset: str, session_factory: Any, 
         rereads = load_rereads("own")
         reasoning = stored(store, pipeline_for(REFERENCE_REASONING, dataset, session_factory, llm), dataset, limit)
         return Answers({q: rereads[f"{dataset}/{q}"]["answer"] for q in reasoning if f"{dataset}/{q}" in rereads})
-    run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=llm_name).run_spec().run_id
+    run_id = answered_run_id(method, dataset, session_factory, llm, llm_name)
     results = run_results(store, run_id, dataset, limit)
     return Answers({r.query_id: r.prediction if r.error is None else "" for r in results},
                    judged(store, run_id, results))

@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     models = MethodModels(args.llm, load_llm)  # also for --report-only: the run ids depend on the loaded model
     cells: list[Cell] = []
     retrievers: set[str] = set()
+    twins: dict[str, set[str]] = {}  # another model config than --llm -> the variants that answered with it
     started = time.time()
     for dataset in args.datasets:
         ingest(store, dataset)
@@ -102,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"not run: {method} on {dataset}: {SKIPPED[method, dataset]}")
                 continue
             llm_name = models.name_for(method, dataset)
+            if llm_name != args.llm:
+                twins.setdefault(llm_name, set()).add(method)
             pipeline = pipeline_for(method, dataset, session_factory, models.model(llm_name), llm_name=llm_name,
                                     thresholds=args.thresholds)
             run_id = (pipeline.run_spec().run_id if args.report_only
@@ -114,9 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     img_dir.mkdir(parents=True, exist_ok=True)
     target = NOTEBOOK_MD if args.write_repository else args.out / f"{args.section}.md"
     write_section(args.section, "\n\n".join([
-        f"## QA: {', '.join(args.methods)} with {args.llm} ({', '.join(sorted(retrievers - {''}))}, "
-        "pooled sample corpora, "
-        f"first {args.limit} questions of each sample)",
+        f"## QA: {', '.join(args.methods)} with {args.llm}"
+        + "".join(f" ({', '.join(sorted(variants))} with {name}, the same model file through the transformers backend)"
+                  for name, variants in sorted(twins.items()))
+        + f" ({', '.join(sorted(retrievers - {''}))}, pooled sample corpora, first {args.limit} questions of each sample)",
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
         + ("Table rebuilt from the stored results (`--report-only`); s/q is what the runs took. "
            if args.report_only else
@@ -140,9 +144,10 @@ def uses_demonstrations(methods: list[str], datasets: list[str]) -> bool:
 
 
 def described(method: str, datasets: list[str]) -> str:
-    """The variant's description on the first dataset, and where another dataset runs it otherwise, that one's."""
-    first = load_variant(method, datasets[0]).description
-    others = {dataset: load_variant(method, dataset).description for dataset in datasets[1:]}
+    """The variant's description on the first dataset it runs on, and where another runs it otherwise, that one's."""
+    run_on = [dataset for dataset in datasets if (method, dataset) not in SKIPPED] or list(datasets)
+    first = load_variant(method, run_on[0]).description
+    others = {dataset: load_variant(method, dataset).description for dataset in run_on[1:]}
     return "; ".join([first, *(f"on {dataset}: {text}" for dataset, text in others.items() if text != first)])
 
 

@@ -25,9 +25,9 @@ from typing import Any
 from hopkit.campaign.page_sections import tool_arguments, write_section
 from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RUNS, use_home
 from hopkit.campaign.qa_bench import command_parser
-from hopkit.campaign.qa_pipelines import SKIPPED, pipeline_for
+from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_section import Cell, score_section, section_body
-from hopkit.campaign.saved_run_ids import QwenStandIn
+from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.store.connection import DBConnection
@@ -102,10 +102,9 @@ def rebuilt_body(session_factory: Any, section: QASection) -> str:
     if args.llm != LLM_NAME:
         raise SystemExit(f"section {section.name}: made with {args.llm}; only {LLM_NAME}'s run ids are known "
                          "without loading the model")
-    llm = QwenStandIn([], context_length=4096)
     store = Store(session_factory)
-    cells = [Cell(method, dataset, pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm,
-                                                thresholds=args.thresholds).run_spec().run_id)
+    cells = [Cell(method, dataset, stand_in_pipeline(method, dataset, session_factory,
+                                                     thresholds=args.thresholds).run_spec().run_id)
              for dataset in args.datasets for method in args.methods if (method, dataset) not in SKIPPED]
     scored = score_section(store, cells, args.datasets, args.limit)
     return "\n\n".join(section_body(session_factory, store, scored, section.name, None))

@@ -20,10 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hopkit.campaign.environment import LLM_NAME, ROOT, use_home
-from hopkit.campaign.qa_pipelines import SKIPPED, pipeline_for
+from hopkit.campaign.environment import ROOT, use_home
+from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_sections import SAMPLES, restored_store
-from hopkit.campaign.saved_run_ids import QwenStandIn
+from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.campaign.variants import variant_names
 from hopkit.evaluation.claims import ClaimChecker
 from hopkit.judging_runs import choose_judge
@@ -45,15 +45,15 @@ INTRO = ("Every method on the first 30 questions of each sample, with Qwen2.5-Co
 
 
 def variant_runs(session_factory: Any) -> dict[tuple[str, str], str]:
-    """(variant, sample) to the saved run's id, for every variant the store holds a run of."""
-    llm = QwenStandIn([], context_length=4096)
+    """(variant, sample) to the saved run's id, for every variant the store holds a run of (each built on the
+    stand-in of the model it answers with: DRAGIN's the transformers twin)."""
     held = {run.run_id for run in Store(session_factory).runs()}
     found = {}
     for name in variant_names():
         for dataset in SAMPLES:
             if (name, dataset) in SKIPPED:
                 continue
-            run_id = pipeline_for(name, dataset, session_factory, llm, llm_name=LLM_NAME).run_spec().run_id
+            run_id = stand_in_pipeline(name, dataset, session_factory).run_spec().run_id
             if run_id in held:
                 found[name, dataset] = run_id
     return found

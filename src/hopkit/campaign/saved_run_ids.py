@@ -37,13 +37,24 @@ class QwenTransformersStandIn(ScriptedLLM):
     model_id = "qwen2.5-coder-1.5b-instruct-q4_k_m@transformers"
 
 
+def stand_in_model(name: str) -> ScriptedLLM:
+    """The stand-in of the campaign's model config ``name``: the Qwen model, or its transformers twin."""
+    if name == TWINS[LLM_NAME]:
+        return QwenTransformersStandIn([], context_length=4096, entropies=0.0)
+    return QwenStandIn([], context_length=4096, token_scores=0.0)  # llama.cpp scores tokens (FLARE)
+
+
+def answered_run_id(variant: str, dataset: str, factory: Any, llm: Any, llm_name: str) -> str:
+    """The id of ``variant``'s run on ``dataset`` answered by ``llm`` (the config ``llm_name``), or, for a method
+    that needs what ``llm`` lacks (DRAGIN's attention), by its transformers twin, named by the twin's stand-in."""
+    models = MethodModels(llm_name, lambda name: llm if name == llm_name else stand_in_model(name))
+    name = models.name_for(variant, dataset)
+    return pipeline_for(variant, dataset, factory, models.model(name), llm_name=name).run_spec().run_id
+
+
 def stand_in_models() -> MethodModels:
     """The campaign's models for each variant, as stand-ins: nothing is loaded or generated."""
-    def stand_in(name: str) -> ScriptedLLM:
-        if name == TWINS[LLM_NAME]:
-            return QwenTransformersStandIn([], context_length=4096, entropies=0.0)
-        return QwenStandIn([], context_length=4096, token_scores=0.0)  # llama.cpp scores tokens (FLARE)
-    return MethodModels(LLM_NAME, stand_in)
+    return MethodModels(LLM_NAME, stand_in_model)
 
 
 def stand_in_pipeline(variant: str, dataset: str, factory: Any, **options: Any) -> Any:

@@ -1,7 +1,7 @@
 """A paper's claims checked on stored runs, each worded by one rule.
 
 For every :class:`~hopkit.methods.paper_claims.PaperClaim` and every dataset it names, the subject's
-run and the baseline's run on that dataset (same model) are compared on the claim's metric, paired
+run and the baseline's run on that dataset (same model: the same model file, whichever backend ran it) are compared on the claim's metric, paired
 on the questions both attempted (:func:`hopkit.evaluation.compare.compare_scores`), and on the
 datasets pooled. The verdict follows the paired test and nothing else:
 
@@ -22,6 +22,7 @@ from hopkit.evaluation.compare import MetricComparison, compare_scores
 from hopkit.evaluation.llm_judge import JudgeIdentity
 from hopkit.evaluation.scoring import QuestionScores
 from hopkit.judging_runs import choose_judge
+from hopkit.llm.transformers_backend import MODEL_ID_SUFFIX
 from hopkit.methods.paper_claims import PaperClaim
 from hopkit.methods.registry import entries
 from hopkit.scoring_runs import score_run
@@ -140,13 +141,14 @@ class ClaimChecker:
                               f"`hopkit run {claim.subject} --dataset {dataset}`")
         subject = subjects[0]
         baselines = [run for run in self._named(claim.baseline, dataset)
-                     if run.config.get("llm") == subject.config.get("llm")]
+                     if same_model(run.config.get("llm"), subject.config.get("llm"))]
         if not baselines:
             return ClaimCheck(claim, dataset, subject, None, None, NOT_RUN,
                               f"no run of {claim.baseline} on {dataset} with {subject.name}'s model: "
                               f"`hopkit run {claim.baseline} --dataset {dataset} --llm ...`")
         baseline = baselines[0]
-        note = _chosen_note(claim.subject, subjects) + _chosen_note(claim.baseline, baselines)
+        note = (_chosen_note(claim.subject, subjects) + _chosen_note(claim.baseline, baselines)
+                + _backend_note(subject, baseline))
         scored = self._pair(claim.metric, subject, baseline)
         if scored is None:
             return ClaimCheck(claim, dataset, subject, baseline, None, NOT_JUDGED,
@@ -206,6 +208,26 @@ def _metric(metric: str, scores_a: Sequence[QuestionScores], scores_b: Sequence[
     except ComparisonError:
         return None
     return next((m for m in comparison.metrics if m.metric == metric), None)
+
+
+def same_model(a: object, b: object) -> bool:
+    """Whether two runs' model specs name the same model file and context: equal, or equal but for the
+    transformers backend's model-id suffix (DRAGIN reads the attention of the file llama.cpp runs for others)."""
+    return _model_file(a) == _model_file(b)
+
+
+def _model_file(llm: object) -> object:
+    if not isinstance(llm, Mapping) or not isinstance(llm.get("model_id"), str):
+        return llm
+    return {**llm, "model_id": llm["model_id"].removesuffix(MODEL_ID_SUFFIX)}
+
+
+def _backend_note(subject: RunInfo, baseline: RunInfo) -> str:
+    if subject.config.get("llm") == baseline.config.get("llm"):
+        return ""
+    return (f"; {subject.name} ran the model file through transformers and {baseline.name} through another backend"
+            if str(subject.config.get("llm", {}).get("model_id", "")).endswith(MODEL_ID_SUFFIX) else
+            f"; {baseline.name} ran the model file through transformers and {subject.name} through another backend")
 
 
 def _chosen_note(name: str, runs: Sequence[RunInfo]) -> str:

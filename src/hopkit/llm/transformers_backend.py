@@ -41,6 +41,10 @@ def _import_torch() -> tuple[Any, Any]:
     return torch, transformers
 
 
+#: what a model id loaded by this backend ends with: the file's stem, then this (the same file through
+#: llama.cpp has the stem alone)
+MODEL_ID_SUFFIX = "@transformers"
+
 class TransformersLLM:
     """A causal language model run by ``transformers``, with the ``"attention"`` and ``"token_scoring"``
     capabilities.
@@ -115,7 +119,7 @@ class TransformersLLM:
         context = n_ctx or trained or 4096
         if trained:
             context = min(context, trained)
-        return cls(model, tokenizer, model_id=f"{path.stem}@transformers", context_length=context,
+        return cls(model, tokenizer, model_id=f"{path.stem}{MODEL_ID_SUFFIX}", context_length=context,
                    reuse_prefix=reuse_prefix)
 
     @property
@@ -228,7 +232,7 @@ class TransformersLLM:
             inputs = torch.tensor([ids], device=self.device)
             output = self._model.generate(inputs, attention_mask=torch.ones_like(inputs), use_cache=True,
                                           **{self._cache_argument: cache}, **options)
-        self._prefix.keep(output.sequences[0].tolist(), output.past_key_values)
+        self._prefix.keep(output.sequences[0].tolist(), _returned_cache(output))
         generated = output.sequences[0, len(ids):].tolist()
         end = self._tokenizer.eos_token_id
         if end in generated:
@@ -307,6 +311,12 @@ def _entropy(torch: Any, logits: Any) -> float:
     logprobs = torch.log_softmax(logits, dim=-1)
     value = float(-(logprobs.exp() * logprobs).nansum())
     return value if math.isfinite(value) else 0.0
+
+
+def _returned_cache(output: Any) -> Any:
+    """The key/value cache ``generate`` hands back, under its transformers 5 name or its older one (reading the
+    old name on transformers 5 works, with a deprecation warning)."""
+    return output.get("cache") if "cache" in output.keys() else output.get("past_key_values")
 
 
 def _dtype(torch: Any, name: str, device: str) -> Any:

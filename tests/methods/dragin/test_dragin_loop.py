@@ -117,3 +117,39 @@ def test_the_answer_ends_with_its_sentence_or_a_turn_the_model_runs_on_into() ->
     assert answer_of("So the answer is Tarsk. Tarsk is a port.", splitter) == "Tarsk"
     assert answer_of("So the answer is: Tarsk.", splitter) == "Tarsk"
     assert answer_of("Ada Quill was born in Tarsk.", splitter) == "Ada Quill was born in Tarsk"
+
+
+def test_on_strategyqa_the_authors_exemplars_ask_step_by_step_and_the_answer_reads_yes_or_no() -> None:
+    llm = ScriptedLLM(["Tarsk is a port. Ports have ships. So the answer is Yes, it does."], entropies=0.1)
+    built = METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), METHOD.as_run(DRAGINConfig(shots=6)),
+                                     dataset="strategyqa"))
+    result = built.generate(Query("s1", "Does Tarsk have ships?", ("yes",)))
+    assert result.text == "yes"
+    assert llm.prompts[0].startswith("Question: Do hamsters provide food for any animals?\nAnswer: Hamsters are prey "
+                                     "animals. Prey are food for predators. Thus, hamsters provide food for some "
+                                     "animals. So the answer is yes.\n")
+    assert llm.prompts[0].endswith("Following the examples above, answer the question by reasoning step-by-step.\n\n"
+                                   "Question: Does Tarsk have ships?\nAnswer:")
+    assert llm.prompts[0].count("So the answer is") == 6
+
+
+def test_a_yes_no_answer_is_yes_only_when_it_begins_so_and_nothing_without_the_answer_phrase() -> None:
+    from hopkit.judges.sentences import SyntokSplitter
+    from hopkit.methods.dragin.method import answer_of
+
+    splitter = SyntokSplitter()
+    assert answer_of("So the answer is yes.", splitter, "yes_no") == "yes"
+    assert answer_of("So the answer is: Yes", splitter, "yes_no") == "yes"
+    assert answer_of("So the answer is no.", splitter, "yes_no") == "no"
+    assert answer_of("So the answer is probably yes.", splitter, "yes_no") == "no"  # the authors' reading
+    assert answer_of("Tarsk has ships, yes.", splitter, "yes_no") == ""
+
+
+def test_the_plain_case_lays_the_question_out_as_the_exemplars_do_without_the_instruction() -> None:
+    result, _, llm = run(["So the answer is Tarsk."], 0.1, case="plain")
+    assert result.text == "Tarsk"
+    assert llm.prompts[0].endswith("So the answer is Germany.\nQuestion: Where was the founder of Velmora Ironworks "
+                                   "born?\nAnswer:")
+    assert "step-by-step" not in llm.prompts[0]
+    with pytest.raises(ConfigError, match="case"):
+        DRAGINConfig(case="chat")  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hopkit.llm.protocol import ATTENTION
+from hopkit.methods.dragin.claims import CLAIMS
 from hopkit.methods.dragin.method import DRAGIN, DRAGINConfig
 from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets
 from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
@@ -27,6 +28,6 @@ METHOD = MethodEntry(
     template=Path(__file__).with_name("report.html.j2"),
     summary="retrieves when a generated word's entropy times its attention passes θ, with a query "
             "of the words it attends to",
-    payloads=PAYLOADS, summary_type=DRAGINSummary, needs=(ATTENTION,))
+    payloads=PAYLOADS, summary_type=DRAGINSummary, needs=(ATTENTION,), claims=CLAIMS)
 
 __all__ = ["METHOD", "DRAGIN", "DRAGINConfig"]

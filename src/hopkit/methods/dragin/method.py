@@ -19,20 +19,21 @@ backend): a backend without it is refused, by name, when the method is built.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Annotated
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
 from annotated_types import Gt
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM, require
-from hopkit.methods.dragin.prompts import PromptSet, generation_prompt, joined, prompt_set, retrieval_prompt
+from hopkit.methods.dragin.prompts import (AnswerForm, PromptSet, generation_prompt, joined, prompt_set,
+                                           retrieval_prompt)
 from hopkit.methods.dragin.qfs import attended_text, query_of
 from hopkit.methods.dragin.rind import ANSWER_SAYS, Trigger, detect
 from hopkit.methods.dragin.steps import (DRAGINExtract, DRAGINGenerate, DRAGINRetrieve, DRAGINSummary, DRAGINTrigger,
                                          StopReason)
 from hopkit.methods.gathered import Gathered
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import extract_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
@@ -59,9 +60,11 @@ class DRAGINConfig:
             64 on 2Wiki).
         max_generations: generations at most, a bound the authors' loop does not need (it stops when the
             output stops growing).
-        exemplars: whose exemplars the prompt holds (``hotpotqa``, ``2wikimultihopqa``; None: the run's
-            dataset's where the authors wrote some, else HotpotQA's).
-        shots: how many of them (``fewshot``: 8 on HotpotQA, 6 on 2Wiki).
+        exemplars: whose exemplars the prompt holds (``hotpotqa``, ``2wikimultihopqa``, ``strategyqa``; None:
+            the run's dataset's where the authors wrote some, else HotpotQA's).
+        shots: how many of them (``fewshot``: 8 on HotpotQA, 6 on 2Wiki and StrategyQA).
+        case: ``authors``: the test case as the authors' set lays it out (HotpotQA's and StrategyQA's with
+            their step-by-step instruction); ``plain``: as the exemplars' questions ("Question: ...\nAnswer:").
     """
 
     threshold: Annotated[float, Gt(0)] = 1.4
@@ -71,6 +74,7 @@ class DRAGINConfig:
     max_generations: PositiveInt = 12
     exemplars: str | None = None
     shots: PositiveInt = 8
+    case: Literal["authors", "plain"] = field(default="authors", metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "DRAGIN option")
@@ -97,7 +101,7 @@ class DRAGIN:
         self.splitter = splitter or SyntokSplitter()
 
     def generate(self, query: Query) -> GenerationResult:
-        case = self.prompts.case(query.text)
+        case = self.prompts.case(query.text, plain=self.config.case == "plain")
         text, gathered, queries = "", Gathered(), []
         parent: int | None = None
         stopped: StopReason = "generation_limit"
@@ -127,7 +131,7 @@ class DRAGIN:
             if reason is not None:
                 stopped = reason
                 break
-        answer = answer_of(text, self.splitter)
+        answer = answer_of(text, self.splitter, self.prompts.answers)
         record(DRAGINExtract(text=text, answer=answer, stopped=stopped), parent=parent)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
@@ -174,13 +178,18 @@ class DRAGIN:
                                      temperature=0.0).text
 
 
-def answer_of(text: str, splitter: SentenceSplitter) -> str:
+def answer_of(text: str, splitter: SentenceSplitter, form: AnswerForm = "span") -> str:
     """What follows the first "the answer is" (the authors' reading), up to the end of its sentence or a turn
-    marker a chat model runs on into ("...River.Human: Given..."); the whole text's reading when none says it."""
+    marker a chat model runs on into ("...River.Human: Given..."); the whole text's reading when none says it.
+
+    ``yes_no`` (the authors' StrategyQA reading): "yes" when those words begin with it, else "no"; "" when
+    the text never says "the answer is"."""
     at = text.lower().find(ANSWER_SAYS)
     if at < 0:
-        return extract_answer(text)
+        return "" if form == "yes_no" else extract_answer(text)
     rest = _TURN_MARKER.split(text[at + len(ANSWER_SAYS):], maxsplit=1)[0].lstrip(" :")
+    if form == "yes_no":
+        return "yes" if rest.lower().startswith("yes") else "no"
     answer = splitter.first(rest).strip()
     return answer[:-1].strip() if answer.endswith(".") else answer
 

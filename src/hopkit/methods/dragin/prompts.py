@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 import yaml
 
@@ -17,6 +17,9 @@ from hopkit.records import Paragraph
 EXEMPLARS_FILE = Path(__file__).with_name("exemplars.yaml")
 #: the exemplar set a dataset without its own uses
 FALLBACK_SET = "hotpotqa"
+#: how a set's answers read: the words after "the answer is", or yes/no (StrategyQA)
+AnswerForm = Literal["span", "yes_no"]
+ANSWER_FORMS: tuple[AnswerForm, ...] = ("span", "yes_no")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class PromptSet:
     test_template: str
     output_template: str
     exemplars: tuple[tuple[str, str, str], ...]
+    answers: AnswerForm = "span"
 
     def demonstrations(self, shots: int) -> str:
         """The first ``shots`` exemplars, each "Question: ...\\nAnswer: <cot> So the answer is <answer>." and a
@@ -36,16 +40,22 @@ class PromptSet:
                        + self.output_template.format(cot=cot, answer=answer) + "\n"
                        for question, cot, answer in self.exemplars[:shots])
 
-    def case(self, question: str) -> str:
-        return self.test_template.format(question=question)
+    def case(self, question: str, plain: bool = False) -> str:
+        """The test case: the set's test template, or with ``plain`` the exemplars' own question layout."""
+        return (self.demo_template if plain else self.test_template).format(question=question)
 
 
 @cache
 def _sets() -> dict[str, PromptSet]:
     raw = yaml.safe_load(EXEMPLARS_FILE.read_text(encoding="utf-8"))
-    return {name: PromptSet(name, entry["demo_template"], entry["test_template"], entry["output_template"],
-                            tuple((e["question"], e["cot"], e["answer"]) for e in entry["exemplars"]))
+    sets = {name: PromptSet(name, entry["demo_template"], entry["test_template"], entry["output_template"],
+                            tuple((e["question"], e["cot"], e["answer"]) for e in entry["exemplars"]),
+                            entry.get("answers", "span"))
             for name, entry in raw.items()}
+    unknown = {name: s.answers for name, s in sets.items() if s.answers not in ANSWER_FORMS}
+    if unknown:
+        raise ConfigError(f"{EXEMPLARS_FILE.name}: answers must be one of {ANSWER_FORMS}, got {unknown}")
+    return sets
 
 
 def known_sets() -> frozenset[str]:
