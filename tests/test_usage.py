@@ -183,3 +183,17 @@ def test_components_opened_inside_another_methods_part_are_counted_under_its_nam
     with pytest.raises(UsageError, match="non-empty string"):
         with components_of(" "):
             pass
+
+
+def test_nested_calls_count_a_component_also_under_the_owners_that_nested_it() -> None:
+    from hopkit.usage import components_of
+
+    with track_usage() as usage:
+        with usage_component("retrieval"):
+            pass
+        with components_of("adaptive-rag"):
+            with usage_component("retrieval"):
+                pass
+        with usage_component("dragin:retrieval-like"):
+            pass
+    assert usage.retrieval_calls == 1 and usage.nested_calls("retrieval") == 2

@@ -185,6 +185,12 @@ class Usage:
         """Retriever calls."""
         return self.calls(RETRIEVAL)
 
+    def nested_calls(self, component: str) -> int:
+        """Calls of ``component``, also where :func:`components_of` nested it under an owner
+        (``adaptive-rag:retrieval``: a routed strategy's retrievals)."""
+        return sum(entry.calls for name, entry in self.components.items()
+                   if name == component or name.endswith(":" + component))
+
     @property
     def retrieval_seconds(self) -> float:
         """Seconds in retriever calls."""

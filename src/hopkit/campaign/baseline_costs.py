@@ -47,8 +47,7 @@ def run_costs(results: Sequence[Any]) -> dict[str, Any]:
     n = len(results)
     calls = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if not name.startswith("judge:"))
     judged = sum(c.llm_calls for r in results for name, c in r.usage.components.items() if name.startswith("judge:"))
-    retrievals = sum(c.calls for r in results for name, c in r.usage.components.items()
-                     if name == RETRIEVAL or name.endswith(":" + RETRIEVAL))  # a routed strategy's: adaptive-rag:retrieval
+    retrievals = sum(r.usage.nested_calls(RETRIEVAL) for r in results)
     passages = sum(len(set(r.chunk_ids)) for r in results)
     return {"n": n, "calls": calls / n, "judge": judged / n if all(map(judges_split, results)) else None,
             "retrievals": retrievals / n, "passages": passages / n,

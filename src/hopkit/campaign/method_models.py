@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from hopkit.campaign.qa_pipelines import pipeline_for
 from hopkit.campaign.variants import load_variant
 from hopkit.llm.protocol import capabilities_of
 from hopkit.methods.registry import entries
@@ -49,3 +50,9 @@ class MethodModels:
             raise SystemExit(f"{variant} needs {', '.join(sorted(needs))}, which {self.name} (llama.cpp) does not "
                              f"have, and no transformers config of the same model is known ({sorted(TWINS)})")
         return twin
+
+    def pipeline(self, variant: str, dataset: str, session_factory: Any, **options: Any) -> Any:
+        """Variant ``variant``'s pipeline on ``dataset``, answering with the model it needs (:meth:`name_for`);
+        ``options`` go to :func:`~hopkit.campaign.qa_pipelines.pipeline_for`."""
+        name = self.name_for(variant, dataset)
+        return pipeline_for(variant, dataset, session_factory, self.model(name), llm_name=name, **options)

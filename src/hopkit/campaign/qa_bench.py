@@ -105,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             llm_name = models.name_for(method, dataset)
             if llm_name != args.llm:
                 twins.setdefault(llm_name, set()).add(method)
-            pipeline = pipeline_for(method, dataset, session_factory, models.model(llm_name), llm_name=llm_name,
-                                    thresholds=args.thresholds)
+            pipeline = models.pipeline(method, dataset, session_factory, thresholds=args.thresholds)
             run_id = (pipeline.run_spec().run_id if args.report_only
                       else run_and_save(store, pipeline, args.limit, args.write_repository))
             retrievers.add(retriever_label(pipeline))

@@ -19,7 +19,7 @@ from typing import Any
 
 from hopkit.campaign.environment import LLM_NAME, RUNS
 from hopkit.campaign.method_models import TWINS, MethodModels
-from hopkit.campaign.qa_bench import METHODS, pipeline_for
+from hopkit.campaign.qa_bench import METHODS
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
 
@@ -48,8 +48,7 @@ def answered_run_id(variant: str, dataset: str, factory: Any, llm: Any, llm_name
     """The id of ``variant``'s run on ``dataset`` answered by ``llm`` (the config ``llm_name``), or, for a method
     that needs what ``llm`` lacks (DRAGIN's attention), by its transformers twin, named by the twin's stand-in."""
     models = MethodModels(llm_name, lambda name: llm if name == llm_name else stand_in_model(name))
-    name = models.name_for(variant, dataset)
-    return pipeline_for(variant, dataset, factory, models.model(name), llm_name=name).run_spec().run_id
+    return models.pipeline(variant, dataset, factory).run_spec().run_id
 
 
 def stand_in_models() -> MethodModels:
@@ -59,9 +58,7 @@ def stand_in_models() -> MethodModels:
 
 def stand_in_pipeline(variant: str, dataset: str, factory: Any, **options: Any) -> Any:
     """Variant ``variant``'s pipeline on ``dataset``, built on the stand-in of the model it answers with."""
-    models = stand_in_models()
-    name = models.name_for(variant, dataset)
-    return pipeline_for(variant, dataset, factory, models.model(name), llm_name=name, **options)
+    return stand_in_models().pipeline(variant, dataset, factory, **options)
 
 
 def saved_header(path: Path) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """A paper's claims checked on stored runs, each worded by one rule.
 
 For every :class:`~hopkit.methods.paper_claims.PaperClaim` and every dataset it names, the subject's
-run and the baseline's run on that dataset (same model: the same model file, whichever backend ran it) are compared on the claim's metric, paired
-on the questions both attempted (:func:`hopkit.evaluation.compare.compare_scores`), and on the
-datasets pooled. The verdict follows the paired test and nothing else:
+run and the baseline's run on that dataset (same model: the same model file, whichever backend ran it)
+are compared on the claim's metric, paired on the questions both attempted
+(:func:`hopkit.evaluation.compare.compare_scores`), and on the datasets pooled. The verdict follows
+the paired test and nothing else:
 
 * ``holds``: p < 0.05 and the difference points the paper's way;
 * ``reversed``: p < 0.05 and it points the other way;
@@ -225,9 +226,9 @@ def _model_file(llm: object) -> object:
 def _backend_note(subject: RunInfo, baseline: RunInfo) -> str:
     if subject.config.get("llm") == baseline.config.get("llm"):
         return ""
-    return (f"; {subject.name} ran the model file through transformers and {baseline.name} through another backend"
-            if str(subject.config.get("llm", {}).get("model_id", "")).endswith(MODEL_ID_SUFFIX) else
-            f"; {baseline.name} ran the model file through transformers and {subject.name} through another backend")
+    through, other = (subject, baseline) if subject.config["llm"]["model_id"].endswith(MODEL_ID_SUFFIX) else (
+        baseline, subject)
+    return f"; {through.name} ran the model file through transformers and {other.name} through another backend"
 
 
 def _chosen_note(name: str, runs: Sequence[RunInfo]) -> str:

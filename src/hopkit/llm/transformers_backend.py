@@ -45,6 +45,7 @@ def _import_torch() -> tuple[Any, Any]:
 #: llama.cpp has the stem alone)
 MODEL_ID_SUFFIX = "@transformers"
 
+
 class TransformersLLM:
     """A causal language model run by ``transformers``, with the ``"attention"`` and ``"token_scoring"``
     capabilities.
