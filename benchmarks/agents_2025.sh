@@ -4,13 +4,20 @@
 # baselines they are compared with, into the agents-2025 section of docs/notebook.md. Hours on two cores
 # (DRAGIN, through the transformers backend, the longest: one to three minutes per question). DRAGIN's
 # plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA and MuSiQue.
+# Adaptive-RAG's trained router: NoR and OneR on all 100 questions (questions 31-100 give the silver labels),
+# `hopkit campaign train-router`, then the routed run (adaptive-rag-trained) on the first 30.
 #   bash benchmarks/agents_2025.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export HOPKIT_DATA_DIR=${HOPKIT_DATA_DIR:-../shared/data}
 datasets="hotpotqa 2wikimultihopqa musique"
-for methods in "search-r1" "search-o1" "adaptive-rag" "ircot" "dragin" "dragin-plain-case" "r1-searcher" "autorefine" \
-               "oner ircot iter-retgen flare search-r1 search-o1 r1-searcher autorefine adaptive-rag dragin dragin-plain-case"; do
+.venv/bin/hopkit campaign run --datasets $datasets --methods nor oner --limit 100 --section agents-2025 \
+  --write-repository && .venv/bin/hopkit campaign train-router || echo "FAILED: the router's training"
+# DRAGIN's StrategyQA run (the paper has it; FLARE's is in the flare-strategyqa section)
+.venv/bin/hopkit campaign run --datasets strategyqa --methods dragin --limit 30 --section agents-2025 \
+  --write-repository || echo "FAILED: dragin on strategyqa"
+for methods in "search-r1" "search-o1" "adaptive-rag" "adaptive-rag-trained" "ircot" "dragin" "dragin-plain-case" "r1-searcher" "autorefine" \
+               "oner ircot iter-retgen flare search-r1 search-o1 r1-searcher autorefine adaptive-rag adaptive-rag-trained dragin dragin-plain-case"; do
   echo "=== $methods $(date)"
   .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025 \
     --write-repository || echo "FAILED: $methods"

@@ -91,7 +91,7 @@ def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipeli
     # reads the authors' StrategyQA exemplars, its plain-case lever only the multi-hop samples
     assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot | {
         "react", "oner-minilm", "oner-hybrid-minilm", "search-o1", "search-r1", "r1-searcher", "autorefine",
-        "adaptive-rag", "dragin-plain-case"}
+        "adaptive-rag", "adaptive-rag-trained", "dragin-plain-case"}
     dragin = pipelines.load_variant("dragin", "strategyqa")
     assert (dragin.config["threshold"], dragin.config["shots"], dragin.config["exemplars"]) == (0.75, 6, "strategyqa")
     flare = pipelines.load_variant("flare", "strategyqa")

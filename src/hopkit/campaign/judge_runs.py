@@ -12,8 +12,9 @@ is given (a stopped judging resumes) and the judged runs are saved with their ve
 from __future__ import annotations
 
 from hopkit.campaign.bench_store import open_store, stored_runs_parser
-from hopkit.campaign.qa_bench import METHODS, ingest, pipeline_for
+from hopkit.campaign.qa_bench import METHODS, ingest
 from hopkit.campaign.qa_pipelines import SKIPPED
+from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.campaign.saved_runs import save
 from hopkit.errors import StoreError
 from hopkit.evaluation.llm_judge import AccuracyJudge
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         for method in args.methods:
             if (method, dataset) in SKIPPED:
                 continue
-            run_id = pipeline_for(method, dataset, session_factory, llm, llm_name=args.llm).run_spec().run_id
+            run_id = answered_run_id(method, dataset, session_factory, llm, args.llm)
             try:
                 run = store.run(run_id)
             except StoreError:

@@ -18,6 +18,8 @@ TOOLS: dict[str, tuple[str, str]] = {
     "judge": ("judge_runs", "LLM-judge the bench store's runs and save them again"),
     "calibrate-migres": ("migres_calibration", "MIGRES's relevance threshold for the benchmark's model"),
     "calibrate-searchain": ("searchain_calibration", "SearChain's confidence threshold for the benchmark's model"),
+    "train-router": ("router_training", "Adaptive-RAG's classifier for the benchmark's model, from the saved NoR "
+                                        "and OneR runs on questions 31-100, and its accuracy on the first 30"),
     "variant": ("qa_pipelines", "print a variant on a dataset as the config `hopkit run` takes"),
     "save-runs": ("saved_runs", "export the bench store's runs to benchmarks/results/runs/"),
     "run-ids": ("saved_run_ids", "the run ids each variant has on each dataset (tests/benchmarks/variant_run_ids.json)"),

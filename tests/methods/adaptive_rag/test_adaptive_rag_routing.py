@@ -50,7 +50,8 @@ def test_the_router_is_trained_from_stored_runs_and_sends_each_question_to_its_s
     path = tmp_path / "router.npz"
     assert main(["--db", url, "train-router", "--datasets", "hotpotqa", "--out", str(path), "--held-out", "0"]) == 0
     said = capsys.readouterr().out
-    assert "18 questions: A (no retrieval) 6, B (single-step) 6, C (multi-step) 6; 18 labelled by the simplest" in said
+    assert "18 questions: A (no retrieval) 6, B (single-step) 6, C (multi-step) 6; 12 labelled by the simplest" in said
+    assert "labels from ircot" not in said  # on a multi-hop dataset IRCoT's answers cannot change a label
     assert path.is_file()
 
     llm = ScriptedLLM(lambda prompt: "So the answer is: Tarsk.")
@@ -115,3 +116,44 @@ def test_the_report_draws_the_route_and_then_the_strategys_steps_with_its_own_te
     assert "Route C: ircot, by the prompted model" in text
     ircot_only = text_of(page("IRCoT", stored_trace("q1", {}, trace)))  # the same steps as IRCoT draws them
     assert "stop:" in ircot_only and "stop:" in text
+
+
+def test_training_leaves_out_the_first_questions_and_reads_ircot_only_where_it_decides(tmp_path: Path) -> None:
+    from hopkit.methods.adaptive_rag.training import question_labels, strategy_runs, train_router
+
+    store = stored_strategy_runs(f"sqlite:///{tmp_path / 'runs.db'}")
+    outcome = train_router(store, ["hotpotqa"], held_out_share=0, skip_first=6)
+    assert [e.query_id for e, _ in outcome.examples] == [q.id for q in QUERIES[6:]]
+    assert [run.method for run in outcome.runs] == ["nor", "oner"]
+
+    store.add_corpus(Corpus("nq", PARAGRAPHS, QUERIES))  # single-hop: IRCoT decides between B and C
+    for method, right in {"nor": SIMPLE, "oner": SIMPLE + SINGLE[:3], "ircot": SINGLE}.items():
+        run = store.ensure_run(RunSpec(method, method, "nq", {"method": method, "nq": True}))
+        answered = [q for q in QUERIES if method != "ircot" or q.text in SINGLE + MULTI[:3]]
+        store.record_results(run.run_id, [QueryResult(q.id, "right" if q.text in right else "wrong") for q in answered])
+    labelled = question_labels(store, "nq", strategy_runs(store, "nq"), list(QUERIES))
+    by_text = {e.question: e.label for e in labelled}
+    assert [by_text[q] for q in SINGLE] == ["B"] * 3 + ["C"] * 3  # the last three: only IRCoT answers them
+    assert [by_text[q] for q in MULTI[:3]] == ["B"] * 3  # none answers: the single-hop kind
+    assert not set(MULTI[3:]) & set(by_text)  # IRCoT has not answered these, and it would decide them
+    with pytest.raises(ConfigError, match="'nq' is single-hop: .*run IRCoT on it first"):
+        question_labels(store, "nq", {**strategy_runs(store, "nq"), "C": None}, list(QUERIES))
+    with pytest.raises(ConfigError, match="share no answered question past the first 18"):
+        train_router(store, ["hotpotqa"], skip_first=18)
+
+
+def test_a_run_routed_by_a_retrained_classifier_file_is_a_new_run(tmp_path: Path) -> None:
+    from hopkit.options import run_options
+
+    path = tmp_path / "router.npz"
+    prompted = run_options(METHOD.as_run(AdaptiveRAGConfig()))
+    assert "classifier_sha256" not in prompted  # the runs made before the digest keep their ids
+    from hopkit.methods.adaptive_rag.trained import train
+
+    train(SINGLE + MULTI, ["B"] * 6 + ["C"] * 6, ("A", "B", "C")).save(path)
+    first = run_options(METHOD.as_run(AdaptiveRAGConfig(classifier=str(path))))
+    train(SINGLE + MULTI, ["C"] * 6 + ["B"] * 6, ("A", "B", "C")).save(path)
+    second = run_options(METHOD.as_run(AdaptiveRAGConfig(classifier=str(path))))
+    assert first["classifier"] == second["classifier"] and first["classifier_sha256"] != second["classifier_sha256"]
+    with pytest.raises(ConfigError, match=r"router.npz has SHA-256 \w+, not " + first["classifier_sha256"]):
+        AdaptiveRAGConfig(classifier=str(path), classifier_sha256=first["classifier_sha256"])

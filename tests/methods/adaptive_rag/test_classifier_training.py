@@ -38,6 +38,9 @@ def test_the_light_classifier_learns_its_training_questions_and_loads_as_saved(t
     classifier.save(path)
     loaded = load_classifier(path, LABELS)
     assert loaded.probabilities(MULTI[0]) == pytest.approx(classifier.probabilities(MULTI[0]))
+    again = tmp_path / "again.npz"
+    loaded.save(again)
+    assert again.read_bytes() == path.read_bytes()  # a routed run's id holds the file's digest
 
 
 def test_a_missing_foreign_or_broken_classifier_file_is_refused_by_name(tmp_path: Path) -> None:

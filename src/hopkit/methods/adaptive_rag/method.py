@@ -14,7 +14,9 @@ its strategy's, kept in the trace under that method's name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from hopkit.errors import ConfigError, UnknownNameError
@@ -24,7 +26,7 @@ from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, 
 from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
 from hopkit.methods.protocol import Method, warm_up
-from hopkit.options import check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, check_fields
 from hopkit.records import GenerationResult, Query
 from hopkit.traces import recorded_by
 from hopkit.traces.payload import record
@@ -46,14 +48,24 @@ class AdaptiveRAGConfig:
         strategies: ``experiments``: NoR, OneR and IRCoT with their declared settings for the run's
             dataset (their papers'; the shipped config's choice); ``defaults``: with their options'
             defaults (any dataset).
+        classifier_sha256: the classifier file's SHA-256, read from the file when not given (so that a run routed
+            by a retrained file is a new run); a config that gives one refuses a file that does not match it.
     """
 
     classifier: str = "prompted"
     fallback: Literal["A", "B", "C"] = "C"
     strategies: Literal["experiments", "defaults"] = "defaults"
+    classifier_sha256: str = field(default="", metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "Adaptive-RAG option")
+        if self.classifier == "prompted" or not Path(self.classifier).is_file():
+            return  # a missing file is refused, by name, when the router is built
+        digest = hashlib.sha256(Path(self.classifier).read_bytes()).hexdigest()
+        if self.classifier_sha256 and self.classifier_sha256 != digest:
+            raise ConfigError(f"Adaptive-RAG option 'classifier_sha256': {self.classifier} has SHA-256 {digest}, "
+                              f"not {self.classifier_sha256}: the file was retrained or replaced")
+        object.__setattr__(self, "classifier_sha256", digest)
 
 
 class AdaptiveRAG:

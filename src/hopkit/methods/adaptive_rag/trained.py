@@ -6,7 +6,9 @@ kind, version and label set, so a router refuses a file that is not one or was t
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,8 @@ from hopkit.errors import ConfigError
 KIND = "hopkit-adaptive-rag-classifier"
 VERSION = 1
 _WORD = re.compile(r"\w+")
+# the archive members' time stamp: a fixed one, so that saving is byte for byte repeatable
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def features(question: str, buckets: int) -> np.ndarray:
@@ -57,10 +61,16 @@ class TrainedClassifier:
         return max(self.labels, key=lambda label: probabilities[label])
 
     def save(self, path: Path) -> None:
+        """Write the classifier as a ``.npz`` file; the same classifier always gives the same bytes (a routed
+        run's id holds the file's digest)."""
+        arrays = {"kind": np.array(KIND), "version": np.array(VERSION), "labels": np.array(self.labels),
+                  "weights": self.weights, "bias": self.bias}
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as out:
-            np.savez(out, kind=np.array(KIND), version=np.array(VERSION), labels=np.array(self.labels),
-                     weights=self.weights, bias=self.bias)
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, array in arrays.items():
+                data = io.BytesIO()
+                np.lib.format.write_array(data, np.asanyarray(array), allow_pickle=False)
+                archive.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_TIME), data.getvalue())
 
 
 def train(questions: Sequence[str], labels: Sequence[str], label_set: Sequence[str], *, buckets: int = 4096,
@@ -100,7 +110,7 @@ def load_classifier(path: str | Path, label_set: Sequence[str]) -> TrainedClassi
     """
     path = Path(path).expanduser()
     if not path.is_file():
-        raise ConfigError(f"{path}: no classifier file there; train one with `hopkit adaptive-rag train` "
+        raise ConfigError(f"{path}: no classifier file there; train one with `hopkit train-router` "
                           "or use classifier: prompted")
     try:
         with np.load(path, allow_pickle=False) as saved:
