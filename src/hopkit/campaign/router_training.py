@@ -27,9 +27,9 @@ from hopkit.campaign.qa_sections import restored_store
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.errors import ConfigError, StoreError
 from hopkit.evaluation.compare import mcnemar_exact
-from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES, Label, SilverExample, dataset_kind
+from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES, Label, SilverExample
 from hopkit.methods.adaptive_rag.trained import TrainedClassifier, load_classifier
-from hopkit.methods.adaptive_rag.training import TrainingOutcome, question_labels, train_router
+from hopkit.methods.adaptive_rag.training import TrainingOutcome, deciding, question_labels, train_router
 from hopkit.store.records import RunInfo
 from hopkit.store.store import Store
 
@@ -54,7 +54,7 @@ def benchmark_runs(session_factory: Any, dataset: str) -> dict[Label, RunInfo | 
     store = Store(session_factory)
     runs: dict[Label, RunInfo | None] = {}
     for label in LABELS:
-        if label == "C" and dataset_kind(dataset) == "C":
+        if not deciding(label, dataset):
             runs[label] = None
             continue
         run_id = stand_in_pipeline(STRATEGIES[label], dataset, session_factory).run_spec().run_id

@@ -57,6 +57,12 @@ def held_out(query_id: str, share: float) -> bool:
     return share > 0 and zlib.crc32(query_id.encode("utf-8")) % 1000 < share * 1000
 
 
+def deciding(label: Label, dataset: str) -> bool:
+    """Whether the strategy of ``label`` can decide a label on ``dataset``: IRCoT (``C``) only on a single-hop
+    dataset, since on a multi-hop one a question NoR and OneR miss is ``C`` whatever IRCoT answers."""
+    return label != "C" or dataset_kind(dataset) != "C"
+
+
 def question_labels(store: Store, dataset: str, runs: Mapping[Label, RunInfo | None],
                     queries: Sequence[Query]) -> list[SilverExample]:
     """The silver labels of ``queries`` from the strategies' stored answers, in their order; a question NoR or
@@ -68,7 +74,7 @@ def question_labels(store: Store, dataset: str, runs: Mapping[Label, RunInfo | N
     Raises:
         ConfigError: a single-hop dataset without an IRCoT run.
     """
-    needs_ircot = dataset_kind(dataset) != "C"
+    needs_ircot = deciding("C", dataset)
     if needs_ircot and runs.get("C") is None:
         raise ConfigError(f"{dataset!r} is single-hop: its questions neither NoR nor OneR answers need IRCoT's "
                           "answers for their labels; run IRCoT on it first")
@@ -90,7 +96,7 @@ def strategy_runs(store: Store, dataset: str, named: Mapping[str, str] | None = 
     only on a single-hop dataset, where it can decide a label."""
     named = named or {}
     return {label: (strategy_run(store, dataset, STRATEGIES[label], named.get(STRATEGIES[label]))
-                    if label != "C" or dataset_kind(dataset) != "C" else None) for label in LABELS}
+                    if deciding(label, dataset) else None) for label in LABELS}
 
 
 def train_router(store: Store, datasets: Sequence[str], *, held_out_share: float = 0.2,
