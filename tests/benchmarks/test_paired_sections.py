@@ -3,7 +3,8 @@ to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``i
 ``self-ask-claims``, ``react-shao-claims``, ``react-claims``, ``alce-vanilla-claims``, ``alce-vanilla-s-claims``,
 ``alce-summ-claims``, ``alce-rerank-claims``, ``alce-snippet-claims``, ``flare-claims`` and the StrategyQA
 ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (hopkit.campaign.method_claims),
-the 2025 methods' ``dragin-claims``, ``dragin-plain-case-claims``, ``adaptive-rag-claims``, ``search-o1-claims`` and ``search-r1-claims``,
+the 2025 methods' ``dragin-claims``, ``dragin-plain-case-claims``, ``adaptive-rag-claims``, ``adaptive-rag-trained-claims``,
+``search-o1-claims``, ``search-r1-claims``, ``r1-searcher-claims`` and ``autorefine-claims``,
 ``baseline-costs`` and ``agents-2025-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -67,6 +68,9 @@ SECTIONS = {
     "search-r1-claims": ("method_claims", "| against |"),
     "dragin-plain-case-claims": ("method_claims", "| against |"),
     "agents-2025-costs": ("baseline_costs", "| method |"),
+    "adaptive-rag-trained-claims": ("method_claims", "| against |"),
+    "r1-searcher-claims": ("method_claims", "| against |"),
+    "autorefine-claims": ("method_claims", "| against |"),
 }
 
 

@@ -68,12 +68,16 @@ OTHERS.update({
     **{f"alce-{reader}": (*METHODS, "oner", "alce-vanilla") for reader in ("vanilla-s", "summ", "snippet")},
     "alce-rerank": (*METHODS, "oner", *ALCE_READERS[:-1]),
 })
-#: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever).
+#: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever, the
+#: other search-agent families against Search-R1's template, the trained router against the untrained one).
 AGENTS_2025_BASELINES = ("ircot", "iter-retgen", "flare", "oner")
 OTHERS.update({
     "search-o1": AGENTS_2025_BASELINES,
     "search-r1": AGENTS_2025_BASELINES,
+    "r1-searcher": (*AGENTS_2025_BASELINES, "search-r1"),
+    "autorefine": (*AGENTS_2025_BASELINES, "search-r1"),
     "adaptive-rag": (*AGENTS_2025_BASELINES, "nor"),
+    "adaptive-rag-trained": (*AGENTS_2025_BASELINES, "nor", "adaptive-rag"),
     "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
     "dragin-plain-case": AGENTS_2025_BASELINES,
 })
@@ -81,7 +85,9 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
          "alce-vanilla-s": "ALCE VANILLA-s", "alce-summ": "ALCE SUMM", "alce-snippet": "ALCE SNIPPET",
          "alce-rerank": "ALCE RERANK", "ircot": "IRCoT", "nor": "NoR", "oner": "OneR", "search-o1": "Search-o1",
-         "search-r1": "Search-R1 (prompted)", "adaptive-rag": "Adaptive-RAG", "dragin": "DRAGIN",
+         "search-r1": "Search-R1 (prompted)", "r1-searcher": "R1-Searcher (prompted)",
+         "autorefine": "AutoRefine (prompted)", "adaptive-rag": "Adaptive-RAG",
+         "adaptive-rag-trained": "Adaptive-RAG (trained router)", "dragin": "DRAGIN",
          "dragin-plain-case": "DRAGIN (plain case)"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
