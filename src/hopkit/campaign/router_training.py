@@ -114,7 +114,7 @@ def render(outcome: TrainingOutcome, benchmark: dict[str, list[SilverExample]], 
         "\n".join(["| sample | n | silver A / B / C | routed A / B / C | classifier accuracy | "
                    f"always {majority} | p |", "|---|---:|---|---|---:|---:|---:|", *rows]),
         "The routed run itself (the `adaptive-rag-trained` variant) is in the `agents-2025` section, paired "
-        "against each strategy in `adaptive-rag-claims`.",
+        "against each strategy and the prompted router in `adaptive-rag-trained-claims`.",
     ])
 
 
