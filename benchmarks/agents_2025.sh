@@ -3,7 +3,9 @@
 # time over the samples (each invocation resumes what the bench store holds), then every method with the
 # baselines they are compared with, into the agents-2025 section of docs/notebook.md. Hours on two cores
 # (DRAGIN, through the transformers backend, the longest: one to three minutes per question). DRAGIN's
-# plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA and MuSiQue.
+# plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA, MuSiQue and StrategyQA.
+# Search-R1's and Search-o1's templates run again on the dense retriever (all-MiniLM-L6-v2, the *-minilm variants),
+# beside OneR and IRCoT on it (the retrieval-qa-oner and retrieval-qa-ircot sections made those runs).
 # Adaptive-RAG's trained router: NoR and OneR on all 100 questions (questions 31-100 give the silver labels),
 # `hopkit campaign train-router`, then the routed run (adaptive-rag-trained) on the first 30.
 #   bash benchmarks/agents_2025.sh
@@ -13,15 +15,32 @@ export HOPKIT_DATA_DIR=${HOPKIT_DATA_DIR:-../shared/data}
 datasets="hotpotqa 2wikimultihopqa musique"
 .venv/bin/hopkit campaign run --datasets $datasets --methods nor oner --limit 100 --section agents-2025 \
   --write-repository && .venv/bin/hopkit campaign train-router || echo "FAILED: the router's training"
-# DRAGIN's StrategyQA run (the paper has it; FLARE's is in the flare-strategyqa section)
-.venv/bin/hopkit campaign run --datasets strategyqa --methods dragin --limit 30 --section agents-2025 \
-  --write-repository || echo "FAILED: dragin on strategyqa"
+# DRAGIN on StrategyQA (the paper has it), with the plain case: the authors' case carries HotpotQA's step-by-step
+# instruction, which the model answers past the token budget (docs/methods/dragin.md); beside the baselines' runs
+# (those of the qa-baselines-strategyqa section, made here where the store lacks them)
+.venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-plain-case --limit 30 \
+  --section agents-2025-strategyqa || echo "FAILED: the StrategyQA runs"
+.venv/bin/hopkit campaign judge --datasets strategyqa --methods dragin-plain-case --limit 30
+.venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-plain-case --limit 30 \
+  --section agents-2025-strategyqa --report-only --write-repository
 for methods in search-r1 search-o1 r1-searcher autorefine adaptive-rag adaptive-rag-trained ircot dragin dragin-plain-case; do
   echo "=== $methods $(date)"
   .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025 \
     --write-repository || echo "FAILED: $methods"
 done
-# the section: every method beside the baselines and Adaptive-RAG's arms, from the runs above
+# the section: every method beside the baselines and Adaptive-RAG's arms, from the runs above, judged (Acc†)
+.venv/bin/hopkit campaign judge --datasets $datasets --methods nor oner iter-retgen flare search-r1 search-o1 \
+  r1-searcher autorefine adaptive-rag adaptive-rag-trained dragin dragin-plain-case --limit 30
 .venv/bin/hopkit campaign run --datasets $datasets --methods nor oner ircot iter-retgen flare search-r1 search-o1 \
   r1-searcher autorefine adaptive-rag adaptive-rag-trained dragin dragin-plain-case --limit 30 --section agents-2025 \
   --report-only --write-repository
+# the dense retriever: Search-R1's and Search-o1's templates beside OneR and IRCoT on it (runs the retrieval-qa
+# sections share, made here where the store lacks them) and beside themselves on BM25
+for methods in oner-minilm ircot-minilm search-r1-minilm search-o1-minilm; do
+  .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025-dense \
+    || echo "FAILED: $methods"
+done
+.venv/bin/hopkit campaign judge --datasets $datasets --methods oner-minilm ircot-minilm search-r1-minilm \
+  search-o1-minilm --limit 30
+.venv/bin/hopkit campaign run --datasets $datasets --methods oner-minilm ircot-minilm search-r1 search-r1-minilm \
+  search-o1 search-o1-minilm --limit 30 --section agents-2025-dense --report-only --write-repository

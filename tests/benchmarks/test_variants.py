@@ -88,12 +88,14 @@ def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipeli
     # runs on the multi-hop samples); ITER-RETGEN reads the StrategyQA set made from annotated questions, FLARE
     # the authors' StrategyQA exemplars
     # nor the 2025 methods whose papers have no StrategyQA (Adaptive-RAG's multi-step strategy is IRCoT); DRAGIN
-    # reads the authors' StrategyQA exemplars, its plain-case lever only the multi-hop samples
+    # and its plain-case lever read the authors' StrategyQA exemplars
     assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot | {
         "react", "oner-minilm", "oner-hybrid-minilm", "search-o1", "search-r1", "r1-searcher", "autorefine",
-        "adaptive-rag", "adaptive-rag-trained", "dragin-plain-case"}
+        "adaptive-rag", "adaptive-rag-trained", "search-o1-minilm", "search-r1-minilm"}
     dragin = pipelines.load_variant("dragin", "strategyqa")
     assert (dragin.config["threshold"], dragin.config["shots"], dragin.config["exemplars"]) == (0.75, 6, "strategyqa")
+    plain = pipelines.load_variant("dragin-plain-case", "strategyqa")
+    assert (plain.config["case"], plain.config["exemplars"], plain.config["threshold"]) == ("plain", "strategyqa", 0.75)
     flare = pipelines.load_variant("flare", "strategyqa")
     assert (flare.config["k"], flare.config["theta"], flare.config["shots"]) == (3, 0.4, 6)
     assert all(pipelines.load_variant(m, "hotpotqa").description != m for m in pipelines.METHODS)

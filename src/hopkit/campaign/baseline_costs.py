@@ -132,11 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     write_section(args.section, "\n\n".join([
         "## What each method spends per question, beside the MIGRES paper's Table 4",
         f"Command: `{command}`",
-        f"The stored runs of qa_bench ({args.llm}, BM25), first {args.limit} questions of each sample, every "
+        f"The stored runs of qa_bench ({args.llm}; BM25, or all-MiniLM-L6-v2 dense retrieval for the `-minilm` "
+        f"variants), first {args.limit} questions of each sample, every "
         "attempted question counted. *model calls*: the method's own calls to the model (the paper's # API); "
         "*judge calls*: those of them the LLM judges made (MIGRES's relevance and NLI, ALCE's reranker), "
         "which the paper leaves to BGE and NLI models (\"in model calls\": a run made before the judges' calls "
-        "were counted apart); *retrievals*: BM25 searches (the paper's # Iter for "
+        "were counted apart); *retrievals*: searches of the retriever (the paper's # Iter for "
         "the baselines; MIGRES searches several queries per iteration); *passages read*: the distinct "
         "paragraphs the answer rests on (the paper's # Passages). The paper ran GPT-3.5 with ColBERTv2 over Wikipedia.",
         costs_table(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit),

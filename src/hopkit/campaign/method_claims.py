@@ -69,7 +69,8 @@ OTHERS.update({
     "alce-rerank": (*METHODS, "oner", *ALCE_READERS[:-1]),
 })
 #: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever, the
-#: other search-agent families against Search-R1's template, the trained router against the untrained one).
+#: other search-agent families against Search-R1's template, the trained router against the untrained one); on the
+#: dense retriever against OneR and IRCoT on it and against themselves on BM25.
 AGENTS_2025_BASELINES = ("ircot", "iter-retgen", "flare", "oner")
 OTHERS.update({
     "search-o1": AGENTS_2025_BASELINES,
@@ -80,6 +81,7 @@ OTHERS.update({
     "adaptive-rag-trained": (*AGENTS_2025_BASELINES, "nor", "adaptive-rag"),
     "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
     "dragin-plain-case": AGENTS_2025_BASELINES,
+    **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", agent) for agent in ("search-o1", "search-r1")},
 })
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
@@ -88,7 +90,8 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "search-r1": "Search-R1 (prompted)", "r1-searcher": "R1-Searcher (prompted)",
          "autorefine": "AutoRefine (prompted)", "adaptive-rag": "Adaptive-RAG",
          "adaptive-rag-trained": "Adaptive-RAG (trained router)", "dragin": "DRAGIN",
-         "dragin-plain-case": "DRAGIN (plain case)"}
+         "dragin-plain-case": "DRAGIN (plain case)", "oner-minilm": "OneR (MiniLM)", "ircot-minilm": "IRCoT (MiniLM)",
+         "search-o1-minilm": "Search-o1 (MiniLM)", "search-r1-minilm": "Search-R1 (prompted, MiniLM)"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 METRICS = ("em", "f1", "cover_em")
