@@ -4,8 +4,9 @@
 # baselines they are compared with, into the agents-2025 section of docs/notebook.md. Hours on two cores
 # (DRAGIN, through the transformers backend, the longest: one to three minutes per question). DRAGIN's
 # plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA, MuSiQue and StrategyQA.
-# Search-R1's and Search-o1's templates run again on the dense retriever (all-MiniLM-L6-v2, the *-minilm variants),
-# beside OneR and IRCoT on it (the retrieval-qa-oner and retrieval-qa-ircot sections made those runs).
+# Every 2025 method runs again on the dense retriever (all-MiniLM-L6-v2, the *-minilm variants; DRAGIN with its plain
+# case, Adaptive-RAG with the prompted classifier), beside OneR and IRCoT on it (the retrieval-qa-oner and
+# retrieval-qa-ircot sections made those runs).
 # Adaptive-RAG's trained router: NoR and OneR on all 100 questions (questions 31-100 give the silver labels),
 # `hopkit campaign train-router`, then the routed run (adaptive-rag-trained) on the first 30.
 #   bash benchmarks/agents_2025.sh
@@ -34,13 +35,16 @@ done
 .venv/bin/hopkit campaign run --datasets $datasets --methods nor oner ircot iter-retgen flare search-r1 search-o1 \
   r1-searcher autorefine adaptive-rag adaptive-rag-trained dragin dragin-plain-case --limit 30 --section agents-2025 \
   --report-only --write-repository
-# the dense retriever: Search-R1's and Search-o1's templates beside OneR and IRCoT on it (runs the retrieval-qa
-# sections share, made here where the store lacks them) and beside themselves on BM25
-for methods in oner-minilm ircot-minilm search-r1-minilm search-o1-minilm; do
+# the dense retriever: the 2025 methods beside OneR and IRCoT on it (runs the retrieval-qa sections share, made here
+# where the store lacks them) and beside themselves on BM25
+dense="search-r1-minilm search-o1-minilm r1-searcher-minilm autorefine-minilm adaptive-rag-minilm dragin-plain-case-minilm"
+for methods in oner-minilm ircot-minilm $dense; do
   .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025-dense \
     || echo "FAILED: $methods"
 done
 # (OneR's and IRCoT's MiniLM runs are left unjudged: the retrieval-qa sections show them so)
-.venv/bin/hopkit campaign judge --datasets $datasets --methods search-r1-minilm search-o1-minilm --limit 30
+.venv/bin/hopkit campaign judge --datasets $datasets --methods $dense --limit 30
 .venv/bin/hopkit campaign run --datasets $datasets --methods oner-minilm ircot-minilm search-r1 search-r1-minilm \
-  search-o1 search-o1-minilm --limit 30 --section agents-2025-dense --report-only --write-repository
+  search-o1 search-o1-minilm r1-searcher r1-searcher-minilm autorefine autorefine-minilm adaptive-rag \
+  adaptive-rag-minilm dragin-plain-case dragin-plain-case-minilm --limit 30 --section agents-2025-dense \
+  --report-only --write-repository

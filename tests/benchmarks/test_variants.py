@@ -88,10 +88,11 @@ def test_ircot_is_not_run_on_strategyqa_and_every_variant_says_what_it_is(pipeli
     # runs on the multi-hop samples); ITER-RETGEN reads the StrategyQA set made from annotated questions, FLARE
     # the authors' StrategyQA exemplars
     # nor the 2025 methods whose papers have no StrategyQA (Adaptive-RAG's multi-step strategy is IRCoT); DRAGIN
-    # and its plain-case lever read the authors' StrategyQA exemplars
+    # and its plain-case lever read the authors' StrategyQA exemplars (not on the dense retriever)
     assert {m for m, d in pipelines.SKIPPED if d == "strategyqa"} == ircot | {
         "react", "oner-minilm", "oner-hybrid-minilm", "search-o1", "search-r1", "r1-searcher", "autorefine",
-        "adaptive-rag", "adaptive-rag-trained", "search-o1-minilm", "search-r1-minilm"}
+        "adaptive-rag", "adaptive-rag-trained", "search-o1-minilm", "search-r1-minilm", "r1-searcher-minilm",
+        "autorefine-minilm", "adaptive-rag-minilm", "dragin-plain-case-minilm"}
     dragin = pipelines.load_variant("dragin", "strategyqa")
     assert (dragin.config["threshold"], dragin.config["shots"], dragin.config["exemplars"]) == (0.75, 6, "strategyqa")
     plain = pipelines.load_variant("dragin-plain-case", "strategyqa")

@@ -70,7 +70,7 @@ OTHERS.update({
 })
 #: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever, the
 #: other search-agent families against Search-R1's template, the trained router against the untrained one); on the
-#: dense retriever against OneR and IRCoT on it and against themselves on BM25.
+#: dense retriever against OneR and IRCoT on it and against themselves on BM25 (with the same extras, on it).
 AGENTS_2025_BASELINES = ("ircot", "iter-retgen", "flare", "oner")
 OTHERS.update({
     "search-o1": AGENTS_2025_BASELINES,
@@ -82,6 +82,9 @@ OTHERS.update({
     "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
     "dragin-plain-case": AGENTS_2025_BASELINES,
     **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", agent) for agent in ("search-o1", "search-r1")},
+    **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", "search-r1-minilm", agent)
+       for agent in ("r1-searcher", "autorefine")},
+    "adaptive-rag-minilm": ("oner-minilm", "ircot-minilm", "nor", "adaptive-rag"),
 })
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
@@ -91,7 +94,9 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "autorefine": "AutoRefine (prompted)", "adaptive-rag": "Adaptive-RAG",
          "adaptive-rag-trained": "Adaptive-RAG (trained router)", "dragin": "DRAGIN",
          "dragin-plain-case": "DRAGIN (plain case)", "oner-minilm": "OneR (MiniLM)", "ircot-minilm": "IRCoT (MiniLM)",
-         "search-o1-minilm": "Search-o1 (MiniLM)", "search-r1-minilm": "Search-R1 (prompted, MiniLM)"}
+         "search-o1-minilm": "Search-o1 (MiniLM)", "search-r1-minilm": "Search-R1 (prompted, MiniLM)",
+         "r1-searcher-minilm": "R1-Searcher (prompted, MiniLM)", "autorefine-minilm": "AutoRefine (prompted, MiniLM)",
+         "adaptive-rag-minilm": "Adaptive-RAG (MiniLM)"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 METRICS = ("em", "f1", "cover_em")
