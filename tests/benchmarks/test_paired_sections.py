@@ -5,7 +5,8 @@ to the character: ``searchain-claims``, ``migres-claims`` and the baselines' ``i
 ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five readers (hopkit.campaign.method_claims),
 the 2025 methods' ``dragin-claims``, ``dragin-plain-case-claims``, ``adaptive-rag-claims``, ``adaptive-rag-trained-claims``,
 ``search-o1-claims``, ``search-r1-claims``, ``r1-searcher-claims``, ``autorefine-claims`` and on the dense retriever
-``search-r1-minilm-claims`` and ``search-o1-minilm-claims``,
+``search-r1-minilm-claims``, ``search-o1-minilm-claims``, ``r1-searcher-minilm-claims``,
+``autorefine-minilm-claims``, ``adaptive-rag-minilm-claims``, ``dragin-plain-case-minilm-claims``,
 ``baseline-costs`` and ``agents-2025-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -74,6 +75,10 @@ SECTIONS = {
     "autorefine-claims": ("method_claims", "| against |"),
     "search-r1-minilm-claims": ("method_claims", "| against |"),
     "search-o1-minilm-claims": ("method_claims", "| against |"),
+    "r1-searcher-minilm-claims": ("method_claims", "| against |"),
+    "autorefine-minilm-claims": ("method_claims", "| against |"),
+    "adaptive-rag-minilm-claims": ("method_claims", "| against |"),
+    "dragin-plain-case-minilm-claims": ("method_claims", "| against |"),
 }
 
 

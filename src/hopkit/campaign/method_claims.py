@@ -85,6 +85,7 @@ OTHERS.update({
     **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", "search-r1-minilm", agent)
        for agent in ("r1-searcher", "autorefine")},
     "adaptive-rag-minilm": ("oner-minilm", "ircot-minilm", "nor", "adaptive-rag"),
+    "dragin-plain-case-minilm": ("oner-minilm", "ircot-minilm", "dragin-plain-case"),
 })
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
@@ -96,7 +97,7 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "dragin-plain-case": "DRAGIN (plain case)", "oner-minilm": "OneR (MiniLM)", "ircot-minilm": "IRCoT (MiniLM)",
          "search-o1-minilm": "Search-o1 (MiniLM)", "search-r1-minilm": "Search-R1 (prompted, MiniLM)",
          "r1-searcher-minilm": "R1-Searcher (prompted, MiniLM)", "autorefine-minilm": "AutoRefine (prompted, MiniLM)",
-         "adaptive-rag-minilm": "Adaptive-RAG (MiniLM)"}
+         "adaptive-rag-minilm": "Adaptive-RAG (MiniLM)", "dragin-plain-case-minilm": "DRAGIN (plain case, MiniLM)"}
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 METRICS = ("em", "f1", "cover_em")
@@ -219,6 +220,21 @@ def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, met
     ]
 
 
+def runs_note(method: str) -> str:
+    """Which runs the section pairs: the retriever of each, and which IRCoT."""
+    compared = (method, *OTHERS[method])
+    dense = any(m.endswith("-minilm") for m in compared)
+    retrieval = "BM25, or all-MiniLM-L6-v2 dense retrieval (exact) for the `-minilm` runs" if dense else "BM25"
+    notes = [f"The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, {retrieval})."]
+    if "ircot" in compared:
+        notes.append("IRCoT: the paper's configuration (own-context reader), i.e. the `ircot-reasoning-reader` "
+                     "reasoning re-read by the paper's reader (section `reader-context`); not run on StrategyQA.")
+    if "ircot-minilm" in compared:
+        notes.append("IRCoT (MiniLM): the `ircot-minilm` run as stored, its reader reading in the reasoning "
+                     "prompt's context as `ircot-reasoning-reader`'s does (not re-read by the paper's reader).")
+    return " ".join(notes)
+
+
 def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_paired_sections.py reads each section's command with it)."""
     parser = stored_runs_parser(__doc__, [*MULTI_HOP, "strategyqa"])
@@ -235,9 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     write_section(args.section or f"{args.method}-claims", "\n\n".join([
         f"## {name} against {against(args.method)} (paired, first questions of each sample)",
         f"Command: `{command}`",
-        "The stored runs of qa_bench (Qwen2.5-Coder-1.5B, 4k context, BM25). IRCoT: the paper's configuration "
-        "(own-context reader), i.e. the `ircot-reasoning-reader` reasoning re-read by the paper's reader (section "
-        f"`reader-context`); not run on StrategyQA. *won/lost*: questions where {name} scored higher/lower; "
+        f"{runs_note(args.method)} *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
         *claims_body(store, session_factory, llm, args.llm, args.method, args.datasets, args.limit),
     ]), NOTEBOOK_MD)
