@@ -81,12 +81,12 @@ OTHERS.update({
     "adaptive-rag-trained": (*AGENTS_2025_BASELINES, "nor", "adaptive-rag"),
     "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
     "dragin-plain-case": AGENTS_2025_BASELINES,
-    **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", agent) for agent in ("search-o1", "search-r1")},
-    **{f"{agent}-minilm": ("oner-minilm", "ircot-minilm", "search-r1-minilm", agent)
-       for agent in ("r1-searcher", "autorefine")},
-    "adaptive-rag-minilm": ("oner-minilm", "ircot-minilm", "nor", "adaptive-rag"),
-    "dragin-plain-case-minilm": ("oner-minilm", "ircot-minilm", "dragin-plain-case"),
 })
+#: Each 2025 method's extras on the dense retriever (on MiniLM where they retrieve).
+DENSE_EXTRAS = {"search-o1": (), "search-r1": (), "r1-searcher": ("search-r1-minilm",),
+                "autorefine": ("search-r1-minilm",), "adaptive-rag": ("nor",), "dragin-plain-case": ()}
+OTHERS.update({f"{method}-minilm": ("oner-minilm", "ircot-minilm", *extras, method)
+               for method, extras in DENSE_EXTRAS.items()})
 NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETGEN", "self-ask": "Self-Ask",
          "react-shao": "ReAct (Shao et al.)", "react": "ReAct", "flare": "FLARE", "alce-vanilla": "ALCE VANILLA",
          "alce-vanilla-s": "ALCE VANILLA-s", "alce-summ": "ALCE SUMM", "alce-snippet": "ALCE SNIPPET",
@@ -94,10 +94,10 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "search-r1": "Search-R1 (prompted)", "r1-searcher": "R1-Searcher (prompted)",
          "autorefine": "AutoRefine (prompted)", "adaptive-rag": "Adaptive-RAG",
          "adaptive-rag-trained": "Adaptive-RAG (trained router)", "dragin": "DRAGIN",
-         "dragin-plain-case": "DRAGIN (plain case)", "oner-minilm": "OneR (MiniLM)", "ircot-minilm": "IRCoT (MiniLM)",
-         "search-o1-minilm": "Search-o1 (MiniLM)", "search-r1-minilm": "Search-R1 (prompted, MiniLM)",
-         "r1-searcher-minilm": "R1-Searcher (prompted, MiniLM)", "autorefine-minilm": "AutoRefine (prompted, MiniLM)",
-         "adaptive-rag-minilm": "Adaptive-RAG (MiniLM)", "dragin-plain-case-minilm": "DRAGIN (plain case, MiniLM)"}
+         "dragin-plain-case": "DRAGIN (plain case)"}
+NAMES.update({f"{method}-minilm": (f"{NAMES[method][:-1]}, MiniLM)" if NAMES[method].endswith(")")
+                                   else f"{NAMES[method]} (MiniLM)")
+              for method in ("oner", "ircot", *DENSE_EXTRAS)})
 ABLATIONS = {"searchain": "itself without Verification or Completion",
              "migres": "itself few-shot, without sentence filtering or without LLM knowledge"}
 METRICS = ("em", "f1", "cover_em")
