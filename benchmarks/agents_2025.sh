@@ -3,7 +3,8 @@
 # time over the samples (each invocation resumes what the bench store holds), then every method with the
 # baselines they are compared with, into the agents-2025 section of docs/notebook.md. Hours on two cores
 # (DRAGIN, through the transformers backend, the longest: one to three minutes per question). DRAGIN's
-# plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA, MuSiQue and StrategyQA.
+# plain-case lever (src/hopkit/campaign/variants/dragin-plain-case.yaml) runs on HotpotQA, MuSiQue and StrategyQA,
+# its guarded lever (dragin-guarded.yaml) on StrategyQA.
 # Every 2025 method runs again on the dense retriever (all-MiniLM-L6-v2, the *-minilm variants; DRAGIN with its plain
 # case, Adaptive-RAG with the prompted classifier), beside OneR and IRCoT on it (the retrieval-qa-oner and
 # retrieval-qa-ircot sections made those runs).
@@ -16,13 +17,15 @@ export HOPKIT_DATA_DIR=${HOPKIT_DATA_DIR:-../shared/data}
 datasets="hotpotqa 2wikimultihopqa musique"
 .venv/bin/hopkit campaign run --datasets $datasets --methods nor oner --limit 100 --section agents-2025 \
   --write-repository && .venv/bin/hopkit campaign train-router || echo "FAILED: the router's training"
-# DRAGIN on StrategyQA (the paper has it), with the plain case: the authors' case carries HotpotQA's step-by-step
-# instruction, which the model answers past the token budget (docs/methods/dragin.md); beside the baselines' runs
-# (those of the qa-baselines-strategyqa section, made here where the store lacks them)
-.venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-plain-case --limit 30 \
+# DRAGIN on StrategyQA (the paper has it), with its guarded lever first: the authors' case carries HotpotQA's
+# step-by-step instruction, which the model answers past the token budget, and with the plain case the model runs on
+# into chat turns and repeats itself after retrievals (docs/methods/dragin.md); beside the baselines' runs (those of
+# the qa-baselines-strategyqa section, made here where the store lacks them)
+strategyqa="nor oner iter-retgen flare dragin-guarded dragin-plain-case"
+.venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 \
   --section agents-2025-strategyqa || echo "FAILED: the StrategyQA runs"
-.venv/bin/hopkit campaign judge --datasets strategyqa --methods dragin-plain-case --limit 30
-.venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-plain-case --limit 30 \
+.venv/bin/hopkit campaign judge --datasets strategyqa --methods dragin-guarded dragin-plain-case --limit 30
+.venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 \
   --section agents-2025-strategyqa --report-only --write-repository
 for methods in search-r1 search-o1 r1-searcher autorefine adaptive-rag adaptive-rag-trained ircot dragin dragin-plain-case; do
   echo "=== $methods $(date)"

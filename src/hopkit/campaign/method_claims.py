@@ -68,9 +68,10 @@ OTHERS.update({
     **{f"alce-{reader}": (*METHODS, "oner", "alce-vanilla") for reader in ("vanilla-s", "summ", "snippet")},
     "alce-rerank": (*METHODS, "oner", *ALCE_READERS[:-1]),
 })
-#: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN also against its plain-case lever, the
-#: other search-agent families against Search-R1's template, the trained router against the untrained one); on the
-#: dense retriever against OneR and IRCoT on it and against themselves on BM25 (with the same extras, on it).
+#: The 2025 methods against the baselines issue 51 pairs them with (DRAGIN and its guarded lever also against the
+#: plain-case lever, the other search-agent families against Search-R1's template, the trained router against the
+#: untrained one); on the dense retriever against OneR and IRCoT on it and against themselves on BM25 (with the
+#: same extras, on it).
 AGENTS_2025_BASELINES = ("ircot", "iter-retgen", "flare", "oner")
 OTHERS.update({
     "search-o1": AGENTS_2025_BASELINES,
@@ -81,6 +82,7 @@ OTHERS.update({
     "adaptive-rag-trained": (*AGENTS_2025_BASELINES, "nor", "adaptive-rag"),
     "dragin": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
     "dragin-plain-case": AGENTS_2025_BASELINES,
+    "dragin-guarded": (*AGENTS_2025_BASELINES, "dragin-plain-case"),
 })
 #: Each 2025 method's extras on the dense retriever (on MiniLM where they retrieve).
 DENSE_EXTRAS = {"search-o1": (), "search-r1": (), "r1-searcher": ("search-r1-minilm",),
@@ -94,7 +96,7 @@ NAMES = {"searchain": "SearChain", "migres": "MIGRES", "iter-retgen": "ITER-RETG
          "search-r1": "Search-R1 (prompted)", "r1-searcher": "R1-Searcher (prompted)",
          "autorefine": "AutoRefine (prompted)", "adaptive-rag": "Adaptive-RAG",
          "adaptive-rag-trained": "Adaptive-RAG (trained router)", "dragin": "DRAGIN",
-         "dragin-plain-case": "DRAGIN (plain case)"}
+         "dragin-plain-case": "DRAGIN (plain case)", "dragin-guarded": "DRAGIN (guarded)"}
 NAMES.update({f"{method}-minilm": (f"{NAMES[method][:-1]}, MiniLM)" if NAMES[method].endswith(")")
                                    else f"{NAMES[method]} (MiniLM)")
               for method in ("oner", "ircot", *DENSE_EXTRAS)})

@@ -153,3 +153,35 @@ def test_the_plain_case_lays_the_question_out_as_the_exemplars_do_without_the_in
     assert "step-by-step" not in llm.prompts[0]
     with pytest.raises(ConfigError, match="case"):
         DRAGINConfig(case="chat")  # type: ignore[arg-type]
+
+
+def test_with_turn_stop_a_generation_ends_at_a_chat_turn_on_the_answers_line() -> None:
+    reply = "Ada Quill was born in Tarsk. So the answer is Tarsk.Human: Is Tarsk a port? Tarsk is a port."
+    plain, _, _ = run([reply], 0.1)
+    assert plain.metadata.text.endswith("Human: Is Tarsk a port? Tarsk is a port.")
+    guarded, steps, _ = run([reply], 0.1, turn_stop=True)
+    assert guarded.metadata.text == "Ada Quill was born in Tarsk. So the answer is Tarsk."
+    assert steps[0].generation == "Ada Quill was born in Tarsk. So the answer is Tarsk."
+    assert guarded.text == plain.text == "Tarsk"
+
+
+def test_with_repeats_skipped_the_continuation_adds_its_first_sentence_the_output_lacks() -> None:
+    replies = ["Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Zorn.",
+               "Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk. So the answer is Tarsk.",
+               "So the answer is Tarsk."]
+    kept, steps_kept, _ = run(list(replies), unsure_of("Zorn"))
+    assert steps_kept[2].kept == "Velmora Ironworks was founded by Ada Quill."
+    skipped, steps, _ = run(list(replies), unsure_of("Zorn"), repeats="skip")
+    assert steps[2].after_retrieval and steps[2].kept == "Ada Quill was born in Tarsk."
+    assert skipped.metadata.text == ("Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk. "
+                                     "So the answer is Tarsk.")
+    assert skipped.text == "Tarsk"
+
+
+def test_a_continuation_that_only_repeats_the_output_ends_the_loop_as_no_progress() -> None:
+    replies = ["Velmora Ironworks was founded by Ada Quill.", "Ada Quill was born in Zorn.",
+               "velmora ironworks was  founded by Ada Quill.", "never asked"]
+    result, steps, llm = run(replies, unsure_of("Zorn"), repeats="skip")
+    assert steps[3].after_retrieval and steps[3].kept == ""
+    assert result.metadata.stopped == "no_progress" and len(llm.prompts) == 3
+    assert result.metadata.text == "Velmora Ironworks was founded by Ada Quill."

@@ -9,7 +9,7 @@
             q <- QFS(question, T, the sentences of g before s, s): the content words s attends to most
             D <- top-k paragraphs for q
             g' <- LLM(exemplars, D, "Answer in the same format as before.", case, T, the sentences before s)
-            T <- T + the sentences before s + the first sentence of g'
+            T <- T + the sentences before s + the first sentence of g' (repeats: skip: its first that T lacks)
     answer <- what follows "the answer is" in T, to the end of its sentence
 
 The entropies and the attention come from the model's ``attention`` capability (the ``transformers``
@@ -42,8 +42,9 @@ from hopkit.usage import usage_component
 
 #: where a generation is cut: the exemplars put each answer on one line
 LINE_END = "\n"
-# a turn a chat model writes after its answer on the same line
-_TURN_MARKER = re.compile(r"\b(?:Human|Assistant|User|Question)\s*:")
+#: the turns a chat model writes after its answer on the same line
+TURN_MARKERS = ("Human:", "Assistant:", "User:", "Question:")
+_TURN_MARKER = re.compile(r"\b(?:" + "|".join(marker.rstrip(":") for marker in TURN_MARKERS) + r")\s*:")
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,10 @@ class DRAGINConfig:
         shots: how many of them (``fewshot``: 8 on HotpotQA, 6 on 2Wiki and StrategyQA).
         case: ``authors``: the test case as the authors' set lays it out (HotpotQA's and StrategyQA's with
             their step-by-step instruction); ``plain``: as the exemplars' questions ("Question: ...\nAnswer:").
+        turn_stop: also end each generation at a chat turn the model runs on into on the answer's line
+            ("...no.Human: ..."), as the answer reading already cuts there (the authors' generation runs on).
+        repeats: ``keep``: after a retrieval keep the continuation's first sentence (the authors');
+            ``skip``: its first sentence the output does not hold yet (none: the output stops growing).
     """
 
     threshold: Annotated[float, Gt(0)] = 1.4
@@ -75,6 +80,8 @@ class DRAGINConfig:
     exemplars: str | None = None
     shots: PositiveInt = 8
     case: Literal["authors", "plain"] = field(default="authors", metadata=ADDED_AFTER_FIRST_RUNS)
+    turn_stop: bool = field(default=False, metadata=ADDED_AFTER_FIRST_RUNS)
+    repeats: Literal["keep", "skip"] = field(default="keep", metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "DRAGIN option")
@@ -123,7 +130,7 @@ class DRAGIN:
                 paragraphs, parent = self._retrieve(search, fallback, gathered, parent)                    # D
                 continued = self._continue(paragraphs, case, text, trigger.before)                         # g'
                 generations += 1
-                first = self.splitter.first(continued)
+                first = self._kept(continued, joined(text.strip(), trigger.before.strip()))
                 text = joined(text.strip(), trigger.before.strip(), first.strip())
                 parent = record(DRAGINGenerate(generation=continued, kept=first, after_retrieval=True),
                                 parent=parent, paragraph_ids=[p.id for p in paragraphs])
@@ -148,9 +155,19 @@ class DRAGIN:
             return "answered"
         return None
 
+    def _stops(self) -> list[str]:
+        return [LINE_END, *TURN_MARKERS] if self.config.turn_stop else [LINE_END]
+
+    def _kept(self, continued: str, text: str) -> str:
+        """The sentence of the continuation added to the output."""
+        if self.config.repeats == "keep":
+            return self.splitter.first(continued)
+        held = {_normal(sentence) for sentence in self.splitter.split(text)}
+        return next((s for s in self.splitter.split(continued) if _normal(s) not in held), "")
+
     def _generate_attended(self, prompt: str) -> AttendedCompletion:
         with usage_component("dragin:generate"):
-            return self.llm.complete_attended(prompt, stop=[LINE_END], max_tokens=self.config.max_length)
+            return self.llm.complete_attended(prompt, stop=self._stops(), max_tokens=self.config.max_length)
 
     def _query(self, question: str, text: str, trigger: Trigger) -> tuple[str, bool]:
         """QFS's query; the triggering sentence without its triggering words when QFS finds no word."""
@@ -174,7 +191,7 @@ class DRAGIN:
     def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
         prompt = retrieval_prompt(self.demonstrations, paragraphs, case, text, before)
         with usage_component("dragin:continue"):
-            return self.llm.complete(prompt, stop=[LINE_END], max_tokens=self.config.max_length,
+            return self.llm.complete(prompt, stop=self._stops(), max_tokens=self.config.max_length,
                                      temperature=0.0).text
 
 
@@ -192,6 +209,10 @@ def answer_of(text: str, splitter: SentenceSplitter, form: AnswerForm = "span") 
         return "yes" if rest.lower().startswith("yes") else "no"
     answer = splitter.first(rest).strip()
     return answer[:-1].strip() if answer.endswith(".") else answer
+
+
+def _normal(sentence: str) -> str:
+    return " ".join(sentence.lower().split())
 
 
 def _step(trigger: Trigger) -> DRAGINTrigger:

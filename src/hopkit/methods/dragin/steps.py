@@ -35,7 +35,7 @@ class DRAGINTrigger(Record):
 class DRAGINGenerate(Payload):
     """One generation and what came of it: ``kept`` (the text added to the output), ``trigger`` (RIND's
     finding; None: the whole generation is kept), ``after_retrieval`` (written over retrieved documents:
-    only its first sentence is kept, unchecked)."""
+    one sentence of it is kept, unchecked: the first, or with ``repeats: skip`` the first not yet held)."""
 
     kind = "reason"
     generation: str = at("output")
