@@ -25,7 +25,7 @@ strategyqa="nor oner iter-retgen flare dragin-guarded dragin-plain-case"
 .venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 \
   --section agents-2025-strategyqa || echo "FAILED: the StrategyQA runs"
 .venv/bin/hopkit campaign judge --datasets strategyqa --methods dragin-guarded dragin-plain-case --limit 30
-.venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 \
+.venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-guarded --limit 30 \
   --section agents-2025-strategyqa --report-only --write-repository
 for methods in search-r1 search-o1 r1-searcher autorefine adaptive-rag adaptive-rag-trained ircot dragin dragin-plain-case; do
   echo "=== $methods $(date)"

@@ -6,7 +6,8 @@ ones of ITER-RETGEN, Self-Ask, ReAct (Shao et al.), FLARE and ALCE's five reader
 the 2025 methods' ``dragin-claims``, ``dragin-plain-case-claims``, ``adaptive-rag-claims``, ``adaptive-rag-trained-claims``,
 ``search-o1-claims``, ``search-r1-claims``, ``r1-searcher-claims``, ``autorefine-claims`` and on the dense retriever
 ``search-r1-minilm-claims``, ``search-o1-minilm-claims``, ``r1-searcher-minilm-claims``,
-``autorefine-minilm-claims``, ``adaptive-rag-minilm-claims``, ``dragin-plain-case-minilm-claims``,
+``autorefine-minilm-claims``, ``adaptive-rag-minilm-claims``, ``dragin-plain-case-minilm-claims``, DRAGIN's guarded
+lever's ``dragin-guarded-claims`` (StrategyQA),
 ``baseline-costs`` and ``agents-2025-costs`` (hopkit.campaign.baseline_costs), ``flare-triggers`` (benchmarks.flare_triggers),
 ``alce-rerank-citations`` (benchmarks.alce_rerank_citations), ``reader-context``
 (benchmarks.reader_context_check), ``ircot-demonstrations`` (benchmarks.ircot_demonstrations_check)
@@ -79,6 +80,7 @@ SECTIONS = {
     "autorefine-minilm-claims": ("method_claims", "| against |"),
     "adaptive-rag-minilm-claims": ("method_claims", "| against |"),
     "dragin-plain-case-minilm-claims": ("method_claims", "| against |"),
+    "dragin-guarded-claims": ("method_claims", "| against |"),
 }
 
 
