@@ -169,7 +169,7 @@ def test_with_repeats_skipped_the_continuation_adds_its_first_sentence_the_outpu
     replies = ["Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Zorn.",
                "Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Tarsk. So the answer is Tarsk.",
                "So the answer is Tarsk."]
-    kept, steps_kept, _ = run(list(replies), unsure_of("Zorn"))
+    _, steps_kept, _ = run(list(replies), unsure_of("Zorn"))
     assert steps_kept[2].kept == "Velmora Ironworks was founded by Ada Quill."
     skipped, steps, _ = run(list(replies), unsure_of("Zorn"), repeats="skip")
     assert steps[2].after_retrieval and steps[2].kept == "Ada Quill was born in Tarsk."

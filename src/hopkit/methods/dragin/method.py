@@ -36,6 +36,7 @@ from hopkit.methods.gathered import Gathered
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import extract_answer
 from hopkit.records import GenerationResult, Paragraph, Query
+from hopkit.retrieval.corpus_view import dedup_key
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
 from hopkit.usage import usage_component
@@ -106,6 +107,7 @@ class DRAGIN:
         self.prompts = prompts or prompt_set(config.exemplars)
         self.demonstrations = self.prompts.demonstrations(config.shots)
         self.splitter = splitter or SyntokSplitter()
+        self.stops = [LINE_END, *TURN_MARKERS] if config.turn_stop else [LINE_END]
 
     def generate(self, query: Query) -> GenerationResult:
         case = self.prompts.case(query.text, plain=self.config.case == "plain")
@@ -130,8 +132,9 @@ class DRAGIN:
                 paragraphs, parent = self._retrieve(search, fallback, gathered, parent)                    # D
                 continued = self._continue(paragraphs, case, text, trigger.before)                         # g'
                 generations += 1
-                first = self._kept(continued, joined(text.strip(), trigger.before.strip()))
-                text = joined(text.strip(), trigger.before.strip(), first.strip())
+                kept_so_far = joined(text.strip(), trigger.before.strip())
+                first = self._kept(continued, kept_so_far)
+                text = joined(kept_so_far, first.strip())
                 parent = record(DRAGINGenerate(generation=continued, kept=first, after_retrieval=True),
                                 parent=parent, paragraph_ids=[p.id for p in paragraphs])
             reason = self._finished(before, text)
@@ -155,19 +158,16 @@ class DRAGIN:
             return "answered"
         return None
 
-    def _stops(self) -> list[str]:
-        return [LINE_END, *TURN_MARKERS] if self.config.turn_stop else [LINE_END]
-
     def _kept(self, continued: str, text: str) -> str:
         """The sentence of the continuation added to the output."""
         if self.config.repeats == "keep":
             return self.splitter.first(continued)
-        held = {_normal(sentence) for sentence in self.splitter.split(text)}
-        return next((s for s in self.splitter.split(continued) if _normal(s) not in held), "")
+        held = {dedup_key(sentence) for sentence in self.splitter.split(text)}
+        return next((s for s in self.splitter.split(continued) if dedup_key(s) not in held), "")
 
     def _generate_attended(self, prompt: str) -> AttendedCompletion:
         with usage_component("dragin:generate"):
-            return self.llm.complete_attended(prompt, stop=self._stops(), max_tokens=self.config.max_length)
+            return self.llm.complete_attended(prompt, stop=self.stops, max_tokens=self.config.max_length)
 
     def _query(self, question: str, text: str, trigger: Trigger) -> tuple[str, bool]:
         """QFS's query; the triggering sentence without its triggering words when QFS finds no word."""
@@ -191,7 +191,7 @@ class DRAGIN:
     def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
         prompt = retrieval_prompt(self.demonstrations, paragraphs, case, text, before)
         with usage_component("dragin:continue"):
-            return self.llm.complete(prompt, stop=self._stops(), max_tokens=self.config.max_length,
+            return self.llm.complete(prompt, stop=self.stops, max_tokens=self.config.max_length,
                                      temperature=0.0).text
 
 
@@ -209,10 +209,6 @@ def answer_of(text: str, splitter: SentenceSplitter, form: AnswerForm = "span") 
         return "yes" if rest.lower().startswith("yes") else "no"
     answer = splitter.first(rest).strip()
     return answer[:-1].strip() if answer.endswith(".") else answer
-
-
-def _normal(sentence: str) -> str:
-    return " ".join(sentence.lower().split())
 
 
 def _step(trigger: Trigger) -> DRAGINTrigger:
