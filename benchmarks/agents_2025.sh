@@ -8,6 +8,7 @@
 # Every 2025 method runs again on the dense retriever (all-MiniLM-L6-v2, the *-minilm variants; DRAGIN with its plain
 # case, Adaptive-RAG with the prompted classifier), beside OneR and IRCoT on it (the retrieval-qa-oner and
 # retrieval-qa-ircot sections made those runs).
+# A resume leaves stored the failures greedy decoding repeats (--keep-failed: empty answers are not asked again).
 # Adaptive-RAG's trained router: NoR and OneR on all 100 questions (questions 31-100 give the silver labels),
 # `hopkit campaign train-router`, then the routed run (adaptive-rag-trained) on the first 30.
 #   bash benchmarks/agents_2025.sh
@@ -22,7 +23,7 @@ datasets="hotpotqa 2wikimultihopqa musique"
 # into chat turns and repeats itself after retrievals (docs/methods/dragin.md); beside the baselines' runs (those of
 # the qa-baselines-strategyqa section, made here where the store lacks them)
 strategyqa="nor oner iter-retgen flare dragin-guarded dragin-plain-case"
-.venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 \
+.venv/bin/hopkit campaign run --datasets strategyqa --methods $strategyqa --limit 30 --keep-failed \
   --section agents-2025-strategyqa || echo "FAILED: the StrategyQA runs"
 .venv/bin/hopkit campaign judge --datasets strategyqa --methods dragin-guarded dragin-plain-case --limit 30
 .venv/bin/hopkit campaign run --datasets strategyqa --methods nor oner iter-retgen flare dragin-guarded --limit 30 \
@@ -30,7 +31,7 @@ strategyqa="nor oner iter-retgen flare dragin-guarded dragin-plain-case"
 for methods in search-r1 search-o1 r1-searcher autorefine adaptive-rag adaptive-rag-trained ircot dragin dragin-plain-case; do
   echo "=== $methods $(date)"
   .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025 \
-    --write-repository || echo "FAILED: $methods"
+    --keep-failed --write-repository || echo "FAILED: $methods"
 done
 # the section: every method beside the baselines and Adaptive-RAG's arms, from the runs above, judged (Acc†)
 .venv/bin/hopkit campaign judge --datasets $datasets --methods nor oner iter-retgen flare search-r1 search-o1 \
@@ -43,7 +44,7 @@ done
 dense="search-r1-minilm search-o1-minilm r1-searcher-minilm autorefine-minilm adaptive-rag-minilm dragin-plain-case-minilm"
 for methods in oner-minilm ircot-minilm $dense; do
   .venv/bin/hopkit campaign run --datasets $datasets --methods $methods --limit 30 --section agents-2025-dense \
-    || echo "FAILED: $methods"
+    --keep-failed || echo "FAILED: $methods"
 done
 # (OneR's and IRCoT's MiniLM runs are left unjudged: the retrieval-qa sections show them so)
 .venv/bin/hopkit campaign judge --datasets $datasets --methods $dense --limit 30

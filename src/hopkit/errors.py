@@ -121,3 +121,11 @@ class ParseError(HopkitError):
 
 class DownloadError(HopkitError):
     """An official dataset or prompt file could not be downloaded."""
+
+
+# The failures a rerun repeats when the model decodes greedily (as every shipped config does): its reply is the same,
+# so the same answer is missing, the same text cannot be read, the same trace cannot be stored. By class name, as a
+# stored result's error begins.
+DETERMINISTIC_FAILURES = {"EmptyAnswerError": "the model wrote no answer",
+                          "ParseError": "the model's reply could not be read",
+                          "TraceError": "the method's trace could not be stored"}

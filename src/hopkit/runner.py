@@ -16,7 +16,9 @@ returns at once: it does not wait for the questions in flight, which a rerun red
 An empty final answer, or one that is only the prompt's own cue or markup ("The answer is:",
 "[Query 1]:"), is not an answer: the question is recorded as failed
 (:class:`~hopkit.errors.EmptyAnswerError`) with the method's trace, and a rerun asks
-again (with greedy decoding the model then says the same).
+again (with greedy decoding the model then says the same). With ``keep_failed`` a rerun leaves
+such failures stored instead: those of :data:`~hopkit.errors.DETERMINISTIC_FAILURES`, which a
+greedy rerun repeats; failures on a model server or the store are asked again all the same.
 
 Each question's failure is logged with ``extra={"question": id}``, so a console can leave
 those records to a log file and show the run's summary instead.
@@ -32,7 +34,7 @@ from typing import Callable, Mapping, Sequence
 
 from tqdm import tqdm
 
-from hopkit.errors import LLMServerError, StoreError
+from hopkit.errors import DETERMINISTIC_FAILURES, LLMServerError, StoreError
 from hopkit.executors.answers import answer_one
 from hopkit.executors.protocol import Executor, RunJob
 from hopkit.executors.shared_questions import TAKE_AT_ONCE, SharedQuestions
@@ -64,7 +66,8 @@ EVIDENCE_CHECK_AFTER = 5
 
 @dataclass(frozen=True)
 class RunStart:
-    """What a run is about to do: its stored name, how many questions are left and how many at a time."""
+    """What a run is about to do: its stored name, how many questions are left and how many at a time
+    (``already_done`` counts the failures that ``keep_failed`` leaves stored, ``kept_failed`` says how many)."""
 
     run_id: str
     name: str
@@ -72,6 +75,7 @@ class RunStart:
     total_queries: int
     already_done: int
     workers: int
+    kept_failed: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ class RunOutcome:
     class, ``name`` is the run's stored name (a configuration first run under another name
     keeps that one), ``without_evidence`` counts the answered questions for which a method
     that filters its evidence (:func:`evidence_advice`) kept no paragraph, and ``answered_elsewhere``
-    the questions another driver sharing the run answered meanwhile.
+    the questions another driver sharing the run answered meanwhile. ``already_done`` counts the
+    stored failures that ``keep_failed`` left alone; ``kept_failed`` says how many they were.
     """
 
     run_id: str
@@ -98,6 +103,7 @@ class RunOutcome:
     answered_elsewhere: int = 0
     answering_seconds: float = 0.0
     model_seconds: float = 0.0
+    kept_failed: int = 0
 
     @property
     def own_share(self) -> float:
@@ -110,7 +116,7 @@ class RunOutcome:
 
 def run_method(method: Method, queries: Sequence[Query], store: Store, spec: RunSpec, *,
                workers: int = 1, progress: bool = True, trace_prompts: bool = False,
-               on_start: Callable[[RunStart], None] | None = None) -> RunOutcome:
+               on_start: Callable[[RunStart], None] | None = None, keep_failed: bool = False) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` with ``workers`` threads of this
     process, and store each result (the method's ``warm_up()`` first, once, when a question is left).
 
@@ -124,13 +130,16 @@ def run_method(method: Method, queries: Sequence[Query], store: Store, spec: Run
         trace_prompts: store the prompts of each step's model calls in its trace (large:
             every prompt in full, demonstrations included).
         on_start: called once the run is registered, before the first question (the CLI's first line).
+        keep_failed: leave the stored failures a greedy rerun repeats (:data:`~hopkit.errors.DETERMINISTIC_FAILURES`)
+            as they are instead of asking those questions again.
     """
     return run_with(ThreadExecutor(method, workers), queries, store, spec, progress=progress,
-                    trace_prompts=trace_prompts, on_start=on_start)
+                    trace_prompts=trace_prompts, on_start=on_start, keep_failed=keep_failed)
 
 
 def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: RunSpec, *, progress: bool = True,
-             trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None) -> RunOutcome:
+             trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None,
+             keep_failed: bool = False) -> RunOutcome:
     """Answer every query not yet finished in the run ``spec`` with ``executor``, each result stored
     as soon as it is answered; :func:`run_method`'s arguments otherwise.
 
@@ -139,10 +148,12 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
     several, share its questions instead of each answering all of them."""
     run = store.ensure_run(spec)
     done = store.finished_query_ids(run.run_id)
-    todo = [q for q in queries if q.id not in done]
+    kept = store.failed_query_ids(run.run_id, DETERMINISTIC_FAILURES) if keep_failed else set()
+    todo = [q for q in queries if q.id not in done and q.id not in kept]
+    kept_failed = sum(q.id in kept for q in queries)
     if on_start is not None:
         on_start(RunStart(run.run_id, run.name, spec.dataset, len(queries), len(queries) - len(todo),
-                          max(1, min(executor.workers, len(todo)))))
+                          max(1, min(executor.workers, len(todo))), kept_failed))
     finished = failed = without_evidence = 0
     answering_seconds = model_seconds = 0.0
     failures: Counter[str] = Counter()
@@ -184,4 +195,4 @@ def run_with(executor: Executor, queries: Sequence[Query], store: Store, spec: R
                       finished=finished, failed=failed, first_error=first_error, name=run.name,
                       failures=dict(failures), without_evidence=without_evidence,
                       evidence_advice=executor.evidence_advice(), answered_elsewhere=questions.answered_elsewhere,
-                      answering_seconds=answering_seconds, model_seconds=model_seconds)
+                      answering_seconds=answering_seconds, model_seconds=model_seconds, kept_failed=kept_failed)

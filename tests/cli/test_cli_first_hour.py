@@ -104,8 +104,14 @@ def test_a_rerun_that_fails_again_keeps_exit_0_while_the_run_holds_answers(db: s
         log_file = Path(err.split("Every failure is in ")[1].split()[0])
         assert log_file.is_file() and "EmptyAnswerError" in log_file.read_text(encoding="utf-8")
         code, out, err = hopkit(capsys, "--db", db, "run", "nor", "--llm", "openai-compatible", "--quiet")
-    assert "2 already done, 0 answered now, 1 failed" in out
-    assert code == 0 and "the run holds 2 answer(s)" in err
+        assert "2 already done, 0 answered now, 1 failed" in out
+        assert code == 0 and "the run holds 2 answer(s)" in err
+        assert "--keep-failed leaves it stored" in err
+        code, out, err = hopkit(capsys, "--db", db, "run", "nor", "--llm", "openai-compatible", "--quiet",
+                                "--keep-failed")
+    assert "3 already done (1 of them failed, kept by --keep-failed), 0 to answer" in out
+    assert "3 already done, 0 answered now, 0 failed, 1 failed before and kept" in out
+    assert code == 0 and err == ""
 
 
 def test_exit_1_only_when_the_run_holds_no_answer() -> None:

@@ -242,3 +242,24 @@ def test_an_empty_final_answer_is_a_failure_kept_with_its_trace_and_retried(tmp_
     run_method(again, QUERIES, store, SPEC, progress=False)
     assert again.calls == ["q2"]
     assert store.finished_query_ids(SPEC.run_id) == {q.id for q in QUERIES}
+
+
+def test_keep_failed_leaves_the_failures_a_greedy_rerun_repeats_and_retries_the_others(tmp_path: Path) -> None:
+    """An empty answer stays failed on resume with keep_failed; a model that failed by raising is asked again."""
+
+    class SaysNothingOnQ2(EchoMethod):
+        def generate(self, query: Query) -> GenerationResult:
+            result = super().generate(query)
+            return GenerationResult(text="", chunk_ids=(0,)) if query.id == "q2" else result
+
+    store = make_store(tmp_path / "db.sqlite")
+    first = run_method(SaysNothingOnQ2(failing={"q4"}), QUERIES, store, SPEC, progress=False)
+    assert (first.finished, first.failed, first.kept_failed) == (4, 2, 0)
+    again = EchoMethod()
+    outcome = run_method(again, QUERIES, store, SPEC, progress=False, keep_failed=True)
+    assert again.calls == ["q4"]
+    assert (outcome.already_done, outcome.kept_failed, outcome.finished, outcome.failed) == (5, 1, 1, 0)
+    assert store.finished_query_ids(SPEC.run_id) == {q.id for q in QUERIES} - {"q2"}
+    without = EchoMethod()
+    run_method(without, QUERIES, store, SPEC, progress=False)
+    assert without.calls == ["q2"]

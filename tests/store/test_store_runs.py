@@ -104,6 +104,19 @@ def test_results_round_trip(toy: Store) -> None:
     assert (info.finished, info.failed) == (2, 1)
 
 
+def test_failed_questions_are_found_by_the_class_their_error_names(toy: Store) -> None:
+    run_id = toy.ensure_run(spec()).run_id
+    for item in (result("q0", "", error="EmptyAnswerError: nothing"), result("q1", "", error="NotEmptyAnswerError: x"),
+                 result("q2", "", error="Parse_Error: y"), result("q3", "", error="ParseXError: z")):
+        toy.record_result(run_id, item)
+    assert toy.failed_query_ids(run_id, ["EmptyAnswerError"]) == {"q0"}
+    assert toy.failed_query_ids(run_id, ["EmptyAnswerError", "Parse_Error"]) == {"q0", "q2"}
+    assert toy.failed_query_ids(run_id, ["Parse_Error"]) == {"q2"}  # "_" is no wildcard
+    assert toy.failed_query_ids(run_id, []) == set()
+    with pytest.raises(StoreError, match="unknown run"):
+        toy.failed_query_ids("nope", ["EmptyAnswerError"])
+
+
 def test_failed_result_is_replaced_by_a_retry(toy: Store) -> None:
     run_id = toy.ensure_run(spec()).run_id
     toy.record_result(run_id, result("q0", "", error="timeout"))

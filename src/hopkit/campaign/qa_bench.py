@@ -24,6 +24,7 @@ from typing import Any
 from pathlib import Path
 
 from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.cli.help_texts import KEEP_FAILED_HELP
 from hopkit.campaign.bench_store import add_store_options, open_bench_store
 from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
 from hopkit.campaign.method_models import MethodModels
@@ -52,12 +53,14 @@ def ingest(store: Store, dataset: str) -> None:
     restore(store, dataset)
 
 
-def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int, into_repository: bool = True) -> str:
+def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int, into_repository: bool = True,
+                 keep_failed: bool = False) -> str:
     """Run (or resume) ``pipeline`` on the first ``limit`` questions; with ``into_repository``, save its results
-    to the repository however the run ends. Returns the run id."""
+    to the repository however the run ends; ``keep_failed`` as for :meth:`GenerationPipeline.run`. Returns the
+    run id."""
     run_id = pipeline.run_spec().run_id
     try:
-        pipeline.run(limit=limit)
+        pipeline.run(limit=limit, keep_failed=keep_failed)
     finally:
         if into_repository and any(run.run_id == run_id for run in store.runs()):
             save(store, run_id)
@@ -80,6 +83,7 @@ def command_parser() -> argparse.ArgumentParser:
                         help="where the section and its plots go without --write-repository (default "
                              ".hopkit-bench/sections)")
     parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
+    parser.add_argument("--keep-failed", action="store_true", help=KEEP_FAILED_HELP)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
                         help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
     return parser
@@ -107,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 twins.setdefault(llm_name, set()).add(method)
             pipeline = models.pipeline(method, dataset, session_factory, thresholds=args.thresholds)
             run_id = (pipeline.run_spec().run_id if args.report_only
-                      else run_and_save(store, pipeline, args.limit, args.write_repository))
+                      else run_and_save(store, pipeline, args.limit, args.write_repository, args.keep_failed))
             retrievers.add(retriever_label(pipeline))
             cells.append(Cell(method, dataset, run_id))
     scored = score_section(store, cells, args.datasets, args.limit)

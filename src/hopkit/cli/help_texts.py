@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from hopkit.config import named_configs
+from hopkit.errors import DETERMINISTIC_FAILURES
+
+KEEP_FAILED_HELP = ("on resume, leave stored the failed questions a rerun would fail again with greedy decoding ("
+                    + ", ".join(DETERMINISTIC_FAILURES) + ") instead of asking them again; failures on a model "
+                    "server or the store are still retried")
 
 
 def llm_help(default: str | None = None) -> str:

@@ -10,10 +10,10 @@ from typing import Any, Callable, Mapping
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
-from hopkit.cli.help_texts import llm_help, retrieval_help
+from hopkit.cli.help_texts import KEEP_FAILED_HELP, llm_help, retrieval_help
 from hopkit.cli.console import run_log
 from hopkit.config import load_yaml, named_config_path, named_configs
-from hopkit.errors import ConfigError, UnknownNameError
+from hopkit.errors import DETERMINISTIC_FAILURES, ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
 from hopkit.pipelines.retrieval.base import resolve_dataset
@@ -22,13 +22,10 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.terminal import lookalike_warnings, name_problem, printable
 
-# Failures a rerun cannot change: the model, decoding greedily, says the same thing again.
-DETERMINISTIC = {"EmptyAnswerError": "the model wrote no answer", "ParseError": "the model's reply could not be read",
-                 "TraceError": "the method's trace could not be stored"}
 # Above this share of the answering time spent in hopkit itself, a run's summary says so.
 OWN_TIME_NOTICE = 0.05
-SAME_AGAIN = ("decoding is greedy, so a rerun asks again and gets the same reply: another model or prompt "
-              "is what changes it")
+SAME_AGAIN = ("decoding is greedy, so a rerun asks again and gets the same reply (--keep-failed leaves it stored): "
+              "another model or prompt is what changes it")
 
 
 def named(option: str, value: str | None) -> str | None:
@@ -70,6 +67,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--trace-prompts", action="store_true",
                      help="keep every model call's prompt in the trace (shown by the HTML report; large)")
+    run.add_argument("--keep-failed", action="store_true", help=KEEP_FAILED_HELP)
 
 
 def pipeline_config(argument: str) -> tuple[dict[str, Any], str]:
@@ -104,9 +102,10 @@ def _announce(pipeline: Any, executor: ExecutorChoice) -> Callable[[RunStart], N
         elif pipeline.workers() < pipeline.batch_size:
             at_once += (f" (an in-process model answers one question at a time; batch_size {pipeline.batch_size} "
                         "applies to a model server)")
+        kept = f" ({start.kept_failed} of them failed, kept by --keep-failed)" if start.kept_failed else ""
         print(f"run {printable(start.name)} ({start.run_id}) on {printable(start.dataset)}: "
-              f"{start.total_queries} question(s), {start.already_done} already done, {left} to answer, {at_once}",
-              flush=True)
+              f"{start.total_queries} question(s), {start.already_done} already done{kept}, {left} to answer, "
+              f"{at_once}", flush=True)
     return first_line
 
 
@@ -132,9 +131,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     with run_log("run") as log_file:
         outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
                                trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),
-                               executor=executor)
+                               executor=executor, keep_failed=args.keep_failed)
     print(f"run {printable(outcome['name'])} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed"
+          + (f", {outcome['kept_failed']} failed before and kept" if outcome.get("kept_failed") else "")
           + (f", {outcome['answered_elsewhere']} answered by another driver of the same run"
              if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
@@ -169,12 +169,13 @@ def run_exit_code(outcome: Mapping[str, Any], log_file: Path | None = None) -> i
     kinds = dict(outcome.get("failures") or {})
     parts = []
     for kind, count in sorted(kinds.items(), key=lambda item: -item[1]):
-        why = f"{DETERMINISTIC[kind]}; {SAME_AGAIN}" if kind in DETERMINISTIC else "a rerun of the same command retries it"
+        why = (f"{DETERMINISTIC_FAILURES[kind]}; {SAME_AGAIN}" if kind in DETERMINISTIC_FAILURES
+               else "a rerun of the same command retries it")
         parts.append(f"{count} {kind} ({why})")
     detail = (": " + ", ".join(parts)) if parts else ""
     first = f". First error: {outcome['first_error']}" if outcome.get("first_error") else ""
     where = f". Every failure is in {log_file}" if log_file is not None and log_file.exists() else ""
-    held = outcome["already_done"] + outcome["finished"]
+    held = outcome["already_done"] - outcome.get("kept_failed", 0) + outcome["finished"]
     if held == 0:
         sys.stderr.write(f"hopkit: error: nothing was answered: all {failed} question(s) attempted failed{detail}"
                          f"{first}{where}\n")

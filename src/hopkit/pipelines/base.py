@@ -134,7 +134,7 @@ class GenerationPipeline(ABC):
 
     def run(self, top_k: int | None = None, *, limit: int | None = None, progress: bool = True,
             trace_prompts: bool = False, on_start: Callable[[RunStart], None] | None = None,
-            executor: str | ExecutorChoice | None = None) -> dict[str, Any]:
+            executor: str | ExecutorChoice | None = None, keep_failed: bool = False) -> dict[str, Any]:
         """Answer every question of the dataset not yet finished in this run and store the results
         (with ``trace_prompts``, each trace step also keeps its model calls' prompts; they do not
         change the answers, so they are not part of the run's identity).
@@ -148,6 +148,9 @@ class GenerationPipeline(ABC):
             executor: ``"threads"`` (the default: this process) or ``"ray"`` (workers of a Ray
                 cluster, each storing its answers), or an :class:`~hopkit.executors.ExecutorChoice`
                 naming the cluster and the workers; the answers and the run id do not depend on it.
+            keep_failed: leave stored the failures a greedy rerun repeats (an empty answer, an unreadable reply,
+                an unstorable trace: :data:`~hopkit.errors.DETERMINISTIC_FAILURES`) instead of asking those
+                questions again; failures on a model server or the store are asked again all the same.
 
         Returns:
             ``run_id``, ``name`` (the run's stored name), ``total_queries``, ``already_done``,
@@ -155,8 +158,9 @@ class GenerationPipeline(ABC):
             None), ``failures`` (counts by error class), ``workers`` (questions answered at
             once), ``without_evidence`` (answered questions for which a method that filters
             its evidence kept no paragraph), ``evidence_advice`` (what to change then; None for
-            a method without such a filter) and ``own_share`` (the share of the time spent answering
-            and storing that was hopkit's own, not the model's).
+            a method without such a filter), ``own_share`` (the share of the time spent answering
+            and storing that was hopkit's own, not the model's) and ``kept_failed`` (stored failures
+            ``keep_failed`` left alone; ``already_done`` counts them).
         """
         store = Store(self.session_factory)
         spec = self.run_spec(top_k)
@@ -165,7 +169,7 @@ class GenerationPipeline(ABC):
         answering = self.executor(executor_choice(executor), top_k, spec.dataset)
         queries = store.queries(spec.dataset, limit=limit)
         outcome = run_with(answering, queries, store, spec, progress=progress, trace_prompts=trace_prompts,
-                           on_start=on_start)
+                           on_start=on_start, keep_failed=keep_failed)
         if outcome.name != self.name:
             logger.warning("this configuration was first run as %r, the name it keeps: a run is identified by its "
                            "configuration, so naming it %r resumed that run (run %s)", outcome.name, self.name,
@@ -174,7 +178,8 @@ class GenerationPipeline(ABC):
                 "already_done": outcome.already_done, "finished": outcome.finished, "failed": outcome.failed,
                 "first_error": outcome.first_error, "failures": dict(outcome.failures), "workers": answering.workers,
                 "without_evidence": outcome.without_evidence, "evidence_advice": outcome.evidence_advice,
-                "answered_elsewhere": outcome.answered_elsewhere, "own_share": outcome.own_share}
+                "answered_elsewhere": outcome.answered_elsewhere, "own_share": outcome.own_share,
+                "kept_failed": outcome.kept_failed}
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         """What a run with these options should be warned of before its first question."""

@@ -306,6 +306,20 @@ class Store:
                                                          ResultRow.error.is_(None))
             return set(session.scalars(statement))
 
+    def failed_query_ids(self, run_id: str, kinds: Iterable[str]) -> set[str]:
+        """Ids of the questions this run stored as failed with an error of one of the classes named in ``kinds``.
+
+        Raises:
+            StoreError: if the run is unknown.
+        """
+        prefixes = [ResultRow.error.startswith(f"{kind}: ", autoescape=True) for kind in kinds]
+        if not prefixes:
+            return set()
+        with self._transaction(f"reading the failures of run {run_id}") as session:
+            self._run(session, run_id)
+            statement = select(ResultRow.query_id).where(ResultRow.run_id == run_id, or_(*prefixes))
+            return set(session.scalars(statement))
+
     def record_result(self, run_id: str, result: QueryResult) -> None:
         """Write one question's result in its own short transaction.
 
