@@ -24,7 +24,6 @@ from typing import Any
 from pathlib import Path
 
 from hopkit.campaign.page_sections import command_line, write_section
-from hopkit.cli.help_texts import KEEP_FAILED_HELP
 from hopkit.campaign.bench_store import add_store_options, open_bench_store
 from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
 from hopkit.campaign.method_models import MethodModels
@@ -33,6 +32,7 @@ from hopkit.campaign.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibra
 from hopkit.campaign.saved_runs import restore, save
 from hopkit.campaign.thresholds import THRESHOLDS_FILE
 from hopkit.campaign.variants import load_variant
+from hopkit.cli.help_texts import KEEP_FAILED_HELP
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
