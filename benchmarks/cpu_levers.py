@@ -1,4 +1,4 @@
-"""Two llama.cpp levers measured on raw evaluation: flash attention, and two tokens per evaluation.
+"""CPU levers: llama.cpp's flash attention and two tokens per evaluation; the transformers backend's dtype.
 
 Both variants of the model are loaded side by side and measured in interleaved rounds
 (this machine's speed drifts by ±20% over minutes), keeping each variant's best round:
@@ -9,6 +9,14 @@ Both variants of the model are loaded side by side and measured in interleaved r
   together (or verifying a one-token draft) costs per token.
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.cpu_levers --rounds 3
+
+With ``--transformers-dtype``: the transformers backend (which DRAGIN needs for attention) in bfloat16
+and in float32, loaded side by side, on DRAGIN's first generation for each of the first ``--rounds``
+HotpotQA questions (the authors' 8 exemplars and test case, greedy, 100 tokens, with entropies and
+attention), the two dtypes alternating question by question. The first call of each is cold; later
+ones reuse the exemplars' key/value prefix, as DRAGIN's calls do.
+
+    HOPKIT_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.cpu_levers --transformers-dtype --rounds 4
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from hopkit.campaign.page_sections import command_line, write_section
 from hopkit.campaign.bench_store import load_llm
 from hopkit.campaign.environment import LLM_NAME, data_dir
 from hopkit.campaign.probes import RATE_PROMPT_FILE
+from hopkit.data.registry import load_dataset, sample_path
+from hopkit.methods.dragin.prompts import generation_prompt, prompt_set
 
 MEASURES = ("prefill 0-2,000", "prefill 2,000-3,000", "decode after 100", "decode after 3,000",
             "2 per evaluation after 100", "2 per evaluation after 3,000")
@@ -53,8 +63,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default=LLM_NAME)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--transformers-dtype", action="store_true",
+                        help="measure the transformers backend in bfloat16 against float32 instead")
     args = parser.parse_args()
     command = command_line()
+    if args.transformers_dtype:
+        return measure_dtypes(max(args.rounds, 2), command)
     import llama_cpp
 
     plain = load_llm(args.llm, None)
@@ -77,6 +91,63 @@ def main() -> int:
         f"{args.rounds} interleaved rounds; each cell is the variant's best round. *2 per evaluation*: two tokens "
         "evaluated in one call, counted as tokens/s.",
         "| measure | default | flash_attn |\n|---|---:|---:|\n" + rows,
+    ]))
+    return 0
+
+
+
+DTYPES = ("bfloat16", "float32")
+DTYPE_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def dragin_prompts(questions: int) -> list[str]:
+    """DRAGIN's first prompt for each of the first ``questions`` HotpotQA questions (the authors' case)."""
+    examples = load_dataset("hotpotqa", sample_path("hotpotqa", data_dir()))[:questions]
+    exemplars = prompt_set("hotpotqa")
+    demonstrations = exemplars.demonstrations(8)
+    return [generation_prompt(demonstrations, exemplars.case(example.question), "") for example in examples]
+
+
+def measure_dtypes(questions: int, command: str) -> int:
+    from hopkit import environment
+    from hopkit.llm.transformers_backend import TransformersLLM
+
+    model = environment.model_dir() / DTYPE_MODEL_FILE
+    prompts = dragin_prompts(questions)
+    load_at_start = os.getloadavg()[0]
+    loaded, load_seconds = {}, {}
+    for dtype in DTYPES:
+        started = time.perf_counter()
+        loaded[dtype] = TransformersLLM.load(model, n_ctx=4096, dtype=dtype)
+        load_seconds[dtype] = time.perf_counter() - started
+    calls: dict[str, list[Any]] = {dtype: [] for dtype in DTYPES}
+    for number, prompt in enumerate(prompts, start=1):
+        for dtype in DTYPES:
+            completion = loaded[dtype].complete_attended(prompt, max_tokens=100).completion
+            calls[dtype].append(completion)
+            print(f"question {number} {dtype}: {completion.seconds:.1f} s, {completion.completion_tokens} tokens")
+    rows = []
+    for dtype in DTYPES:
+        cold, warm = calls[dtype][0], calls[dtype][1:]
+        warm_seconds = sum(c.seconds for c in warm)
+        rows.append(f"| {dtype} | {load_seconds[dtype]:.1f} | {cold.seconds:.1f} | {cold.prompt_tokens} | {len(warm)} | "
+                    f"{warm_seconds / len(warm):.1f} | {sum(c.cached_prompt_tokens for c in warm) / len(warm):.0f} | "
+                    f"{sum(c.completion_tokens for c in warm) / warm_seconds:.2f} |")
+    same = sum(a.text == b.text for a, b in zip(*calls.values()))
+    write_section("transformers-dtype", "\n\n".join([
+        "## The transformers backend: bfloat16 against float32 (DRAGIN's first generation, HotpotQA)",
+        f"Command: `{command}`",
+        f"Qwen2.5-Coder-1.5B-Instruct q4_k_m ({DTYPE_MODEL_FILE}) read by transformers on the CPU "
+        f"({os.cpu_count()} cores, torch's own thread count), 4k context, both dtypes loaded side by side. "
+        f"Each call: DRAGIN's authors' 8 HotpotQA exemplars and test case for one of the first {questions} "
+        "questions, greedy, at most 100 tokens, with entropies and attention (`complete_attended`); the "
+        "dtypes alternate question by question. The first call is cold, the later ones reuse the exemplars' "
+        f"key/value prefix. Load average {load_at_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.",
+        "| dtype | load s | cold call s | cold prompt tok | warm calls | warm call s (mean) | "
+        "warm cached prompt tok (mean) | generated tok/s (warm) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        + "\n".join(rows),
+        f"The same text from both dtypes on {same} of {questions} questions (greedy; bfloat16 rounds every "
+        "activation, so the two may part).",
     ]))
     return 0
 
