@@ -46,6 +46,17 @@ def test_a_sentence_counts_when_it_cites_valid_documents_that_entail_it() -> Non
     assert recall("") == 0.0
 
 
+def test_a_citation_of_thousands_of_digits_is_an_invalid_one_not_an_error() -> None:
+    """Issue 70: "[" and 5,000 digits (past Python's 4,300-digit limit on int()) raised a bare ValueError
+    that failed every question; it names no document of the prompt, so the sentence is unsupported."""
+    huge = "9" * 5000
+    assert recall(f"Ada Quill was born in Tarsk [{huge}].") == 0.0
+    assert recall(f"Ada Quill was born in Tarsk [1][{huge}].") == 0.0  # one invalid citation: not supported
+    assert recall(f"Ada Quill was born in Tarsk [1]. Tarsk is a port [{'0' * 5000}1].") == 0.5
+    result, _, _ = run([f"Tarsk [{huge}].", "Ada Quill was born in Tarsk [1].", "Tarsk.", "Tarsk."])
+    assert result.text == "Ada Quill was born in Tarsk" and result.metadata.citation_recalls == (0.0, 1.0, 0.0, 0.0)
+
+
 def test_the_first_best_sample_is_kept_and_none_when_all_are_zero() -> None:
     assert best_sample([0.5, 1.0, 1.0, 0.0]) == 1
     assert best_sample([0.0, 0.0]) is None

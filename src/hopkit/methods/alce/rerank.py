@@ -17,6 +17,9 @@ from hopkit.methods.alce.prompts import without_citations
 
 # ALCE counts "[n" as a citation even when its bracket is not closed.
 _CITED = re.compile(r"\[(\d+)")
+# A citation's number is model text: one longer than this names no document of any prompt (and Python
+# refuses to read a number of more than 4,300 digits), so it is an invalid citation, read without int().
+_MAX_CITATION_DIGITS = 6
 
 
 def citation_recall(answer: str, documents: Sequence[tuple[str, str]], judge: EntailmentJudge,
@@ -55,5 +58,6 @@ def best_sample(recalls: Sequence[float]) -> int | None:
 
 
 def _cites_valid(sentence: str, documents: int) -> bool:
-    cited = [int(number) for number in _CITED.findall(sentence)]
-    return bool(cited) and all(1 <= number <= documents for number in cited)
+    cited = _CITED.findall(sentence)
+    return bool(cited) and all(len(number) <= _MAX_CITATION_DIGITS and 1 <= int(number) <= documents
+                               for number in cited)
