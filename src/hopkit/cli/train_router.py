@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from hopkit.cli.store_access import reading_factory
+from hopkit.errors import ConfigError
 from hopkit.methods.adaptive_rag.training import train_router
 from hopkit.store.store import Store
 
@@ -28,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_train_router(args: argparse.Namespace) -> int:
+    if args.out.is_dir():
+        raise ConfigError(f"option '--out': {args.out}: is a folder, not a classifier file")
     store = Store(reading_factory(args))
     named = {method: getattr(args, method) for method in ("nor", "oner", "ircot") if getattr(args, method)}
     outcome = train_router(store, args.datasets, held_out_share=args.held_out, named=named,
@@ -44,6 +47,10 @@ def cmd_train_router(args: argparse.Namespace) -> int:
     else:
         held = sum(1 for _, out in outcome.examples if out)
         print(f"classifier accuracy on the {held} held-out questions: {100 * outcome.held_out_accuracy:.1f}%")
-    outcome.classifier.save(args.out)
+    try:
+        outcome.classifier.save(args.out)  # written whole or not at all
+    except OSError as exc:
+        raise ConfigError(f"option '--out': {args.out}: cannot write the classifier file "
+                          f"({exc.strerror or exc})") from None
     print(f"written: {args.out} (use it with `classifier: {args.out}` in an adaptive-rag config)")
     return 0
