@@ -12,6 +12,7 @@ HopkitError
  ├── TraceError           a method's trace has a malformed step or a value JSON cannot hold
  ├── LLMError             a language model backend failed
  │    ├── LLMServerError  a server errored, timed out or rate-limited past the retries
+ │    ├── RequestRefusedError a server refused the request as sent (HTTP 400, 413, 422: a prompt too long)
  │    └── EmptyAnswerError the model's final answer to a question was empty
  ├── ParseError           a model's output is not what was asked for (keeps the raw text)
  └── DownloadError        an official file could not be fetched
@@ -94,6 +95,11 @@ class LLMServerError(LLMError):
     """A model server kept failing (error status, time-out, rate limit) after the retries."""
 
 
+class RequestRefusedError(LLMError):
+    """A model server refused a request for what it asks (HTTP 400, 413 or 422: a prompt longer than the model's
+    context, an option it does not take); the same request is refused again, so it is not retried."""
+
+
 class EmptyAnswerError(LLMError):
     """The model gave no final answer to a question (recorded as that question's failure)."""
 
@@ -128,4 +134,6 @@ class DownloadError(HopkitError):
 # stored result's error begins.
 DETERMINISTIC_FAILURES = {"EmptyAnswerError": "the model wrote no answer",
                           "ParseError": "the model's reply could not be read",
-                          "TraceError": "the method's trace could not be stored"}
+                          "TraceError": "the method's trace could not be stored",
+                          "RequestRefusedError": "the model server refused the request (a prompt longer than its "
+                                                 "context, say)"}
