@@ -90,6 +90,21 @@ def test_a_run_where_some_questions_failed_exits_0_with_a_warning(ingested: str,
     assert [(run.finished, run.failed) for run in runs] == [(2, 1)]
 
 
+def test_a_request_the_server_refuses_is_not_called_retryable(ingested: str, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 70: a prompt of 1.6M tokens, refused by the server with HTTP 400, was called retryable."""
+    for server in serve_with_faults(monkeypatch, lambda number, prompt: Fault("status", status=400)):
+        code, text, err = hopkit(capsys, "--db", ingested, "run", str(NOR), "--llm", "openai-compatible", "--quiet")
+        assert code == 1 and "3 failed" in text
+        assert "3 RequestRefusedError (the model server refused the request" in err, err
+        assert "a rerun of the same command retries it" not in err
+        sent = len(server.requests)
+        code, text, err = hopkit(capsys, "--db", ingested, "run", str(NOR), "--llm", "openai-compatible",
+                                 "--keep-failed", "--quiet")
+        assert "3 already done" in text, err
+        assert len(server.requests) == sent == 3  # refused once each, neither retried nor asked again
+
+
 # Sends itself SIGINT (a real Ctrl-C) when the store is first opened, i.e. in the middle of the ingest.
 INGEST_INTERRUPTED = textwrap.dedent("""
     import os, signal, sys

@@ -36,7 +36,8 @@ def backend(base_url: str) -> OpenAICompatibleLLM:
 FAULTS: list[tuple[Fault, str]] = [
     (Fault("status", status=500), r"LLMServerError: .* failed 2 time\(s\).*HTTP 500"),
     (Fault("status", status=429), r"LLMServerError: .*HTTP 429"),
-    (Fault("status", status=400), r"LLMError: .*refused the request with HTTP 400"),
+    # issue 70: a refusal a rerun repeats (a prompt longer than the context) was a plain LLMError, called retryable
+    (Fault("status", status=400), r"RequestRefusedError: .*refused the request with HTTP 400"),
     (Fault("hang", seconds=5), r"LLMServerError: .*no answer within timeout=0\.4s"),
     (Fault("drop"), r"LLMServerError: .*connection failed \(RemoteProtocolError"),
     (Fault("truncated_body"), r"LLMServerError: .*connection failed \(RemoteProtocolError"),
@@ -49,6 +50,9 @@ FAULTS: list[tuple[Fault, str]] = [
     # minutes; an endless chunked body grew the process without end
     (Fault("trickle", seconds=0.1), r"LLMServerError: .*no whole reply within deadline=1\.2s"),
     (Fault("endless"), r"LLMServerError: .*the reply grew past max_reply_bytes=1,048,576 without ending"),
+    # issue 70: a status line and then a header line per 0.1 s held a question for good
+    (Fault("trickle_headers", seconds=0.1),
+     r"LLMServerError: .*no whole reply within deadline=1\.2s \(waiting for the status line and headers"),
 ]
 
 

@@ -3,7 +3,7 @@ from typing import Iterator
 
 import pytest
 
-from hopkit.errors import LLMError, LLMServerError
+from hopkit.errors import DETERMINISTIC_FAILURES, LLMError, LLMServerError, RequestRefusedError
 from hopkit.llm import retry
 from hopkit.llm.openai_compat import OpenAICompatibleLLM, endpoint_url
 from hopkit.llm.protocol import LLM
@@ -142,6 +142,19 @@ def test_client_errors_fail_at_once_with_the_server_message(waits: list[float]) 
             llm.complete("second")
     assert not isinstance(caught.value, LLMServerError)
     assert len(server.requests) == 2 and waits == []
+
+
+@pytest.mark.parametrize(("status", "refused"), [(400, True), (413, True), (422, True), (401, False), (404, False)])
+def test_a_request_refused_as_sent_is_an_error_a_rerun_repeats(status: int, refused: bool,
+                                                               waits: list[float]) -> None:
+    """Issue 70: a prompt longer than the context (HTTP 400) was an LLMError, which a rerun retries."""
+    with serve_fake_openai(["never sent"], faults=[Fault("status", status=status)]) as server:
+        llm = OpenAICompatibleLLM(server.base_url, "m")
+        with pytest.raises(LLMError, match=f"refused the request with HTTP {status}") as caught:
+            llm.complete("a prompt of 1.6M tokens")
+    assert isinstance(caught.value, RequestRefusedError) is refused
+    assert (type(caught.value).__name__ in DETERMINISTIC_FAILURES) is refused
+    assert len(server.requests) == 1 and waits == []
 
 
 def test_time_outs_are_retried(waits: list[float]) -> None:

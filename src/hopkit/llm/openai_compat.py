@@ -10,7 +10,7 @@ from typing import Any, Literal, Sequence
 import httpx
 
 from hopkit import environment
-from hopkit.errors import LLMError, LLMServerError
+from hopkit.errors import LLMError, LLMServerError, RequestRefusedError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.http_clients import ClientPool
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
@@ -30,6 +30,8 @@ _HINTS: dict[int, str] = {
     403: " (the API key may lack access to this model)",
     404: " (check base_url, the model name and whether the server offers this endpoint)",
 }
+# The refusals a rerun repeats: the same request is refused again (a prompt longer than the context, a bad option).
+REFUSED_AS_SENT = frozenset({400, 413, 422})
 # A whole request may take this many read timeouts when no deadline is given.
 DEADLINE_READ_TIMEOUTS = 3
 # The largest reply read by default: a completion with 20 log-probabilities per token for 8,192
@@ -73,7 +75,8 @@ class OpenAICompatibleLLM:
 
     Rate limits (429), server errors (5xx), time-outs and connection failures are
     retried ``max_retries`` times with exponential backoff (honouring
-    ``Retry-After``); other 4xx answers fail at once. Nothing is sent and no
+    ``Retry-After``); other 4xx answers fail at once (400, 413 and 422 as a
+    :class:`~hopkit.errors.RequestRefusedError`, which a rerun repeats). Nothing is sent and no
     environment variable is read until the first call.
 
     Several base URLs make one model of a server farm: each request goes to the
@@ -94,10 +97,9 @@ class OpenAICompatibleLLM:
         endpoint: ``"completions"`` (raw text continuation) or ``"chat"`` (the prompt as one user message).
         context_length: the model's context window in tokens (the server does not report it).
         timeout: seconds to connect, and to wait for each part of the reply.
-        deadline: seconds a whole request may take, reply included (a server that trickles its reply
-            slower than ``timeout`` but never stops is cut off here); a farm moves the request to another
-            server. ``None``: ``3 * timeout``. It is checked as each part of the reply arrives, so a
-            request ends at most one ``timeout`` after it.
+        deadline: seconds a whole request may take, connect to last byte (a server that trickles its
+            headers or its reply slower than ``timeout`` but never stops is cut off here: its connection is
+            shut down); a farm moves the request to another server. ``None``: ``3 * timeout``.
         max_reply_bytes: the largest reply read; a longer one (a server sending without end) is cut
             off and counted as that server's failure.
         max_retries: retries after the first attempt.
@@ -163,8 +165,10 @@ class OpenAICompatibleLLM:
             LLMServerError: the server kept failing (429, 5xx, time-out, no whole reply within the
                 deadline, a reply over ``max_reply_bytes``, unreachable, connection dropped or reply cut
                 short) past the retries.
-            LLMError: the server refused the request (other 4xx), answered something unreadable,
-                answered with no text (null content) or withheld the answer (content filter).
+            RequestRefusedError: the server refused the request as sent (HTTP 400, 413 or 422: a prompt
+                longer than the model's context, say), which a rerun repeats.
+            LLMError: the server refused the request otherwise (401, 403, 404 ...), answered something
+                unreadable, answered with no text (null content) or withheld the answer (content filter).
         """
         return self._request(self._prompt_payload(prompt), prompt, stop, max_tokens, temperature)
 
@@ -258,8 +262,8 @@ class OpenAICompatibleLLM:
                                    backoff=self.backoff)
         except LLMServerError:
             raise
-        except LLMError as exc:
-            raise LLMError(f"{exc}; this was a scoring request for top_logprobs={self.top_logprobs}: the server "
+        except LLMError as exc:  # a refusal stays one: the same request is refused again
+            raise type(exc)(f"{exc}; this was a scoring request for top_logprobs={self.top_logprobs}: the server "
                            "may not offer log-probabilities or may allow fewer (OpenAI's completions endpoint "
                            "allows 5: pass top_logprobs=5)") from exc
         seconds = time.perf_counter() - started
@@ -322,7 +326,8 @@ class OpenAICompatibleLLM:
         """One request to one server; raises TransientError for what is worth retrying."""
         deadline = time.monotonic() + self.deadline
         try:
-            with self._clients.borrowed() as client, client.stream("POST", url, json=body, headers=self._headers()) as response:
+            with self._clients.stream("POST", url, deadline=self.deadline, json=body,
+                                      headers=self._headers()) as response:
                 reply = self._read_reply(response, deadline)
         except httpx.TimeoutException as exc:
             raise TransientError(f"no answer within timeout={self.timeout}s ({type(exc).__name__})") from exc
@@ -335,8 +340,9 @@ class OpenAICompatibleLLM:
             raise TransientError(f"HTTP {status}: {_server_message(reply, response.reason_phrase)}",
                                  retry_after=parse_retry_after(response.headers.get("retry-after")))
         if status >= 400:
-            raise LLMError(f"{url} refused the request with HTTP {status}: "
-                           f"{_server_message(reply, response.reason_phrase)}{_HINTS.get(status, '')}")
+            refused = RequestRefusedError if status in REFUSED_AS_SENT else LLMError
+            raise refused(f"{url} refused the request with HTTP {status}: "
+                          f"{_server_message(reply, response.reason_phrase)}{_HINTS.get(status, '')}")
         try:
             data = json.loads(reply)
         except ValueError as exc:

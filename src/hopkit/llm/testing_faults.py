@@ -14,7 +14,7 @@ from hopkit.errors import ConfigError
 logger = logging.getLogger(__name__)
 
 FAULT_KINDS = ("status", "hang", "drop", "truncated_body", "malformed", "null", "content_filter", "length",
-               "empty", "delay", "trickle", "endless")
+               "empty", "delay", "trickle", "endless", "trickle_headers")
 # An endless reply stops by itself after this many bytes or seconds, whichever comes first.
 ENDLESS_BYTES = 1 << 30
 ENDLESS_SECONDS = 120.0
@@ -40,9 +40,12 @@ class Fault:
             ``"delay"``: the normal reply, ``seconds`` late;
             ``"trickle"``: the normal reply (declared length included), one byte every ``seconds``;
             ``"endless"``: HTTP 200 with a chunked body that never ends (it stops by itself after
-            :data:`ENDLESS_BYTES` or :data:`ENDLESS_SECONDS`, or when the client goes away).
+            :data:`ENDLESS_BYTES` or :data:`ENDLESS_SECONDS`, or when the client goes away);
+            ``"trickle_headers"``: the status line ``HTTP/1.1 200 OK``, then one header line every ``seconds``,
+            never the end of the headers (it stops after :data:`ENDLESS_SECONDS`, or when the client goes away).
         status: the HTTP status of a ``"status"`` fault (400-599).
-        seconds: how long a ``"hang"`` or a ``"delay"`` lasts, and a ``"trickle"``'s pause between bytes.
+        seconds: how long a ``"hang"`` or a ``"delay"`` lasts, a ``"trickle"``'s pause between bytes and a
+            ``"trickle_headers"``' between header lines.
 
     Raises:
         ConfigError: an unknown kind, a status outside 400-599 or negative seconds.
@@ -100,3 +103,19 @@ def send_endless(handler: BaseHTTPRequestHandler, closing: threading.Event) -> N
             sent += len(chunk)
     except (BrokenPipeError, ConnectionResetError):
         logger.debug("the client left an endless reply after %d bytes", sent)
+
+
+def send_trickling_headers(handler: BaseHTTPRequestHandler, pause: float, closing: threading.Event) -> None:
+    """A 200 status line, then one header line every ``pause`` seconds without end (at most
+    :data:`ENDLESS_SECONDS`, or until the client leaves or ``closing`` is set)."""
+    handler.close_connection = True
+    started, lines = time.monotonic(), 0
+    try:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        handler.wfile.flush()
+        while time.monotonic() - started < ENDLESS_SECONDS and not closing.wait(pause):
+            lines += 1
+            handler.wfile.write(f"X-Still-Coming-{lines}: yes\r\n".encode("ascii"))
+            handler.wfile.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        logger.debug("the client left trickled headers after %d lines", lines)

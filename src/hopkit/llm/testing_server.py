@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.errors import ConfigError
 from hopkit.llm.testing_faults import (ANSWERING_FAULTS, FAULT_KINDS, Fault, FaultSchedule, send_endless,
-                                       send_trickling)
+                                       send_trickling, send_trickling_headers)
 from hopkit.llm.text import cut_at_stop
 
 __all__ = ["FAULT_KINDS", "AnsweredRequest", "FakeOpenAIServer", "Fault", "RecordedRequest", "serve_fake_openai"]
@@ -86,8 +86,8 @@ class _Plan:
     raw: bytes | None = None  # a body sent as is instead of the JSON payload
     wait: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
-    transport: str | None = None  # "hang", "drop", "truncated_body", "trickle" or "endless"
-    pause: float = 0.0  # a trickle's seconds between bytes
+    transport: str | None = None  # "hang", "drop", "truncated_body", "trickle", "endless" or "trickle_headers"
+    pause: float = 0.0  # a trickle's seconds between bytes (or header lines)
     answered: AnsweredRequest | None = None  # recorded once the reply is fully sent
 
 
@@ -277,6 +277,8 @@ class FakeOpenAIServer:
             return _Plan(200, raw=b'{"id": "cmpl-broken", "choices": [{"text": "Par')
         if kind == "endless":
             return _Plan(200, transport=kind)
+        if kind == "trickle_headers":
+            return _Plan(200, transport=kind, pause=fault.seconds)
         text = self.script(prompt) if callable(self.script) else "scripted reply"
         if kind == "truncated_body":
             return _Plan(200, self._reply(path, body, prompt, text, number, "stop"), transport=kind)
@@ -346,6 +348,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if plan.transport == "endless":
             send_endless(self, self.fake._closing)
+            return
+        if plan.transport == "trickle_headers":
+            send_trickling_headers(self, plan.pause, self.fake._closing)
             return
         if plan.transport == "trickle":
             if send_trickling(self, data, plan.pause, self.fake._closing) and plan.answered is not None:
