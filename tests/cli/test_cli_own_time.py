@@ -43,6 +43,21 @@ def test_a_run_against_a_slow_model_says_nothing_of_hopkit(db: str, monkeypatch:
     assert NOTICE not in run_against(1.0, db, monkeypatch, capsys)
 
 
+def test_a_run_whose_time_went_to_a_failing_server_says_nothing_of_hopkit(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Failed model calls were not model time: hopkit's own work "took 100%" of a run against a failing server."""
+    code, _, err = hopkit(capsys, "--db", db, "ingest", "jsonl", str(SAMPLE), "--name", "toy", "--limit", "2")
+    assert code == 0, err
+    with serve_fake_openai(lambda prompt: "never sent", stall_first=2, stall_seconds=1.0) as server:
+        llm = tmp_path / "failing.yaml"
+        llm.write_text("_target_: hopkit.llm.openai_compat.OpenAICompatibleLLM\n"
+                       f"base_url: {server.base_url}\nmodel: m\nmax_retries: 0\n", encoding="utf-8")
+        code, text, err = hopkit(capsys, "--db", db, "run", str(NOR), "--llm", str(llm), "--quiet")
+    assert code == 1 and "2 failed" in text and "LLMServerError" in err, err
+    assert len(server.requests) == 2
+    assert NOTICE not in text
+
+
 def test_the_own_share_is_the_time_answering_outside_the_model() -> None:
     outcome = RunOutcome("r", 4, 0, 4, 0, answering_seconds=10.0, model_seconds=9.0)
     assert outcome.own_share == pytest.approx(0.1)

@@ -1,4 +1,5 @@
 import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -65,11 +66,26 @@ def test_total_is_a_snapshot() -> None:
     assert before.llm_calls == 0 and llm.total.llm_calls == 1
 
 
-def test_failed_calls_are_not_counted() -> None:
-    llm = MeteredLLM(FixedLLM())
-    with track_usage() as usage, pytest.raises(LLMError):
-        llm.complete("fail")
-    assert usage.llm_calls == 0 and llm.total.llm_calls == 0
+class SlowFailingLLM(FixedLLM):
+    """Fails each call after a while, as a server that times out does."""
+
+    def complete(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256,
+                 temperature: float = 0.0) -> Completion:
+        time.sleep(0.05)
+        raise LLMError("no answer within timeout=0.05s")
+
+
+def test_a_failed_call_is_model_time_with_no_tokens() -> None:
+    """A run whose only time went to a failing server said hopkit's own work took 100% of it (issue 70)."""
+    llm = MeteredLLM(SlowFailingLLM())
+    with track_usage() as usage:
+        with pytest.raises(LLMError):
+            llm.complete("fail")
+        with usage_component("judge:relevance"), pytest.raises(LLMError):
+            llm.complete("fail")
+    assert usage.llm_calls == 2 and llm.total.llm_calls == 2
+    assert usage.llm_seconds >= 0.1 and usage.components["judge:relevance"].llm_seconds >= 0.05
+    assert (usage.prompt_tokens, usage.completion_tokens) == (0, 0)
 
 
 def test_concurrent_questions_keep_their_own_numbers() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
                                  AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
@@ -12,6 +12,8 @@ from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCO
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
+
+T = TypeVar("T")
 
 
 class MeteredLLM(LLMWrapper):
@@ -29,7 +31,9 @@ class MeteredLLM(LLMWrapper):
     an early-stopped completion and a scoring call are counted and timed like a
     completion (a scoring call generates no tokens). Each completion's prompt is noted for
     the question's trace (kept only when its block keeps prompts: ``hopkit run
-    --trace-prompts``); scoring prompts are not, being many and short-lived.
+    --trace-prompts``); scoring prompts are not, being many and short-lived. A call that
+    fails is counted too, with no tokens: its seconds (a server's time-outs and retries,
+    say) were spent on the model, not by hopkit.
 
     Args:
         inner: the LLM to meter.
@@ -61,12 +65,11 @@ class MeteredLLM(LLMWrapper):
             The wrapped LLM's completion, unchanged.
 
         Raises:
-            LLMError: whatever the wrapped LLM raised (a failed call is not counted).
+            LLMError: whatever the wrapped LLM raised (the failed call is counted, with its seconds and no tokens).
         """
         note_prompt(prompt)
-        started = time.perf_counter()
-        completion = self.inner.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=temperature)
-        return self._record(completion, time.perf_counter() - started)
+        return self._record(*self._timed(lambda: self.inner.complete(prompt, stop=stop, max_tokens=max_tokens,
+                                                                     temperature=temperature)))
 
     def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
                         temperature: float = 1.0) -> Completion:
@@ -77,10 +80,9 @@ class MeteredLLM(LLMWrapper):
         """
         sampling: SamplingLLM = self._able(SAMPLING)
         note_prompt(prompt)
-        started = time.perf_counter()
-        completion = sampling.complete_sample(prompt, sample, stop=stop, max_tokens=max_tokens,
-                                              temperature=temperature)
-        return self._record(completion, time.perf_counter() - started)
+        return self._record(*self._timed(lambda: sampling.complete_sample(prompt, sample, stop=stop,
+                                                                          max_tokens=max_tokens,
+                                                                          temperature=temperature)))
 
     def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
                       temperature: float = 0.0) -> Completion:
@@ -91,10 +93,8 @@ class MeteredLLM(LLMWrapper):
         """
         chat: ChatLLM = self._able(CHAT)
         note_prompt([message.as_dict() for message in messages])
-        started = time.perf_counter()
-        completion = chat.complete_chat(messages, stop=stop, max_tokens=max_tokens,
-                                                             temperature=temperature)
-        return self._record(completion, time.perf_counter() - started)
+        return self._record(*self._timed(lambda: chat.complete_chat(messages, stop=stop, max_tokens=max_tokens,
+                                                                    temperature=temperature)))
 
     def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
                        temperature: float = 0.0) -> Completion:
@@ -105,10 +105,9 @@ class MeteredLLM(LLMWrapper):
         """
         streaming: StreamingLLM = self._able(EARLY_STOP)
         note_prompt(prompt)
-        started = time.perf_counter()
-        completion = streaming.complete_until(prompt, done, stop=stop, max_tokens=max_tokens,
-                                                                   temperature=temperature)
-        return self._record(completion, time.perf_counter() - started)
+        return self._record(*self._timed(lambda: streaming.complete_until(prompt, done, stop=stop,
+                                                                          max_tokens=max_tokens,
+                                                                          temperature=temperature)))
 
     def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
         """The wrapped LLM's ``score_continuations``, recorded as one call with its prompt tokens.
@@ -117,9 +116,8 @@ class MeteredLLM(LLMWrapper):
             LLMError: the wrapped LLM has no ``"scoring"`` capability, or its call failed.
         """
         scoring: ScoringLLM = self._able(SCORING)
-        started = time.perf_counter()
-        scores = scoring.score_continuations(prompt, candidates)
-        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
+        scores, seconds = self._timed(lambda: scoring.score_continuations(prompt, candidates))
+        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, seconds)
         return scores
 
     def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
@@ -129,10 +127,9 @@ class MeteredLLM(LLMWrapper):
             LLMError: the wrapped LLM has no ``"token_scoring"`` capability, or its call failed.
         """
         scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
-        started = time.perf_counter()
-        scores = scoring.score_tokens(prompt, continuation)
-        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, time.perf_counter() - started)
-        return scores
+        token_scores, seconds = self._timed(lambda: scoring.score_tokens(prompt, continuation))
+        self._add(token_scores.prompt_tokens, 0, token_scores.cached_prompt_tokens, seconds)
+        return token_scores
 
     def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
         """The wrapped LLM's ``complete_attended``, recorded like :meth:`complete`.
@@ -142,9 +139,8 @@ class MeteredLLM(LLMWrapper):
         """
         attending: AttendingLLM = self._able(ATTENTION)
         note_prompt(prompt)
-        started = time.perf_counter()
-        attended = attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens)
-        self._record(attended.completion, time.perf_counter() - started)
+        attended, seconds = self._timed(lambda: attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens))
+        self._record(attended.completion, seconds)
         return attended
 
     def attend(self, text: str) -> Attention:
@@ -154,10 +150,19 @@ class MeteredLLM(LLMWrapper):
             LLMError: the wrapped LLM has no ``"attention"`` capability, or its call failed.
         """
         attending: AttendingLLM = self._able(ATTENTION)
-        started = time.perf_counter()
-        attention = attending.attend(text)
-        self._add(len(attention.tokens), 0, 0, time.perf_counter() - started)
+        attention, seconds = self._timed(lambda: attending.attend(text))
+        self._add(len(attention.tokens), 0, 0, seconds)
         return attention
+
+    def _timed(self, call: Callable[[], T]) -> tuple[T, float]:
+        """What ``call`` returned and the seconds it took; a call that raised is counted (no tokens) and re-raised."""
+        started = time.perf_counter()
+        try:
+            result = call()
+        except Exception:
+            self._add(0, 0, 0, time.perf_counter() - started)  # a failed model call's time is the model's too
+            raise
+        return result, time.perf_counter() - started
 
     def _record(self, completion: Completion, seconds: float) -> Completion:
         self._add(completion.prompt_tokens, completion.completion_tokens, completion.cached_prompt_tokens, seconds)
