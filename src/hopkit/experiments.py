@@ -15,7 +15,9 @@ A folder's file may also depart from a declared experiment under the same name, 
 (``alce-vanilla.yaml`` with ``extends: alce-vanilla`` and ``hits: 10``): the benchmarks record their
 departures from a paper's settings that way.
 
-``demonstrations`` without a ``dataset`` are those of the dataset the run is on. Shipped pipeline
+``demonstrations`` without a ``dataset`` are those of the dataset the run is on; on a dataset with none
+of its own (a user's own dataset) they are :data:`DEFAULT_DEMONSTRATIONS`' and the experiment says so
+(:attr:`Experiment.fallback`), which the run prints in one line at its start. Shipped pipeline
 configs name an experiment (``experiment: flare``) and the benchmarks' variants extend them, so a
 paper setting is written in one place. Folders of further experiment files (one per file, named
 by the file) can be added, as the benchmarks add their own variants.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import copy
 import functools
 import importlib.util
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -33,7 +36,13 @@ from typing import Any, Iterable, Mapping
 from hopkit.config import load_yaml
 from hopkit.errors import ConfigError, UnknownNameError
 
+logger = logging.getLogger(__name__)
+
 EXPERIMENTS_FILE = "experiments.yaml"
+#: Whose demonstrations a few-shot experiment takes on a dataset that has none of its own (a user's own
+#: dataset): HotpotQA's, the IRCoT authors' first set (docs/configs.md). A config chooses others with
+#: ``demonstrations: {dataset: NAME}``.
+DEFAULT_DEMONSTRATIONS = "hotpotqa"
 OWN_KEYS = ("description", "extends", "per_dataset", "calibrated", "skip")
 DECLARED_SUFFIX = "@declared"  # a declared experiment that a folder's file of the same name departs from
 
@@ -58,6 +67,8 @@ class Experiment:
         source: the file that declares it, for messages.
         calibrated: the threshold it needs measured on this dataset, if any.
         skipped: why it is not run on this dataset (None: it is run).
+        fallback: what it takes for want of declared settings for this dataset, in words (a user's own
+            dataset: :data:`DEFAULT_DEMONSTRATIONS`' demonstrations); None where its settings are declared.
     """
 
     name: str
@@ -67,6 +78,7 @@ class Experiment:
     source: str
     calibrated: Calibrated | None = None
     skipped: str | None = None
+    fallback: str | None = None
 
 
 def _package_files() -> list[Path]:
@@ -155,13 +167,26 @@ def load_experiment(name: str, dataset: str, folders: Iterable[Path] = ()) -> Ex
     spec = _merged(name, known)
     spec.update(spec.pop("per_dataset", {}).get(dataset, {}))
     own = {key: spec.pop(key, None) for key in OWN_KEYS}
+    fallback = None
     demonstrations = spec.get("demonstrations")
     if isinstance(demonstrations, Mapping) and "dataset" not in demonstrations:
-        spec["demonstrations"] = {**demonstrations, "dataset": dataset}
+        chosen = dataset if dataset in demonstration_datasets() else DEFAULT_DEMONSTRATIONS
+        spec["demonstrations"] = {**demonstrations, "dataset": chosen}
+        if chosen != dataset:
+            fallback = (f"dataset {dataset!r} has no declared setting; using {chosen}'s demonstrations "
+                        "(set demonstrations.dataset to choose)")
     spec.setdefault("name", name)
     spec["dataset"] = dataset
     calibrated = Calibrated(**own["calibrated"]) if own["calibrated"] is not None else None
-    return Experiment(name, dataset, spec, own["description"] or name, known[name][1], calibrated, own["skip"])
+    return Experiment(name, dataset, spec, own["description"] or name, known[name][1], calibrated, own["skip"],
+                      fallback)
+
+
+def demonstration_datasets() -> tuple[str, ...]:
+    """The datasets that have demonstrations of their own (the IRCoT authors' four)."""
+    from hopkit.prompts.ircot_files import DATASETS
+
+    return DATASETS
 
 
 def datasets_with_own_keys(name: str, folders: Iterable[Path] = ()) -> list[str]:
@@ -172,6 +197,11 @@ def datasets_with_own_keys(name: str, folders: Iterable[Path] = ()) -> list[str]
 def experiment_spec(spec: Mapping[str, Any], source: str) -> dict[str, Any]:
     """A pipeline config that names an experiment (``experiment: flare``), as the experiment's settings
     for the config's ``dataset`` with the config's other keys over them (``llm``, ``name``...).
+
+    ``demonstrations`` with a ``dataset`` replace the declared ones; without one (``{distractors: 1}``) they
+    go over the declared ones. Where the experiment falls back for want of settings declared for the
+    dataset (:attr:`Experiment.fallback`) and the config chose no demonstrations, it logs one warning
+    saying so (the run's first line on the console).
 
     Raises:
         ConfigError: naming ``source``: no dataset to choose the settings by, an unknown experiment, or
@@ -187,4 +217,11 @@ def experiment_spec(spec: Mapping[str, Any], source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: field 'experiment': {exc}") from None
     if experiment.skipped is not None:
         raise ConfigError(f"{source}: experiment {name!r} is not run on {dataset!r}: {experiment.skipped}")
-    return {**experiment.config, **{key: value for key, value in spec.items() if key != "experiment"}}
+    own = {key: value for key, value in spec.items() if key != "experiment"}
+    declared_demonstrations, chosen = experiment.config.get("demonstrations"), own.get("demonstrations")
+    partly = isinstance(chosen, Mapping) and "dataset" not in chosen  # {distractors: 1}: the declared set's
+    if partly and isinstance(declared_demonstrations, Mapping):
+        own["demonstrations"] = {**declared_demonstrations, **chosen}
+    if experiment.fallback is not None and ("demonstrations" not in own or partly):  # the config chose none
+        logger.warning("%s: %s", own.get("name") or name, experiment.fallback)
+    return {**experiment.config, **own}

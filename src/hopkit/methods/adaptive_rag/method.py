@@ -15,6 +15,7 @@ its strategy's, kept in the trace under that method's name.
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.experiments import load_experiment
 from hopkit.llm.protocol import LLM
+from hopkit.methods.demonstrations import DemonstrationSpec
 from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, PromptedClassifier
 from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
@@ -31,6 +33,8 @@ from hopkit.records import GenerationResult, Query
 from hopkit.traces import recorded_by
 from hopkit.traces.payload import record
 from hopkit.usage import components_of
+
+logger = logging.getLogger(__name__)
 
 #: Strategy options that are the pipeline's, not the method's.
 _NOT_OPTIONS = ("method", "name", "dataset", "llm", "retrieval_pipeline_name", "retrieval_pipeline", "top_k",
@@ -50,15 +54,22 @@ class AdaptiveRAGConfig:
             defaults (any dataset).
         classifier_sha256: the classifier file's SHA-256, read from the file when not given (so that a run routed
             by a retrained file is a new run); a config that gives one refuses a file that does not match it.
+        demonstrations: with ``strategies: experiments``, the demonstrations the few-shot strategies take
+            instead of their declared ones (``{dataset: musique}``); None: the run's dataset's, or on a
+            dataset with none of its own :data:`hopkit.experiments.DEFAULT_DEMONSTRATIONS`', said at the start.
     """
 
     classifier: str = "prompted"
     fallback: Literal["A", "B", "C"] = "C"
     strategies: Literal["experiments", "defaults"] = "defaults"
     classifier_sha256: str = field(default="", metadata=ADDED_AFTER_FIRST_RUNS)
+    demonstrations: DemonstrationSpec | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "Adaptive-RAG option")
+        if self.demonstrations is not None and self.strategies != "experiments":
+            raise ConfigError("Adaptive-RAG option 'demonstrations': the strategies take demonstrations with "
+                              "strategies: experiments; set it, or leave demonstrations out")
         if self.classifier == "prompted" or not Path(self.classifier).is_file():
             return  # a missing file is refused, by name, when the router is built
         digest = hashlib.sha256(Path(self.classifier).read_bytes()).hexdigest()
@@ -111,6 +122,7 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
     classifier: Classifier = (PromptedClassifier(llm, config.fallback) if config.classifier == "prompted"
                               else FileClassifier(config.classifier))
     strategies: dict[str, Method] = {}
+    fallbacks: dict[str, str] = {}  # strategy -> what it takes for want of declared settings
     for label in LABELS:
         entry = method_entry(STRATEGIES[label])
         options: Any = entry.options()
@@ -118,17 +130,24 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
             if dataset is None:
                 raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's settings for the "
                                   "run's dataset; give a dataset, or set strategies: defaults")
-            options = method_config(entry.options, _declared_options(entry.name, dataset), entry.title)
+            options = method_config(entry.options, _declared_options(entry.name, dataset, config.demonstrations,
+                                                                     fallbacks), entry.title)
         try:
             strategies[label] = entry.build(MethodParts(llm, retriever if entry.retrieves else None,
                                                         entry.as_run(options), dataset, paragraphs))
         except ConfigError as exc:
             raise ConfigError(f"Adaptive-RAG: its strategy {entry.name} cannot be built for {dataset!r} ({exc}); "
                               "set strategies: defaults to run the strategies with their defaults") from None
+    if fallbacks:  # one line for the three strategies, as a config naming one experiment says it
+        said = sorted(set(fallbacks.values()))
+        logger.warning("adaptive-rag: its strategies %s: %s", ", ".join(fallbacks), "; ".join(said))
     return AdaptiveRAG(classifier, strategies, config.classifier)
 
 
-def _declared_options(name: str, dataset: str) -> dict[str, Any]:
+def _declared_options(name: str, dataset: str, demonstrations: DemonstrationSpec | None,
+                      fallbacks: dict[str, str]) -> dict[str, Any]:
+    """Strategy ``name``'s declared options for ``dataset``, with ``demonstrations`` (when given) over its
+    declared ones; what it takes for want of declared settings is added to ``fallbacks``."""
     try:
         experiment = load_experiment(name, dataset)
     except UnknownNameError as exc:
@@ -136,4 +155,9 @@ def _declared_options(name: str, dataset: str) -> dict[str, Any]:
     if experiment.skipped is not None:
         raise ConfigError(f"Adaptive-RAG: its strategy {name} is not run on {dataset!r} ({experiment.skipped}); "
                           "set strategies: defaults to run it with its defaults")
-    return {key: value for key, value in experiment.config.items() if key not in _NOT_OPTIONS}
+    options = {key: value for key, value in experiment.config.items() if key not in _NOT_OPTIONS}
+    if demonstrations is not None and options.get("demonstrations") is not None:
+        options["demonstrations"] = demonstrations
+    elif experiment.fallback is not None:
+        fallbacks[name] = experiment.fallback
+    return options

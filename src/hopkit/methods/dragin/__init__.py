@@ -4,6 +4,7 @@ to; the text continues from before the triggering sentence over the retrieved pa
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,11 +15,16 @@ from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets
 from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
+logger = logging.getLogger(__name__)
+
 
 def build(parts: MethodParts) -> DRAGIN:
     retriever = parts.needed_retriever("DRAGIN")
     options: DRAGINConfig = parts.options
     exemplars = options.exemplars or (parts.dataset if parts.dataset in known_sets() else FALLBACK_SET)
+    if options.exemplars is None and parts.dataset is not None and exemplars != parts.dataset:
+        logger.warning("dragin: dataset %r has no declared setting; using %s's exemplars (set exemplars to choose: "
+                       "%s)", parts.dataset, exemplars, ", ".join(sorted(known_sets())))
     check_shots(exemplars, options.shots)
     return DRAGIN(parts.llm, retriever, replace(options, exemplars=exemplars))
 
