@@ -9,14 +9,20 @@ Two kinds of folder, beside the BM25 indexes:
   vectors, keyed by the model, the kind and its build settings.
 
 Each is used only when whole and matching: a folder built for other paragraphs, another
-dimension or that cannot be read is rebuilt, with a line saying why.
+dimension or that cannot be read is rebuilt, with a line saying why. A finished folder's metadata
+records the CRC-32 of each shard of its vectors (and of a structure's file); the first load after the
+file changed reads it whole and checks them (about 1 s a GB from the page cache), a shard that no
+longer matches is encoded again (a structure built again), and a file that passed is stamped
+(:mod:`hopkit.retrieval.mapped_files`) so that later loads only ``stat`` it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,14 +31,16 @@ import numpy as np
 from tqdm import tqdm
 
 from hopkit.errors import RetrievalError
-from hopkit.retrieval.ann import (EF_SEARCH, Candidates, build_settings, build_structure, chosen_kind,
+from hopkit.retrieval.ann import (EF_SEARCH, INDEX_FILE, Candidates, build_settings, build_structure, chosen_kind,
                                  faiss_installed, load_structure, save_structure)
 from hopkit.retrieval.dense import DenseRetriever, query_vector
 from hopkit.retrieval.embedders import Embedder
 from hopkit.retrieval.index_folders import build_lock, index_path, load_or_save
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
+from hopkit.retrieval.mapped_files import checked_since, file_crc32, file_state, mark_checked
 from hopkit.retrieval.stored_view import ParagraphSource, SourceView
-from hopkit.retrieval.vector_build import SHARD_SIZE, VECTORS_FILE, Shard, VectorBuild, local_shards
+from hopkit.retrieval.vector_build import (PROGRESS_FILE, SHARD_SIZE, VECTORS_FILE, Shard, VectorBuild, changed_shards,
+                                           local_shards, shards_of, write_progress)
 
 logger = logging.getLogger(__name__)
 
@@ -99,10 +107,10 @@ def load_or_build_vectors(source: ParagraphSource, index_dir: Path, embedder: Em
     if not len(corpus):
         raise RetrievalError("cannot build a dense index over an empty corpus (the dataset holds no paragraphs)")
     folder = vectors_folder(Path(index_dir), source.fingerprint, embedder.model_id)
-    vectors = _usable_vectors(folder, corpus, embedder)
+    vectors = _usable_vectors(folder, corpus, embedder, repair=False)
     if vectors is None:
         with build_lock(folder):
-            vectors = _usable_vectors(folder, corpus, embedder)
+            vectors = _usable_vectors(folder, corpus, embedder, repair=True)
             if vectors is None:
                 _build_vectors(folder, source, corpus, embedder, batch_size, shard_size, progress,
                                encoder or local_shards)
@@ -113,41 +121,92 @@ def load_or_build_vectors(source: ParagraphSource, index_dir: Path, embedder: Em
 def _discard(folder: Path, why: str) -> None:
     logger.warning("%s: %s; building it again", folder, why)
     shutil.rmtree(folder, ignore_errors=True)
+    return None
 
 
-def _usable_vectors(folder: Path, corpus: SourceView, embedder: Embedder) -> np.ndarray | None:
-    """The saved vectors when whole and matching; None (the folder removed, or moved back to be
-    resumed when only its rows are damaged) otherwise."""
+def _usable_vectors(folder: Path, corpus: SourceView, embedder: Embedder, *, repair: bool) -> np.ndarray | None:
+    """The saved vectors when whole and matching; None otherwise, and then, when ``repair`` (the build
+    lock held), the folder removed, or moved back to be resumed when only its rows are damaged."""
     if not folder.exists():
         return None
     try:
         meta = read_meta(folder, "vectors")
     except RetrievalError as error:
-        _discard(folder, str(error))
-        return None
+        return _discard(folder, str(error)) if repair else None
     if meta.get("model_id") != embedder.model_id or meta.get("count") != len(corpus) \
             or meta.get("fingerprint") != corpus.fingerprint:
-        _discard(folder, f"vectors of {meta.get('model_id')!r} for {meta.get('count')} paragraphs, not of "
-                         f"{embedder.model_id!r} for these {len(corpus)}")
-        return None
+        return _discard(folder, f"vectors of {meta.get('model_id')!r} for {meta.get('count')} paragraphs, not "
+                                f"of {embedder.model_id!r} for these {len(corpus)}") if repair else None
     dim = query_vector(embedder, "dimension").shape[0]
     if meta.get("dim") != dim:
-        _discard(folder, f"vectors of dimension {meta.get('dim')}, but {embedder.model_id!r} now gives {dim} "
-                         "(the model's files changed)")
-        return None
+        return _discard(folder, f"vectors of dimension {meta.get('dim')}, but {embedder.model_id!r} now gives "
+                                f"{dim} (the model's files changed)") if repair else None
+    shard_size = meta.get("shard_size")
+    if not isinstance(shard_size, int) or isinstance(shard_size, bool) or shard_size < 1:
+        return _discard(folder, f"{META_FILE}: field 'shard_size' is {shard_size!r}, not a number of rows") \
+            if repair else None
+    path = folder / VECTORS_FILE
     try:
-        vectors = np.load(folder / VECTORS_FILE, mmap_mode="r", allow_pickle=False)
+        vectors = np.load(path, mmap_mode="r", allow_pickle=False)
         if vectors.shape != (len(corpus), dim) or vectors.dtype != np.float16:
             raise ValueError(f"shape {vectors.shape} {vectors.dtype}")
     except (OSError, ValueError) as error:
-        build = _build_folder(folder)
-        logger.warning("%s: cannot read %s (%s); resuming its build from the last good shard", folder,
-                       VECTORS_FILE, error)
-        shutil.rmtree(build, ignore_errors=True)
-        (folder / META_FILE).unlink(missing_ok=True)
-        os.rename(folder, build)
+        if repair:
+            logger.warning("%s: cannot read %s (%s); resuming its build from the last good shard", folder,
+                           VECTORS_FILE, error)
+            _resume_from(folder, _recorded_crcs(folder, meta), meta)
         return None
+    if checked_since(path):
+        return vectors
+    state, started = file_state(path), time.time_ns()
+    crcs = _recorded_crcs(folder, meta)
+    shards = shards_of(len(corpus), shard_size)
+    changed = changed_shards(path, vectors.offset, dim * vectors.itemsize, shards, crcs)
+    if changed:
+        if repair:
+            logger.warning("%s: %d of %d shards (%s) no longer match the CRC-32 recorded when the vectors were "
+                           "written; encoding them again", path, len(changed), len(shards),
+                           _shard_list(changed) if crcs else "no CRC-32 recorded")
+            _resume_from(folder, crcs, meta)
+        return None
+    mark_checked(path, state, started)
     return vectors
+
+
+def _recorded_crcs(folder: Path, meta: dict[str, Any]) -> dict[int, int]:
+    """The CRC-32 of each shard, by number, as the finished index recorded them (an index finished by an
+    older hopkit: as its build's progress file did); empty when there is no such record."""
+    recorded = meta.get("shard_crcs")
+    try:
+        if isinstance(recorded, list):
+            return {number: int(crc) for number, crc in enumerate(recorded)}
+        saved = json.loads((folder / PROGRESS_FILE).read_text(encoding="utf-8"))
+        return {int(number): int(crc) for number, crc in saved["done"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _shard_list(shards: list[Shard]) -> str:
+    named = [f"{shard.number} (rows {shard.start}..{shard.stop - 1})" for shard in shards[:5]]
+    return ", ".join(named) + (f" and {len(shards) - 5} more" if len(shards) > 5 else "")
+
+
+def _resume_from(folder: Path, crcs: dict[int, int], meta: dict[str, Any]) -> None:
+    """Move a finished folder whose rows are damaged back to its build folder, with its shards' recorded
+    CRC-32s as the build's progress: the build encodes again only the shards that no longer match."""
+    build = _build_folder(folder)
+    shutil.rmtree(build, ignore_errors=True)
+    (folder / META_FILE).unlink(missing_ok=True)
+    try:
+        if crcs:
+            write_progress(folder, {"model_id": meta["model_id"], "fingerprint": meta["fingerprint"],
+                                    "count": meta["count"]}, int(meta["shard_size"]), int(meta["dim"]), crcs)
+        else:
+            (folder / PROGRESS_FILE).unlink(missing_ok=True)
+    except OSError as error:
+        logger.warning("%s: cannot record its shards for the rebuild (%s); encoding every shard again",
+                       folder, error)
+    os.rename(folder, build)
 
 
 def _build_folder(folder: Path) -> Path:
@@ -165,7 +224,7 @@ def _build_vectors(folder: Path, source: ParagraphSource, corpus: SourceView, em
               disable=None if progress is None else not progress) as bar:
         build.run(encoder(source, corpus.ids, embedder, batch_size, build.pending()), bar.update)
     write_meta(build.folder, "vectors", corpus, model_id=embedder.model_id, dim=build.dim,
-               shard_size=build.shard_size)
+               shard_size=build.shard_size, shard_crcs=[build.done[shard.number] for shard in build.shards()])
     os.rename(build.folder, folder)
 
 
@@ -188,6 +247,7 @@ class _Structure:
         meta = read_meta(folder, f"dense-{kind}")
         check_corpus(folder, meta, corpus, f"delete {folder} and run again")
         index = load_structure(folder, kind)
+        _check_structure_file(folder / INDEX_FILE, meta)
         if index.ntotal != len(corpus):
             raise RetrievalError(f"{folder}: a {kind} index of {index.ntotal} vectors for {len(corpus)} paragraphs")
         return cls(index, kind, corpus)
@@ -195,7 +255,28 @@ class _Structure:
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         save_structure(self.index, directory)
-        write_meta(directory, f"dense-{self.kind}", self.corpus)
+        write_meta(directory, f"dense-{self.kind}", self.corpus, file_crc32=file_crc32(directory / INDEX_FILE))
+
+
+def _check_structure_file(path: Path, meta: dict[str, Any]) -> None:
+    """Refuse a structure file whose bytes no longer have the CRC-32 its metadata recorded (read whole once,
+    then while unchanged trusted: :func:`hopkit.retrieval.mapped_files.checked_since`). A structure saved by
+    an older hopkit recorded none and is not checked.
+
+    Raises:
+        RetrievalError: naming the file.
+    """
+    recorded = meta.get("file_crc32")
+    if recorded is None or checked_since(path):
+        return
+    try:
+        state, started = file_state(path), time.time_ns()
+        crc = file_crc32(path)
+    except OSError as error:
+        raise RetrievalError(f"{path}: cannot read the index file ({error.strerror or error})") from None
+    if crc != recorded:
+        raise RetrievalError(f"{path}: its bytes no longer match the CRC-32 recorded when it was written")
+    mark_checked(path, state, started)
 
 
 def _structure(place: Path, kind: str, vectors: np.ndarray, settings: dict[str, Any],

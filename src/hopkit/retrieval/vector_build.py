@@ -6,7 +6,9 @@ fingerprint, count, dimension, shard size) and, for each finished shard, the CRC
 rows. A shard is recorded only after its rows are flushed to disk, so a build killed at any
 moment resumes at the first unfinished shard; a shard whose bytes no longer match their CRC,
 or lie past the end of a truncated file, is encoded again. When every shard is done the
-folder is renamed to its final name in one step: a half-built set of vectors is never used.
+folder is renamed to its final name in one step: a half-built set of vectors is never used. The
+finished folder keeps the shards' CRC-32s in its metadata; a load that finds one no longer matching
+moves the folder back here, and the shards that changed are encoded again (:mod:`hopkit.retrieval.dense_store`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
 from hopkit.retrieval.corpus_view import passage_text
 from hopkit.retrieval.embedders import Embedder, embed_passages
+from hopkit.retrieval.mapped_files import CRC_CHUNK
 from hopkit.retrieval.stored_view import ParagraphSource
 
 logger = logging.getLogger(__name__)
@@ -107,6 +110,52 @@ def local_shards(source: ParagraphSource, ids: np.ndarray, embedder: Embedder, b
         yield shard, encode_passages(embedder, paragraphs, batch_size)
 
 
+def write_progress(folder: Path, identity: dict[str, Any], shard_size: int, dim: int, done: dict[int, int]) -> None:
+    """Record (atomically) what ``folder`` builds and the CRC-32 of each finished shard, by number."""
+    progress = {**identity, "shard_size": shard_size, "dim": dim,
+                "done": {str(number): crc for number, crc in sorted(done.items())}}
+    tmp = folder / f".{PROGRESS_FILE}.{os.getpid()}"
+    tmp.write_text(json.dumps(progress), encoding="utf-8")
+    os.replace(tmp, folder / PROGRESS_FILE)
+
+
+def npy_header(path: Path) -> tuple[tuple[int, ...], np.dtype, int]:
+    """The shape, dtype and data offset an ``.npy`` file declares (its header only is read).
+
+    Raises:
+        OSError, ValueError: the file cannot be read or is not an ``.npy`` file.
+    """
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read_header(handle)
+        return tuple(shape), np.dtype(dtype), handle.tell()
+
+
+def changed_shards(path: Path, offset: int, row_bytes: int, shards: Sequence[Shard],
+                   crcs: dict[int, int]) -> list[Shard]:
+    """The shards of the vector file at ``path`` (rows from byte ``offset``, ``row_bytes`` each) whose
+    bytes no longer have the CRC-32 in ``crcs`` (or none is recorded, or the file ends before them).
+    The file is read (not mapped) ``CRC_CHUNK`` bytes at a time, so checking costs no more memory
+    than that whatever the file's size.
+    """
+    changed = []
+    with open(path, "rb") as handle:
+        for shard in shards:
+            handle.seek(offset + shard.start * row_bytes)
+            left, crc = len(shard) * row_bytes, 0
+            while left:
+                chunk = handle.read(min(left, CRC_CHUNK))
+                if not chunk:
+                    break
+                crc = zlib.crc32(chunk, crc)
+                left -= len(chunk)
+            if left or crcs.get(shard.number) != crc:
+                changed.append(shard)
+    return changed
+
+
 class VectorBuild:
     """The folder a set of passage vectors is built in, resumed from, then published.
 
@@ -162,10 +211,10 @@ class VectorBuild:
             self.dim = None
             return
         by_number = {shard.number: shard for shard in self.shards()}
-        for number, crc in done.items():
-            shard = by_number.get(number)
-            if shard is not None and zlib.crc32(np.ascontiguousarray(rows[shard.start:shard.stop]).data) == crc:
-                self.done[number] = crc
+        recorded = [by_number[number] for number in sorted(done) if number in by_number]
+        changed = {shard.number for shard in changed_shards(self.folder / VECTORS_FILE, rows.offset,
+                                                            rows.shape[1] * rows.itemsize, recorded, done)}
+        self.done = {shard.number: done[shard.number] for shard in recorded if shard.number not in changed}
         lost = len(done) - len(self.done)
         if lost:
             logger.warning("%s: %d finished shard(s) no longer match what was written; encoding them again",
@@ -184,12 +233,7 @@ class VectorBuild:
             self._rows = np.lib.format.open_memmap(path, mode="w+", dtype=ROW_DTYPE, shape=shape)
             return self._rows
         try:
-            with open(path, "rb") as handle:
-                version = np.lib.format.read_magic(handle)
-                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                               else np.lib.format.read_array_header_2_0)
-                found_shape, _, found_dtype = read_header(handle)
-                offset = handle.tell()
+            found_shape, found_dtype, offset = npy_header(path)
         except (OSError, ValueError) as error:
             logger.warning("%s: unreadable (%s); encoding every shard again", path, error)
             return None
@@ -229,11 +273,8 @@ class VectorBuild:
         self._save_progress()
 
     def _save_progress(self) -> None:
-        progress = {**self.identity, "shard_size": self.shard_size, "dim": self.dim,
-                    "done": {str(number): crc for number, crc in sorted(self.done.items())}}
-        tmp = self.folder / f".{PROGRESS_FILE}.{os.getpid()}"
-        tmp.write_text(json.dumps(progress), encoding="utf-8")
-        os.replace(tmp, self.folder / PROGRESS_FILE)
+        assert self.dim is not None
+        write_progress(self.folder, self.identity, self.shard_size, self.dim, self.done)
 
     def run(self, encoded: Iterable[tuple[Shard, np.ndarray]], on_rows: Callable[[int], None]) -> None:
         """Write each ``(shard, vectors)`` as it comes, calling ``on_rows`` with its row count."""
