@@ -1,0 +1,289 @@
+"""DRAGIN compared with its authors' code (oneal2000/DRAGIN ``main``: ``src/generate.py`` class
+``AttnWeightRAG``, ``src/eval.py``, ``src/data.py``, ``src/retriever.py`` and the Llama2-7b-chat configs).
+
+Not compared with ``src/algorithm/*``: those files exist only in an unmerged pull request from a fork.
+"""
+
+from __future__ import annotations
+
+from hopkit.methods.fidelity import Difference, FidelityTable, Reference
+
+_MAIN = "4d71efcf6712bf82c4a5c7c81455af4efee20dcc"
+
+FIDELITY = FidelityTable(
+    method="dragin",
+    reference=Reference(
+        paper="Su et al., DRAGIN: Dynamic Retrieval Augmented Generation based on the Real-time Information "
+              "Needs of Large Language Models, ACL 2024",
+        repository="oneal2000/DRAGIN",
+        commit=_MAIN,
+        files=("src/generate.py", "src/eval.py", "src/data.py", "src/retriever.py",
+               "config/Llama2-7b-chat/HotpotQA/DRAGIN.json", "config/Llama2-7b-chat/2WikiMultihopQA/DRAGIN.json",
+               "config/Llama2-7b-chat/StrategyQA/DRAGIN.json"),
+        note="Line numbers are those of src/generate.py at this commit. Config values also traced through "
+             "the history of config/Llama2-7b-chat/*/DRAGIN.json: first commit 168f3ab (2024-02-13), "
+             "c206034 (2024-02-15), 47c4cdc (2024-05-23), 58dca59 (2025-10-10). src/algorithm/* (cited by "
+             "earlier docs) is only in refs/pull/23 and was not used."),
+    rows=(
+        # prompt
+        Difference(
+            "prompt", "exemplars and templates",
+            "data.py HotpotQA/WikiMultiHopQA/StrategyQA: examplars, demo_input_template, test_input_template, "
+            "output_template; BaseDataset.format joins StrategyQA's cot tuple and keeps the first `fewshot`.",
+            "dragin/exemplars.yaml via prompts.PromptSet.demonstrations and .case: the same strings (checked by "
+            "running data.py's templates and comparing: 8 HotpotQA, 6 2Wiki, 6 StrategyQA shots and the "
+            "three test cases are equal).",
+            "faithful"),
+        Difference(
+            "prompt", "generation prompt layout",
+            "generate.py AttnWeightRAG.inference (l. 614-616): each demo's case + '\\n', then the non-empty "
+            "of [case, text] joined by a space.",
+            "prompts.generation_prompt: demonstrations + joined(case, text).",
+            "faithful"),
+        Difference(
+            "prompt", "prompt after a retrieval",
+            "inference (l. 675-681): demos, 'Context:\\n', '[i] doc\\n' per document, 'Answer in the same "
+            "format as before.\\n', then the non-empty of [case, text, ptext.strip()] joined by spaces.",
+            "prompts.retrieval_prompt: the same parts in the same order.",
+            "faithful"),
+        Difference(
+            "prompt", "spacing of the text so far",
+            "inference l. 633: text = text.strip() + ' ' + new_text.strip(), so after a first generation "
+            "without retrieval the text starts with a space and the next prompt holds case + two spaces; "
+            "keep_real_words's input is question + ' ' + text + ' ' + ptext with empty parts kept (l. 667).",
+            "prompts.joined and qfs.attended_text join only non-empty, stripped parts: one space everywhere.",
+            "changes-algorithm",
+            reason="A one-space difference in the prompt and in QFS's input (a SentencePiece tokenizer makes "
+                   "the extra space a token of its own); small, but not the authors' exact input."),
+        Difference(
+            "prompt", "the test case layout option",
+            "Always the dataset's test_input_template (data.py).",
+            "DRAGINConfig.case: 'authors' (default) is theirs; 'plain' lays the case out as the exemplars' "
+            "questions (the benchmark lever dragin-plain-case).",
+            "disclosed",
+            reason="An option, off by default, for small models that answer the step-by-step instruction "
+                   "with numbered plans (docs/methods/dragin.md)."),
+        # documents
+        Difference(
+            "documents", "what a document shows",
+            "retriever.py ElasticSearch search (l. 163): the hit's `txt` body only, although the query is "
+            "matched against title and text; shown as '[i] <body>'.",
+            "prompts._one_line: '[i] <title>: <text>' with whitespace collapsed.",
+            "changes-algorithm",
+            reason="The title is added to every passage the model reads, so the continuation's prompt is "
+                   "not the authors'; show the body alone, or keep the title and say why (hopkit's "
+                   "paragraph corpora often need it to name the entity)."),
+        Difference(
+            "documents", "fewer hits than k",
+            "retriever.py BM25.retrieve pads to topk with empty documents (l. 83-85), so the prompt gets "
+            "'[n] ' lines with no text.",
+            "DRAGIN._retrieve lists only the hits returned.",
+            "disclosed",
+            reason="The padding fills the authors' fixed (batch, topk) array; it only arises when the index "
+                   "returns fewer than k hits, and an empty numbered line carries no information."),
+        # retrieval
+        Difference(
+            "retrieval", "which sentences RIND checks",
+            "generate.py AttnWeightRAG.modifier (l. 485-525) scores every sentence of the generation in turn, "
+            "the one saying 'the answer is' included; there is no check for the phrase.",
+            "rind.detect returns None at the first sentence containing 'the answer is', so that sentence and "
+            "those after it never trigger retrieval.",
+            "changes-algorithm",
+            reason="An uncertain answer sentence can never trigger retrieval in hopkit, as it can in the "
+                   "authors' code and the paper (issue 71, item 1)."),
+        Difference(
+            "retrieval", "RIND's score",
+            "generate_attn (l. 93-150): last layer's attention of the model reading the generated tokens "
+            "alone, max over query positions, mean over heads, summed per word; entropy averaged per word; "
+            "modifier: attention normalised within the sentence x entropy x words in the sentence.",
+            "rind.attention_received and rind.detect, with the transformers backend's complete_attended: "
+            "the same quantities.",
+            "faithful"),
+        Difference(
+            "retrieval", "words from tokens (SentencePiece)",
+            "generate_attn (l. 82-91) and keep_real_words (l. 537-546) group tokenizer pieces "
+            "(convert_ids_to_tokens): a word starts at a piece beginning with '▁' (Llama) or the "
+            "tokenizer's space piece, at the newline token (id 13) and after '</s>'.",
+            "llm/transformers_backend.py decodes each token alone (decode([id])) and rind.words_of starts a "
+            "word at a token beginning with whitespace or after a newline. Llama-2's tokenizer drops a lone "
+            "piece's leading space on decode (read from its decoder, not run here), so a whole line becomes "
+            "one 'word'; byte-level BPE tokenizers (Qwen, SmolLM2) keep the space and group as the authors do.",
+            "changes-algorithm",
+            reason="With the paper's Llama-2 models RIND and QFS score lines, not words (issue 71, item 3); "
+                   "group by the tokenizer's own pieces and word-start mark."),
+        Difference(
+            "retrieval", "content words",
+            "modifier (l. 507-518) and keep_real_words (l. 579-595): spaCy en_core_web_sm part of speech in "
+            "NOUN, ADJ, VERB, PROPN, NUM; a word counts when it contains one of those words (substring test).",
+            "rind.is_real_word: a word is a content word unless it is in FUNCTION_WORDS (Lucene's English "
+            "stopwords plus pronouns, auxiliaries, prepositions, conjunctions, common adverbs).",
+            "disclosed",
+            reason="No spaCy model to download (docs/methods/dragin.md, 'content words'); the paper states "
+                   "the filter as a stopword indicator."),
+        Difference(
+            "retrieval", "a sentence whose only words above θ are not content words",
+            "modifier tests `1 in thres` before the real-word filter (l. 505-518), so it triggers, and "
+            "keep_real_words then divides by zero hits (l. 575).",
+            "rind.detect requires a hit that is a content word; no trigger.",
+            "disclosed",
+            reason="The paper's score is zero for a stopword; the authors' order ends in a division by zero "
+                   "(docs/methods/dragin.md)."),
+        Difference(
+            "retrieval", "sentence splitter",
+            "spaCy en_core_web_sm `nlp(text).sents` in modifier, get_top_sentence and get_last_sentence.",
+            "hopkit.judges.sentences.SyntokSplitter (syntok) in rind.detect, DRAGIN._kept and answer_of.",
+            "disclosed",
+            reason="No spaCy model to download; sentence boundaries can differ on abbreviations and "
+                   "numbers. docs/methods/dragin.md does not say so yet."),
+        Difference(
+            "retrieval", "words assigned to sentences",
+            "modifier (l. 489-499): a sentence ends at the first prefix of words whose space-joined text "
+            "contains the sentence string; the last sentence takes all remaining words; a sentence never "
+            "found gets no words.",
+            "rind.detect: by character offsets of each word's first character within each sentence's span.",
+            "disclosed",
+            reason="The string match fails where the splitter cuts inside a word or punctuation is spaced "
+                   "differently; offsets put every word in its sentence. Same result where theirs succeeds."),
+        Difference(
+            "retrieval", "QFS query",
+            "keep_real_words (l. 527-605): mean over heads of the last layer; per triggering word, each "
+            "token's predicting position's attention to what precedes the word, renormalised, averaged over "
+            "the word's tokens, summed per word, averaged over the hits; the top retrieve_keep_top_k content "
+            "words, not hits, in text order.",
+            "qfs.word_attention and qfs.query_of over LLM.attend(attended_text(...)): the same.",
+            "faithful"),
+        Difference(
+            "retrieval", "the query's 64-token cut",
+            "BasicRAG.retrieve(max_query_length=64) (l. 204) -> retriever.py BM25.retrieve (l. 51-66): the "
+            "query is tokenized with truncation_side 'left', so only its last 64 tokens are searched.",
+            "DRAGIN._retrieve passes the whole QFS query (up to keep_words words) to the retriever.",
+            "changes-algorithm",
+            reason="35-40 words can pass 64 tokens (names split into pieces), and then hopkit searches words "
+                   "the authors drop; add the cut with the model's tokenizer."),
+        Difference(
+            "retrieval", "QFS finds no word",
+            "The query is '' (an empty join), sent to Elasticsearch.",
+            "DRAGIN._query: the triggering sentence without its hits (else the question); the retrieve step "
+            "says fallback.",
+            "disclosed",
+            reason="An empty query retrieves nothing useful (docs/methods/dragin.md)."),
+        Difference(
+            "retrieval", "top-k",
+            "config retrieve_topk 3; BM25 (Elasticsearch) over the DPR Wikipedia passages.",
+            "DRAGINConfig.k 3 (experiments.yaml); the run's retriever, BM25 by default.",
+            "faithful"),
+        # loop
+        Difference(
+            "loop", "the loop and its ends",
+            "inference (l. 607-706): generate; no trigger: add the generation; trigger: QFS, retrieve, "
+            "continue and add ptext + the continuation's first sentence (get_top_sentence); stop when the "
+            "text passes generate_max_length tokens, stops growing, or holds 'the answer is'.",
+            "DRAGIN.generate and DRAGIN._finished, DRAGIN._kept with repeats 'keep' (default).",
+            "faithful"),
+        Difference(
+            "loop", "repeats: skip",
+            "The continuation's first sentence is always added.",
+            "DRAGINConfig.repeats 'skip' (off by default) adds its first sentence the text lacks.",
+            "disclosed",
+            reason="An option for small models that repeat their sentences (the lever dragin-guarded)."),
+        Difference(
+            "loop", "bound on generations",
+            "None beyond the length and no-progress checks.",
+            "DRAGINConfig.max_generations 12.",
+            "disclosed",
+            reason="A guard against a loop that grows by a few characters per step; 12 is above what the "
+                   "length budget allows in practice (docs/methods/dragin.md)."),
+        # stops
+        Difference(
+            "stops", "what ends one generation",
+            "BasicGenerator.generate / generate_attn call model.generate with max_new_tokens only: no stop "
+            "string; the text runs past the answer line (eval.py later cuts at 'Question:' and 'Note:').",
+            "method.LINE_END: each generation stops at '\\n'; with turn_stop also at chat turns "
+            "('Human:', 'Assistant:', 'User:', 'Question:').",
+            "disclosed",
+            reason="The exemplars put each answer on one line; what follows is an invented next case "
+                   "(docs/methods/dragin.md, 'generation'). It changes what RIND scores, so rerun cells "
+                   "say which stop they used."),
+        # limits
+        Difference(
+            "limits", "the output's token count",
+            "inference l. 702: len(tokenizer.encode(text)), which counts Llama's BOS token.",
+            "DRAGIN._finished: llm.count_tokens(text), without special tokens.",
+            "changes-algorithm",
+            reason="One token fewer on a tokenizer with a BOS (Llama), so the length stop can come one "
+                   "step later; count as encode() does."),
+        Difference(
+            "limits", "budget per generation",
+            "generate_max_length as max_new_tokens of every generation (100 HotpotQA/StrategyQA, 64 2Wiki).",
+            "DRAGINConfig.max_length as max_tokens of every generation (experiments.yaml).",
+            "faithful"),
+        Difference(
+            "limits", "context overflow",
+            "Not handled: a prompt past the model's context goes to generate as it is.",
+            "prompting.fitted raises ContextFullError (the question fails, said to repeat on a rerun).",
+            "disclosed",
+            reason="hopkit never sends a prompt that leaves no room for the generation (methods/prompting.py)."),
+        # decoding
+        Difference(
+            "decoding", "sampling and the entropies' logits",
+            "model.generate with no sampling arguments: the model's generation_config decides (Llama-2-chat's "
+            "was not readable here); entropies from outputs.scores, the processed scores.",
+            "Greedy: transformers backend complete_attended and complete(temperature=0.0); entropies from "
+            "the raw logits (equal to the processed scores under greedy decoding).",
+            "disclosed",
+            reason="Greedy makes a run repeat; whether the authors' Llama-2-chat runs sampled depends on a "
+                   "model file not in their repository."),
+        # answer
+        Difference(
+            "answer", "the answer stage",
+            "eval.py regenerate_answer: cut the text at the first 'Question:', '#10000000' or 'Note:'; if "
+            "'the answer is' is missing, append ' So the answer is ' and generate 20 tokens after the "
+            "exemplars and the case, then cut again.",
+            "method.answer_of reads the final text as it is; no cut, no regeneration.",
+            "changes-algorithm",
+            reason="On texts that never say 'the answer is' the authors get an answer from a second call, "
+                   "hopkit reads the whole text (issue 71, item 2)."),
+        Difference(
+            "answer", "the answer span",
+            "data.py HotpotQA/WikiMultiHopQA.get_real_prediction: everything after 'the answer is ' to the "
+            "end of the text, a final '</s>', '<|endoftext|>' and '.' removed; HotpotQA gives '' without the "
+            "phrase, 2Wiki the whole text.",
+            "answer_of: the first sentence after the phrase, cut at a chat turn marker; without the phrase "
+            "hopkit.parsing.answers.extract_answer of the whole text.",
+            "changes-algorithm",
+            reason="Where more follows the answer sentence the authors keep it and hopkit does not; follow "
+                   "get_real_prediction per dataset."),
+        Difference(
+            "answer", "StrategyQA yes/no",
+            "StrategyQA.get_real_prediction: 'yes' if the words after 'the answer is ' begin with yes, else "
+            "'no'; '' without the phrase.",
+            "answer_of with form 'yes_no' (exemplars.yaml answers: yes_no).",
+            "faithful"),
+        # defaults
+        Difference(
+            "defaults", "θ and QFS words (HotpotQA, 2Wiki)",
+            "At 4d71efc: HotpotQA hallucination_threshold 0.8 (since 58dca59; 1.3 from c206034), "
+            "retrieve_keep_top_k 35; 2Wiki 1.0 and 25 (since 47c4cdc). 1.4/35 and 1.2/40 are the first "
+            "commit's, 168f3ab.",
+            "DRAGINConfig and experiments.yaml: 1.4/35 (HotpotQA, the default), 1.2/40 (2Wiki), naming no "
+            "commit.",
+            "changes-algorithm",
+            reason="The values are not those of the reference commit and the docs call them the authors' "
+                   "configuration; use main's or name 168f3ab and say why (issue 71, item 4)."),
+        Difference(
+            "defaults", "other settings",
+            "Llama2-7b-chat configs: StrategyQA θ 0.75 / 35 words / 100 tokens / 6 shots (unchanged since "
+            "168f3ab); HotpotQA 8 shots, 100 tokens; 2Wiki 6 shots, 64 tokens; retrieve_topk 3; "
+            "query_formulation real_words; check_real_words true.",
+            "experiments.yaml: the same values.",
+            "faithful"),
+        Difference(
+            "defaults", "datasets without the authors' exemplars",
+            "IIRC has its own exemplars (data.py IIRC); there is no setting for other datasets.",
+            "prompts.FALLBACK_SET: HotpotQA's exemplars and settings (said at the start of the run); IIRC's "
+            "exemplars are not shipped.",
+            "disclosed",
+            reason="hopkit runs on datasets the authors did not (MuSiQue, a user's own); θ is not "
+                   "recalibrated for them or for other models (docs/methods/dragin.md)."),
+    ),
+)
