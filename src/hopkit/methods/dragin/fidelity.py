@@ -75,7 +75,7 @@ FIDELITY = FidelityTable(
                    "paragraph corpora often need it to name the entity)."),
         Difference(
             "documents", "fewer hits than k",
-            "retriever.py BM25.retrieve pads to topk with empty documents (l. 83-85), so the prompt gets "
+            "retriever.py BM25.retrieve pads to topk with empty documents (l. 84-86), so the prompt gets "
             "'[n] ' lines with no text.",
             "DRAGIN._retrieve lists only the hits returned.",
             "disclosed",
