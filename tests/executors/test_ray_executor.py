@@ -279,7 +279,7 @@ def test_a_run_without_an_address_starts_a_private_cluster_not_the_one_running(
     assert process.returncode == 0, err
     assert "3 answered now, 0 failed" in out
     assert drivers_of(process.pid) == [], "the run joined the cluster already running on the machine"
-    assert not list(Path("/tmp").glob(f"hopkit-ray-*/session_*/logs/*{process.pid}*"))  # its folder is gone
+    assert not list(Path("/tmp").glob(f"hopkit-ray-*/ray/session_*/logs/*{process.pid}*"))  # its folder is gone
 
 
 def test_a_run_that_joins_a_cluster_says_which_and_what_its_workers_get(

@@ -1,30 +1,38 @@
 """Joining a Ray cluster, or starting a private one for a run, and what workers inherit.
 
-Without an address a run starts a Ray cluster of its own on this machine, on loopback, with
-its own temporary folder, removed at exit: ``ray.init()`` with no address joins whatever
-cluster was last started on the machine (Ray reads its address from a file in its shared
-temporary folder, or from ``RAY_ADDRESS``), possibly another user's, and the run's workers
-get its environment and its store URL. With an address the run says which cluster it joined
-and what its workers are given, and the user chooses the variables (``ray_env``).
+Without an address a run starts a Ray cluster of its own on this machine, with its own
+temporary folder, removed at exit: ``ray.init()`` with no address joins whatever cluster was
+last started on the machine (Ray reads its address from a file in its shared temporary folder,
+or from ``RAY_ADDRESS``), possibly another user's, and the run's workers get its environment
+and its store URL. That cluster listens on 127.0.0.1 only and asks every caller for a token
+made for the run (Ray's token authentication, whatever ``RAY_AUTH_MODE`` says). With an address
+the run says which cluster it joined and what its workers are given, and the user chooses the
+variables (``ray_env``).
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib
 import logging
 import os
+import secrets
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from hopkit import environment
 from hopkit.errors import ConfigError
+from hopkit.executors import ray_leftovers
 
 log = logging.getLogger(__name__)
 
 # The driver's environment variables the workers see by default: hopkit's own, the model servers' and the Hub's.
 FORWARDED = ("HOPKIT_*", "OPENAI_*", "HF_*")
+# The only address a private cluster listens on.
+LOOPBACK = "127.0.0.1"
 
 
 def import_ray() -> Any:
@@ -77,18 +85,68 @@ def connect(address: str | None) -> Any:
 
 
 def _start_private(ray: Any) -> Any:
-    """A Ray cluster of this process alone: on loopback, in a temporary folder of its own (removed at exit),
-    whatever other cluster runs on the machine or ``RAY_ADDRESS`` names."""
-    folder = tempfile.mkdtemp(prefix="hopkit-ray-")
+    """A Ray cluster of this process alone, whatever other cluster runs on the machine or ``RAY_ADDRESS``
+    names: on loopback, with a token of its own, in a folder of its own (mode 0700, removed at exit).
+
+    What a killed driver's cluster left on this machine (its agents, its folder) is cleared first."""
+    parent = Path(tempfile.gettempdir())
+    ray_leftovers.clear_abandoned(parent)
+    folder = Path(tempfile.mkdtemp(prefix=ray_leftovers.PREFIX, dir=parent))  # 0700: Ray's own folder goes inside
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    ray_leftovers.claim(folder)
+    authenticated = _require_token(folder / "token")
     try:
-        ray.init(address="local", _temp_dir=folder, _node_ip_address="127.0.0.1", include_dashboard=False,
-                 logging_level=logging.WARNING, log_to_driver=True)
+        with _loopback():
+            # Ray makes the folders it creates writable by everyone; the one inside ours is reached through ours only.
+            ray.init(address="local", _temp_dir=str(folder / "ray"), _node_ip_address=LOOPBACK,
+                     include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)
     except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
         raise ConfigError(f"could not start a Ray cluster on this machine (in {folder}): {exc}") from exc
     atexit.register(ray.shutdown)  # runs before the folder's removal (atexit is last in, first out)
+    address = ray.util.get_node_ip_address()
+    if address != LOOPBACK:
+        ray.shutdown()
+        raise ConfigError(f"the private Ray cluster would listen on {address}, not {LOOPBACK} (Ray {ray.__version__}): "
+                          f"start one with `ray start --head --node-ip-address {LOOPBACK}` and pass --ray-address auto")
+    if not authenticated:
+        log.warning("this Ray (%s) has no token authentication (Ray 2.52 and later): the private cluster listens on "
+                    "%s only, but any process of this machine can join it; pip install 'ray>=2.52'",
+                    ray.__version__, LOOPBACK)
     log.info("started a private Ray cluster for this run (its files in %s)", folder)
     return ray
+
+
+@contextmanager
+def _loopback() -> Iterator[None]:
+    """Keep ``ray.init`` on loopback: it turns a ``_node_ip_address`` of 127.0.0.1 into the machine's address
+    (``services.resolve_ip_for_localhost``) unless Ray clusters are off (as on macOS and Windows), and its
+    processes bind the address they are given (or every interface)."""
+    constants = importlib.import_module("ray._private.ray_constants")
+    before = getattr(constants, "ENABLE_RAY_CLUSTER", True)
+    setattr(constants, "ENABLE_RAY_CLUSTER", False)  # read by services.get_node_ip_address on each call
+    try:
+        yield
+    finally:
+        setattr(constants, "ENABLE_RAY_CLUSTER", before)
+
+
+def _require_token(path: Path) -> bool:
+    """Turn Ray's token authentication on for this process and the cluster it starts, with a new token
+    in ``path`` (mode 0600): a caller without it is refused. Whether this Ray can (2.52 and later)."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+    except ImportError:
+        return False
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="ascii") as file:
+        file.write(secrets.token_hex(32))
+    # The cluster's processes inherit these; a RAY_AUTH_TOKEN of the environment would win over the file.
+    os.environ.pop("RAY_AUTH_TOKEN", None)
+    os.environ["RAY_AUTH_TOKEN_PATH"] = str(path)
+    os.environ["RAY_AUTH_MODE"] = "token"
+    Config.initialize("")  # Ray read RAY_AUTH_MODE when it was imported, and caches the token it found
+    AuthenticationTokenLoader.instance().reset_cache()
+    return True
 
 
 def joined_notice(ray: Any, address: str, forwarded: Sequence[str], store: str) -> str:
