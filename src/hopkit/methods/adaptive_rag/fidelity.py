@@ -1,0 +1,148 @@
+"""Adaptive-RAG compared with its authors' code (starsuzi/Adaptive-RAG: the classifier's data
+preparation and training under ``classifier/``, the routing in ``classifier/postprocess``, and
+``evaluate.py``, which marks which strategy answered each question)."""
+
+from __future__ import annotations
+
+from hopkit.methods.fidelity import Difference, FidelityTable, Reference
+
+_COMMIT = "0c88670af8707667eb5c1163151bb5ce61b14acb"
+
+FIDELITY = FidelityTable(
+    method="adaptive-rag",
+    reference=Reference(
+        paper="Jeong et al., Adaptive-RAG: Learning to Adapt Retrieval-Augmented Large Language Models through "
+              "Question Complexity, NAACL 2024",
+        repository="starsuzi/Adaptive-RAG",
+        commit=_COMMIT,
+        files=("classifier/preprocess/preprocess_utils.py", "classifier/preprocess/preprocess_silver_train.py",
+               "classifier/preprocess/preprocess_binary_train.py",
+               "classifier/preprocess/concat_binary_silver_train.py", "classifier/run_classifier.py",
+               "classifier/utils.py", "classifier/run/run_large_train_xl.sh",
+               "classifier/postprocess/predict_complexity_on_classification_results.py", "evaluate.py"),
+        note="The three strategies are the authors' copy of the IRCoT code (commaqa/, base_configs/ nor_qa_*, "
+             "oner_qa_*, ircot_qa_*); hopkit's NoR, OneR and IRCoT are compared with StonyBrookNLP/ircot in "
+             "their own tables, so their prompts, stops and readers are not compared again here."),
+    rows=(
+        # prompt
+        Difference(
+            "prompt", "the trained classifier's input",
+            "classifier/utils.py preprocess_features_function: the question stripped, tokenized for T5 "
+            "(max_seq_length 384, run_large_train_xl.sh); the target is the label letter.",
+            "adaptive_rag/trained.py features: hashed word unigrams and bigrams of the question.",
+            "disclosed",
+            reason="A T5-large fine-tune is replaced by a logistic regression that trains on CPUs in seconds "
+                   "(docs/methods/adaptive-rag.md, 'classifier')."),
+        Difference(
+            "prompt", "the prompted classifier",
+            "None: the router is always a trained classifier.",
+            "classifiers.PromptedClassifier: the run's model reads PROMPT (three labelled examples) and the "
+            "question; the shipped experiment (experiments.yaml classifier: prompted) uses it.",
+            "disclosed",
+            reason="It lets the method run before any classifier is trained; it is not the paper's router, "
+                   "and the docs report its runs apart from the trained router's."),
+        Difference(
+            "prompt", "the strategies' prompts",
+            "commaqa/ with base_configs nor_qa_*, oner_qa_*, ircot_qa_* (the IRCoT code and prompts).",
+            "method.build_adaptive_rag builds hopkit's nor, oner and ircot methods (their own fidelity "
+            "tables compare them with the IRCoT authors' code).",
+            "faithful"),
+        # documents
+        Difference(
+            "documents", "paragraphs per strategy",
+            "preprocess_silver_train.py and predict_complexity_on_classification_results.py read OneR runs "
+            "with bm25_retrieval_count 15 and IRCoT runs with 6.",
+            "The strategies' declared settings (oner k 5, ircot k_per_step 4; strategies: experiments), or "
+            "their defaults.",
+            "disclosed",
+            reason="A routed question's answer is the same as that of the standalone strategy run it is "
+                   "compared with (docs/methods/adaptive-rag.md, 'strategies')."),
+        # retrieval
+        Difference(
+            "retrieval", "when a strategy runs",
+            "All three strategies are run on every test question; predict_complexity_on_classification_"
+            "results.py then takes, per question, the prediction of the strategy its label names.",
+            "AdaptiveRAG.generate runs only the routed strategy.",
+            "cosmetic",
+            reason=""),
+        # loop
+        Difference(
+            "loop", "routing",
+            "Label A -> NoR, B -> OneR, C -> IRCoT (dataName_to_multi_one_zero_file).",
+            "labels.STRATEGIES: the same mapping; AdaptiveRAG.generate.",
+            "faithful"),
+        # stops
+        Difference(
+            "stops", "reading the classifier's decision",
+            "run_classifier.py (l. 695-714): the first decoder step's scores of the tokens 'A', 'B', 'C', "
+            "softmax, argmax; no free text.",
+            "Trained: TrainedClassifier.label_of, argmax of its probabilities; prompted: the first A/B/C "
+            "letter of a reply stopped at a newline after 4 tokens, else the fallback label (C).",
+            "disclosed",
+            reason="The trained path decides as theirs does; the prompted path is hopkit's own (row above) "
+                   "and records whether its reply was readable."),
+        # limits
+        Difference(
+            "limits", "question length",
+            "max_seq_length 384 tokens for the classifier.",
+            "No cut: the features are the whole question's words.",
+            "cosmetic",
+            reason=""),
+        # decoding
+        Difference(
+            "decoding", "the classifier's decoding",
+            "Deterministic: one decoder step's scores, argmax (no sampling).",
+            "Deterministic: the trained classifier's argmax; the prompted one with temperature 0.",
+            "faithful"),
+        # answer
+        Difference(
+            "answer", "the answer",
+            "The routed strategy's prediction (save_prediction_with_classified_label).",
+            "The routed strategy's GenerationResult text.",
+            "faithful"),
+        Difference(
+            "answer", "what counts as right for a silver label",
+            "evaluate.py (l. 641-659): normalize_answer(gold) == normalize_answer(prediction) for any gold "
+            "answer.",
+            "training.question_labels: hopkit.evaluation.metrics.exact_match > 0.",
+            "faithful"),
+        # defaults
+        Difference(
+            "defaults", "silver labels: the simplest strategy that answers",
+            "preprocess_utils.py label_complexity (l. 129-166): C if IRCoT answered, overwritten by B if "
+            "OneR did, by A if NoR did.",
+            "labels.silver_labels: the first of A, B, C whose strategy answered.",
+            "faithful"),
+        Difference(
+            "defaults", "questions no strategy answers, and the inductive-bias set",
+            "label_complexity drops them (l. 145-146: `continue`); preprocess_binary_train.py builds a "
+            "separate set, the first 400 training questions of each of six datasets labelled by kind (B "
+            "single-hop, C multi-hop, save_inductive_bias_*), and concat_and_save_binary_silver adds it to "
+            "the silver set minus the silver ids.",
+            "labels.silver_labels labels an unanswered question by its dataset's kind inside the silver set "
+            "(on a multi-hop dataset every question NoR and OneR miss is C, IRCoT's answer unread: "
+            "training.question_labels); there is no separate inductive-bias set. labels.py cites "
+            "preprocess_utils.py for this.",
+            "changes-algorithm",
+            reason="The classifier trains on other examples than the authors' (hard questions labelled by "
+                   "kind instead of dropped, no 400-per-dataset kind-labelled set), and the docs attribute "
+                   "hopkit's rule to the authors' file (issue 71)."),
+        Difference(
+            "defaults", "where the silver questions come from",
+            "preprocess_silver_train.py: runs of the three strategies on each dataset's dev_500_subsampled "
+            "questions with FLAN-T5-XL/XXL or GPT-3.5.",
+            "training.train_router: whatever stored NoR, OneR (and, on single-hop datasets, IRCoT) runs of "
+            "the run's model exist on the datasets named.",
+            "disclosed",
+            reason="The labels must come from the model that will be routed (docs/methods/adaptive-rag.md, "
+                   "'silver labels')."),
+        Difference(
+            "defaults", "classifier training",
+            "run_large_train_xl.sh: t5-large, learning rate 3e-5, batch 32, one model per epoch count 15, 20, 25, 30, 35, each "
+            "checked on the silver validation set.",
+            "trained.train: full-batch gradient descent, 300 epochs, learning rate 0.5, L2 1e-3; 20% of the "
+            "questions held out (train-router --held-out).",
+            "disclosed",
+            reason="Follows from the lighter classifier (first row)."),
+    ),
+)
