@@ -138,8 +138,8 @@ FIDELITY = FidelityTable(
                    "'silver labels')."),
         Difference(
             "defaults", "classifier training",
-            "run_large_train_xl.sh: t5-large, learning rate 3e-5, batch 32, one model per epoch count 15, 20, 25, 30, 35, each "
-            "checked on the silver validation set.",
+            "run_large_train_xl.sh: t5-large, learning rate 3e-5, batch 32, one model per epoch count "
+            "15, 20, 25, 30, 35, each checked on the silver validation set.",
             "trained.train: full-batch gradient descent, 300 epochs, learning rate 0.5, L2 1e-3; 20% of the "
             "questions held out (train-router --held-out).",
             "disclosed",
