@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from hopkit.cli.run import named
+from hopkit.cli.run import check_new_name, named
 from hopkit.cli.store_access import session_factory
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.corpus_file import corpus_files, read_corpus
 from hopkit.data.registry import load_dataset
 from hopkit.store.store import Store
-from hopkit.terminal import lookalike_warnings, printable
+from hopkit.terminal import printable
 
 
 def add_arguments(ingest: argparse.ArgumentParser) -> None:
@@ -33,8 +32,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     corpus = pool_corpus(args.name or args.dataset, examples)
     more = read_corpus(corpus_files(args.corpus)) if args.corpus else ()
     store = Store(session_factory(args))
-    for warning in lookalike_warnings("dataset", corpus.name, store.datasets()):
-        print(f"hopkit: warning: {warning}; they are two datasets", file=sys.stderr)
+    check_new_name("dataset", "--name" if args.name else "dataset", corpus.name, store.datasets(),
+                   also="; they are two datasets")
     made_stale = store.add_corpus(corpus, replace=args.replace, more=more)
     gold = sum(len(q.gold_paragraph_ids) for q in corpus.queries)
     added = f" and {len(store.corpus(corpus.name)) - len(corpus.paragraphs)} from --corpus" if args.corpus else ""

@@ -20,7 +20,7 @@ from hopkit.pipelines.retrieval.base import resolve_dataset
 from hopkit.runner import RunStart
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
-from hopkit.terminal import lookalike_warnings, name_problem, printable
+from hopkit.terminal import lookalike_warnings, name_clash, name_problem, printable
 
 # Above this share of the answering time spent in hopkit itself, a run's summary says so.
 OWN_TIME_NOTICE = 0.05
@@ -37,6 +37,24 @@ def named(option: str, value: str | None) -> str | None:
     if problem:
         raise ConfigError(f"{option}: {problem}")
     return value
+
+
+def check_new_name(kind: str, where: str, name: str, stored: list[str], *, also: str = "") -> None:
+    """Before anything runs: refuse a new ``kind`` name ("run", "dataset") that is a stored one written with other
+    code points (:func:`~hopkit.terminal.name_clash`), and warn of stored names it differs from only in case.
+
+    Args:
+        where: the option or config field the name came from, for the message.
+        also: said after each warning.
+
+    Raises:
+        ConfigError: naming ``where`` and the stored name.
+    """
+    problem = name_clash(kind, name, stored)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
+    for warning in lookalike_warnings(kind, name, stored):
+        sys.stderr.write(f"hopkit: warning: {warning}{also}\n")
 
 
 def check_retrieval_option(retrieval: str | None, pipeline: Any, source: str) -> None:
@@ -126,6 +144,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = instantiate_pipeline_config(spec, source)  # checks _target_ and every option first
     executor = chosen_executor(args, config)
     session_factory = session_factory or DBConnection.from_config(args.db).get_session_factory()
+    check_new_name("run", "--name" if args.name else f"{source}: field 'name'", config.name,
+                   [run.name for run in Store(session_factory).runs()])
     pipeline = config.build(session_factory)
     check_retrieval_option(args.retrieval, pipeline, source)
     with run_log("run") as log_file:
@@ -139,9 +159,6 @@ def cmd_run(args: argparse.Namespace) -> int:
              if outcome.get("answered_elsewhere") else ""))
     _warn_without_evidence(outcome)
     note_own_time(outcome)
-    others = (run.name for run in Store(session_factory).runs() if run.run_id != outcome["run_id"])
-    for warning in lookalike_warnings("run", outcome["name"], others):
-        sys.stderr.write(f"hopkit: warning: {warning}\n")
     return run_exit_code(outcome, log_file)
 
 

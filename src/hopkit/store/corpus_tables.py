@@ -14,6 +14,7 @@ from hopkit.store.corpus_writer import write_corpus
 from hopkit.store.models import DatasetRow, ParagraphRow, QueryRow, RunRow
 from hopkit.store.store_base import StoreBase
 from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks
+from hopkit.terminal import name_clash
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +44,10 @@ class CorpusTables(StoreBase):
 
         Raises:
             StoreError: if the dataset exists and ``replace`` is false, if the
-                corpus is inconsistent (duplicate ids, gold outside the corpus)
-                or if the write fails; nothing is written then.
+                corpus is inconsistent (duplicate ids, gold outside the corpus),
+                if its name is a stored dataset's written with other code points
+                (:func:`~hopkit.terminal.name_clash`) or if the write fails; nothing
+                is written then.
         """
         convert.check_corpus(corpus)
         storable = convert.storable_corpus(corpus)
@@ -56,6 +59,10 @@ class CorpusTables(StoreBase):
             old = session.scalars(
                 select(DatasetRow).where(DatasetRow.name == corpus.name)).one_or_none()
             old_fingerprint = None if old is None else old.fingerprint
+            clash = "" if old is not None else name_clash("dataset", corpus.name,
+                                                          session.scalars(select(DatasetRow.name)))
+            if clash:
+                raise StoreError(clash)
             if old is not None:
                 if not replace:
                     raise StoreError(

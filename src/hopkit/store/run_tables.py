@@ -15,6 +15,7 @@ from hopkit.store.records import QueryResult, RunInfo, RunSpec
 from hopkit.store.run_counts import run_infos
 from hopkit.store.statements import UPSERT_DIALECTS, insert_ignoring_conflict, prepared_upsert
 from hopkit.store.store_base import StoreBase
+from hopkit.terminal import name_clash
 
 logger = logging.getLogger(__name__)
 
@@ -33,14 +34,19 @@ class RunTables(StoreBase):
         """Register a run, or return it if this exact configuration exists.
 
         Raises:
-            StoreError: if the dataset is unknown, or if the run exists but its
-                dataset was since replaced by different content.
+            StoreError: if the dataset is unknown, if the run exists but its
+                dataset was since replaced by different content, or if the run is new and
+                its name is a stored run's written with other code points
+                (:func:`~hopkit.terminal.name_clash`: ``e`` + U+0301 beside ``é``).
         """
         run_id = spec.run_id
         with self._transaction(f"registering run {spec.name!r} ({run_id})") as session:
             fingerprint = self._dataset(session, spec.dataset).fingerprint
             row = session.get(RunRow, run_id)
             if row is None:
+                clash = name_clash("run", spec.name, session.scalars(select(RunRow.name).distinct()))
+                if clash:
+                    raise StoreError(clash)
                 session.execute(
                     insert_ignoring_conflict(session.get_bind().dialect.name, RunRow, ["id"]).values(
                         id=run_id, name=spec.name, method=spec.method, dataset=spec.dataset,

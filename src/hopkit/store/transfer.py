@@ -30,6 +30,7 @@ from hopkit.store.records import RunInfo, RunSpec
 from hopkit.store.convert import MAX_PARAGRAPH_ID
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
+from hopkit.terminal import name_clash
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ def _check_file(store: Store, path: Path, datasets: Sequence[str] | None) -> _Pl
     question_ids: dict[str, set[str]] = {}  # dataset -> its question ids
     paragraph_uses: dict[str, dict[int, int]] = {}  # dataset -> paragraph id -> first line using it
     stored = {run.run_id: run for run in store.runs()}
+    names = {run.name for run in stored.values()}  # a new run's may not be one of these written otherwise
     try:
         for number, record in read_records(path):
             where = f"{path}, line {number}"
@@ -150,6 +152,9 @@ def _check_file(store: Store, path: Path, datasets: Sequence[str] | None) -> _Pl
                     plan.ignored.add(run.run_id)
                     continue
                 reason = _unusable(store, stored.get(run.run_id), run.spec, run.fingerprint)
+                if not reason and run.run_id not in stored and run.run_id not in plan.runs:
+                    reason = name_clash("run", run.spec.name, names)
+                    names.update(() if reason else (run.spec.name,))
                 if reason:
                     if run.run_id not in plan.ignored:
                         plan.skipped.append(SkippedRun(run.run_id, run.spec.name, reason))
