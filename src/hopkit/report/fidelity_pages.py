@@ -114,14 +114,14 @@ def render_table(table: FidelityTable, heading: str = "") -> str:
     """One table: an optional heading line, the reference, the counts and the rows, aspect by aspect."""
     reference = table.reference
     lines = [heading, ""] if heading else []
-    lines.append(f"Compared with: {markdown_cell(reference.paper)}; "
+    lines.append(f"- Compared with: {markdown_cell(reference.paper)}; "
                  + (f"the authors' code, {reference_text(reference)}" if reference.has_code
                     else "the paper (no public code)") + ".")
     if reference.files:
-        lines.append("Files read: " + ", ".join(markdown_cell(path) for path in reference.files) + ".")
+        lines.append("- Files read: " + ", ".join(markdown_cell(path) for path in reference.files) + ".")
     if reference.note:
-        lines.append(f"Note: {_cell(reference.note)}")
-    lines.append("Rows: " + ", ".join(f"{number} {kind}" for kind, number in counts(table).items()) + ".")
+        lines.append(f"- Note: {_cell(reference.note)}")
+    lines.append("- Rows: " + ", ".join(f"{number} {kind}" for kind, number in counts(table).items()) + ".")
     lines += ["", "| aspect | point | authors | hopkit | kind | reason |", "|---|---|---|---|---|---|"]
     for aspect in ASPECTS:
         for row in table.rows:

@@ -38,13 +38,12 @@ FIDELITY = FidelityTable(
         Difference(
             "prompt", "Flan-T5 question prefix",
             "ircot_qa_flan_t5_xl_hotpotqa.jsonnet: 'Answer the following question by reasoning step-by-step.\\n' "
-            "before the question (reasoning) and 'Answer the following question.\\n' (reader); the files put "
-            "the question on the next line.",
-            "hopkit.methods.ircot.with_flan_prefixes sets the same prefixes, but hopkit.prompts.layout."
-            "render_question writes them on the question's line ('Q: <prefix> <question>').",
-            "changes-algorithm",
-            reason="The test question is laid out unlike every Flan-T5 demonstration (a space where the files "
-                   "have a line break); fix: keep the prefix's line break. Only runs with family flan_t5."),
+            "before the question (reasoning) and 'Answer the following question.\\n' (reader: its cot/direct "
+            "test looks at rc_context_type, which never ends in 'cot'; the Flan-T5 templates read direct).",
+            "hopkit.methods.ircot.with_flan_prefixes: the same prefixes, put before the question with their "
+            "line break (IRCoT._instance, IRCoTReading.answer); a CoT reader with family flan_t5 gets the "
+            "reasoning prefix, a case the authors' templates do not run.",
+            "faithful"),
         Difference(
             "prompt", "zero-shot prompts",
             "None: every IRCoT config is few-shot.",

@@ -1,0 +1,214 @@
+"""MIGRES compared with its authors' code (AdelWang/MIGRES: ``code/pipeline.py``, ``code/utils/search_engine.py``,
+``code/migres.sh``)."""
+
+from __future__ import annotations
+
+from hopkit.methods.fidelity import Difference, FidelityTable, Reference
+
+FIDELITY = FidelityTable(
+    method="migres",
+    reference=Reference(
+        paper="Wang et al., LLMs Know What They Need: Leveraging a Missing Information Guided Framework to "
+              "Empower Retrieval-Augmented Generation, 2024",
+        repository="AdelWang/MIGRES",
+        commit="1de6265c9ca1014054d6ba875738e785830908f8",
+        files=("code/pipeline.py", "code/utils/search_engine.py", "code/migres.sh",
+               "data/demons/multihopQA_demons.json"),
+        note="pipeline.py's class RetGBatched is the method; migres.sh is the released run script (MAX_ITER 5, "
+             "RELEVANCE 3.0, TOPK 5, --gpt_knowledge --entail_judge, neither --sentRerank nor --add_demon). The "
+             "script leaves DATASET and INDEX_DIR unset, so it was read, not run."),
+    rows=(
+        Difference(
+            "prompt", "module instructions",
+            "pipeline.py RetGBatched.__init__: instruction_main_iter_head, instruction_leaf_head/tail, "
+            "instruction_query_head (ends 'Separate each query with \"<line break>\".'), "
+            "instruction_query_forward 'Generate relevant information to the given Question.', "
+            "instruction_main_last.",
+            "hopkit.methods.migres.prompts: Main, Leaf and Query instructions verbatim from the paper's Table 17 "
+            "(no separator sentence; 'confidence score }'), knowledge prompting from Table 15 ('Generation "
+            "relevant information to the given question.'), the last Main's from the code (identical).",
+            "disclosed",
+            reason="hopkit quotes the paper's tables, which differ from the code in a few characters and the "
+                   "Query instruction's last sentence; hopkit's query parser reads one query per line without "
+                   "being told."),
+        Difference(
+            "prompt", "layout",
+            "promptMain/promptLeaf/promptQuery: instruction, '\\n\\n', [demonstrations, '\\n\\n'], instance; "
+            "the Main and Leaf instructions get an extra '\\n' (head + '\\n' + empty or tail). Instances "
+            "'Information: a; b\\nQuestion: q\\nYour response:', 'Original Question: ...\\nHistorical "
+            "Questions: ...\\nKnown Information: ...\\nMissing Information: ...\\nNew queries:'.",
+            "prompts.prefixed / main_instance / query_instance / leaf_instance: the same instances; "
+            "instruction and demonstrations joined by one blank line; the Leaf instruction's two sentences "
+            "joined by a space.",
+            "cosmetic"),
+        Difference(
+            "prompt", "chat or completion",
+            "send_post_request: an OpenAI chat call (gpt-3.5-turbo-1106 or gpt-4-0613) with the system turn "
+            "'You are ChatGPT, a model trained by OpenAI.}' and the prompt as the user turn.",
+            "hopkit.methods.migres.modules.MIGRESModules._complete: the prompt as a completion, no system turn.",
+            "disclosed",
+            reason="hopkit runs local completion models; the prompt text is the same."),
+        Difference(
+            "prompt", "demonstrations",
+            "--add_demon (off in migres.sh) puts data/demons/<set>_demons.json's main/final_main/leaf/query/"
+            "forward text after each instruction.",
+            "hopkit.methods.migres.demonstrations: the same files and modules (few_shot option, off by "
+            "default; the migres-fewshot experiment turns it on); dropped when a prompt would overflow.",
+            "faithful"),
+        Difference(
+            "prompt", "2Wiki relationship hints",
+            "RetGBatched.__init__: a question containing 'maternal grandmother' (and three more relations) "
+            "starts with that relation's definition as known information.",
+            "No such seed: known information starts empty (hopkit.methods.migres.memory.Memory).",
+            "changes-algorithm",
+            reason="On 2Wiki's relation questions the authors' Main Module sees a definition hopkit's does not. "
+                   "Fix: seed it as the code does (or disclose it as a dataset-specific aid)."),
+        Difference(
+            "documents", "passages shown to the Leaf Module",
+            "promptPassages: 'Passage i: (Title: t) text' lines, at most top_k (5), best reranked first; a "
+            "snippet under 5 space-separated words is skipped; LLM knowledge shows '(Title: None)'.",
+            "hopkit.methods.migres.method.MIGRES._retrieve_and_read and prompts.leaf_instance: the same lines, "
+            "the best 5 by relevance; no word floor; LLM knowledge without a title.",
+            "changes-algorithm",
+            reason="A kept snippet under 5 words reaches hopkit's Leaf Module and takes one of the 5 places; "
+                   "fix: skip it as promptPassages does. The missing '(Title: None)' is cosmetic."),
+        Difference(
+            "documents", "LLM knowledge kept",
+            "promptPassages drops generated knowledge containing 'sorry', '2022', 'have no specific "
+            "iinformation' or 'no publicly available information'.",
+            "MIGRES._retrieve_and_read keeps any non-empty knowledge the model writes.",
+            "changes-algorithm",
+            reason="A refusal ('Sorry, I have no information...') goes to hopkit's Leaf Module; fix: drop it "
+                   "with the authors' strings."),
+        Difference(
+            "retrieval", "BM25 and its hits",
+            "search_engine.py Bm25Searcher (pyserini, k1 0.9, b 0.4): num_bm25 50 hits per query; with fewer "
+            "than 50, searches again with 'Find information about ' + query; hits deduplicated by text.",
+            "retrieval pipeline bm25-migres (k1 0.9, b 0.4), hits_per_query 50; no second search.",
+            "changes-algorithm",
+            reason="On a small corpus a rare query returns under 50 hits, and the authors' second search then "
+                   "brings more passages to the reranker; fix: search again with the prefix."),
+        Difference(
+            "retrieval", "Knowledge Filter (passage level)",
+            "Reranker.sentenceRerank: BGE reranker on (query, 'title [SEP] text'), kept at score ≥ δ; a "
+            "passage used twice (history_passages ≥ 2) is skipped; one found by several queries keeps the last "
+            "query's score.",
+            "hopkit.methods.migres.filter.KnowledgeFilter with the relevance judge ('llm' by default, or a "
+            "cross-encoder) on '(Title: t) text'; the same δ rule and the same twice-used rule; a passage "
+            "found by several queries keeps its best score.",
+            "disclosed",
+            reason="The default judge is the run's own LLM, with δ calibrated for it by the paper's rule "
+                   "(docs/migres.md); the best score orders a shared passage by its strongest query."),
+        Difference(
+            "retrieval", "sentence filter",
+            "sentenceRerank with --sentRerank (not passed by migres.sh): nltk punkt sentences (a lower-case "
+            "start joins the previous), those inside the question dropped; whole passage if it outscores its "
+            "best sentence, else sentences ≥ δ.",
+            "KnowledgeFilter with sentence_filter True (the paper's method, Table 5): syntok sentences, the "
+            "same whole-or-sentences rule.",
+            "disclosed",
+            reason="The paper's MIGRES filters sentences (Table 5 ablates it); the released script does not. "
+                   "syntok needs no nltk data."),
+        Difference(
+            "retrieval", "query generation",
+            "extractNewinfo('query'): every line of the response over 10 characters not asked before (no cap "
+            "at 3); none left -> the original question is asked again.",
+            "MIGRES._new_queries with responses.parse_queries: lines (or a list), markers removed, only "
+            "question sentences when there are some; at most 3 not asked before (Memory.ask_at_most); none "
+            "left -> the next iteration is the last.",
+            "changes-algorithm",
+            reason="The cap of 3 is the paper's (Section 3.2) and disclosed; but where the authors retrieve "
+                   "again with the question, hopkit stops searching. Fix: fall back to the question."),
+        Difference(
+            "loop", "the order of the modules",
+            "RetGBatched._iteration: retrieve with the question, Leaf, then Main; while unanswerable: Query "
+            "Generator, retrieve, Leaf, Main.",
+            "MIGRES.generate steps (a)-(i): the same order.",
+            "faithful"),
+        Difference(
+            "loop", "how many rounds",
+            "_iteration: up to max_iter (5) Main calls with the iteration instruction, each followed by a "
+            "round of queries, retrieval and Leaf, then one more Main with instruction_main_last.",
+            "MIGRES.generate: max_iterations (5) Main calls in all, the 5th with the last instruction; so at "
+            "most 4 rounds of queries after the first retrieval.",
+            "changes-algorithm",
+            reason="hopkit's MIGRES searches one round less than the authors' before the last answer. Fix: "
+                   "T Main calls with the iteration instruction, then the last one."),
+        Difference(
+            "loop", "no new information",
+            "promptMain skips the Main call while the known information is unchanged (step > 1), keeping the "
+            "last missing information for the Query Generator; this also skips the last Main, leaving no answer.",
+            "MIGRES._main reuses the last verdict (reuse_main_without_new_information) but always asks the "
+            "last Main.",
+            "disclosed",
+            reason="A question must end with an answer; the authors' skip of the last call leaves it "
+                   "without one."),
+        Difference(
+            "loop", "unreadable responses",
+            "extractNewinfo: a response that cannot be read marks the question 'fail'; it leaves the loop "
+            "with no answer.",
+            "MIGRESModules._ask asks once more with a correction; still unreadable -> recorded, and the next "
+            "Main is the last (the question still gets an answer).",
+            "disclosed",
+            reason="Small local models break the dict format more often than GPT-3.5; a failed question would "
+                   "count as wrong without the method having answered."),
+        Difference(
+            "stops", "stop sequences",
+            "None: each chat call ends where the model ends its turn.",
+            "hopkit.methods.migres.modules.STOPS per module ('\\n\\n' and the next instance's label).",
+            "disclosed",
+            reason="A completion model has no end of turn; the stops end it where the next instance would "
+                   "begin."),
+        Difference(
+            "limits", "tokens and context",
+            "No max_tokens, no prompt fitting (the chat API's own limits).",
+            "max_tokens 300 per response; demonstrations dropped when a prompt would overflow the context "
+            "(MIGRESModules._prompt).",
+            "disclosed",
+            reason="Local models have small contexts; 300 tokens hold every module's dict."),
+        Difference(
+            "limits", "passages used twice",
+            "history_passages counts a passage once when shown and once more when cited by kept information; "
+            "at 2 it is skipped.",
+            "Memory.use / exhausted with max_passage_uses 2, counted the same way (MIGRES._read).",
+            "faithful"),
+        Difference(
+            "decoding", "temperature",
+            "send_post_request sets no temperature (the API's default, 1.0) and num_return 1.",
+            "temperature 0.0 for every module.",
+            "disclosed",
+            reason="Greedy decoding makes runs repeatable; the authors' sampling is the API default, not a "
+                   "choice the paper states."),
+        Difference(
+            "answer", "when the Main Module answers",
+            "extractNewinfo('main'): an answer whose text lacks 'unanswerable' ends the loop, at any "
+            "confidence.",
+            "MIGRES._answers with min_confidence 1: the same.",
+            "faithful"),
+        Difference(
+            "answer", "missing information for the Query Generator",
+            "extractNewinfo('main'): the explanation replaces the missing information when that is under 10 "
+            "characters.",
+            "responses.MainVerdict.missing_information: the explanation only when it is blank.",
+            "changes-algorithm",
+            reason="A short 'None' or 'N/A' goes to hopkit's Query Generator as the missing information; fix: "
+                   "the authors' 10-character rule."),
+        Difference(
+            "answer", "NLI check of extracted facts",
+            "verify_info: t5_xxl_true_nli_mixture on 'premise: (Title: t) text hypothesis: fact' -> '1'; the "
+            "cited index looks up the ranked list before promptPassages' skips.",
+            "MIGRES._judge: the entailment judge ('llm' by default, or an NLI model) on the cited passages as "
+            "shown, entailed at probability ≥ 0.5; indices are those of the prompt.",
+            "disclosed",
+            reason="The T5-XXL NLI model is too large for hopkit's machines; the index is the prompt's, which "
+                   "is what the model cited (the authors' lookup differs after a skipped passage)."),
+        Difference(
+            "defaults", "settings",
+            "migres.sh: MAX_ITER 5, RELEVANCE 3.0 (BGE logits), TOPK 5, num_bm25 50, k1 0.9, b 0.4, "
+            "--gpt_knowledge, --entail_judge, no demonstrations.",
+            "MIGRESConfig: max_iterations 5, relevance_threshold 3.0 (calibrated per judge in the migres "
+            "experiment), passages_per_leaf_call 5, hits_per_query 50, knowledge_prompting and nli_check on, "
+            "few_shot off; bm25-migres k1 0.9, b 0.4.",
+            "faithful"),
+    ),
+)
