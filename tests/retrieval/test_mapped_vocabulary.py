@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Collection, Iterator
@@ -14,6 +15,7 @@ from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph
 from hopkit.retrieval import mapped_vocabulary
 from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.index_meta import META_FILE
 from hopkit.retrieval.mapped_vocabulary import MappedVocabulary, write_vocabulary
 from hopkit.retrieval.stored_view import ROW_IDS_FILE, MemorySource
 
@@ -73,10 +75,13 @@ def test_a_loaded_index_maps_its_vocabulary_and_row_ids_and_answers_as_built(tmp
 
 
 def older_index(folder: Path) -> None:
-    """An index folder as hopkit saved it before it wrote mapped files."""
+    """An index folder as hopkit saved it before it wrote mapped files (nor recorded its files' CRC-32s)."""
     BM25Retriever.build(PARAGRAPHS).save(folder)
     for name in (*mapped_vocabulary.FILES, ROW_IDS_FILE):
         (folder / name).unlink()
+    meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    del meta["file_crcs"]
+    (folder / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
 
 
 def test_an_older_index_gets_its_mapped_files_on_first_load(tmp_path: Path) -> None:

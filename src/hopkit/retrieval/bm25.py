@@ -14,7 +14,9 @@ from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.retrieval.bm25_build import build_bm25
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order, passage_text
+from hopkit.retrieval.index_folders import ChangedIndexFile
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
+from hopkit.retrieval.mapped_files import file_crc32, matches_recorded_crc
 from hopkit.retrieval.mapped_vocabulary import MappedVocabulary, has_vocabulary, write_vocabulary
 from hopkit.retrieval.stored_view import ParagraphSource, SourceView, mapped_row_ids, write_row_ids
 from hopkit.retrieval.tokenize import TOKENIZER_ID, tokenize
@@ -120,7 +122,8 @@ class BM25Retriever:
 
     def save(self, directory: Path) -> None:
         """Write the index (not the paragraphs) to ``directory``, created if needed: bm25s's
-        files, the vocabulary and row ids for loading processes to map, and hopkit's metadata.
+        files, the vocabulary and row ids for loading processes to map, and hopkit's metadata, which
+        records the CRC-32 of each of the other files (checked on load: :func:`_check_files`).
 
         Args:
             directory: where to write; existing index files are overwritten.
@@ -130,8 +133,10 @@ class BM25Retriever:
         self.model.save(str(directory), show_progress=False)
         write_vocabulary(directory, self.vocabulary)
         write_row_ids(directory, self.corpus)
+        crcs = {path.name: file_crc32(path) for path in sorted(directory.iterdir())
+                if path.is_file() and path.name != META_FILE and not path.name.startswith(".")}
         write_meta(directory, "bm25", self.corpus, tokenizer=TOKENIZER_ID, k1=self.model.k1,
-                   b=self.model.b, method=self.model.method, bm25s_version=bm25s.__version__)
+                   b=self.model.b, method=self.model.method, bm25s_version=bm25s.__version__, file_crcs=crcs)
 
     @classmethod
     def load(cls, directory: Path, paragraphs: Sequence[Paragraph], *, mmap: bool = False) -> BM25Retriever:
@@ -147,9 +152,12 @@ class BM25Retriever:
 
         Raises:
             RetrievalError: if the folder holds no index, or one built with another
-                tokeniser or for other paragraphs (then rebuild it).
+                tokeniser or for other paragraphs (then rebuild it); a
+                :class:`~hopkit.retrieval.index_folders.ChangedIndexFile` naming a file whose bytes
+                changed since the index was finished.
         """
         directory = Path(directory)
+        _check_files(directory, read_meta(directory, "bm25"))
         return cls._loaded(directory, CorpusView(in_id_order(paragraphs)), mmap)
 
     @classmethod
@@ -162,6 +170,7 @@ class BM25Retriever:
             RetrievalError: as :meth:`load`.
         """
         directory = Path(directory)
+        _check_files(directory, read_meta(directory, "bm25"))  # before the row ids are mapped
         ids = mapped_row_ids(directory)
         retriever = cls._loaded(directory, SourceView(source, ids=ids), mmap)
         if ids is None:  # written once the index is known to be this corpus's
@@ -224,3 +233,32 @@ def _add_to_older_index(directory: Path, what: str, write: Callable[[], None]) -
     except OSError as error:
         logger.warning("%s: cannot add the %s file that processes share (%s); each one holds its own copy",
                        directory, what, error)
+
+
+def _check_files(directory: Path, meta: dict[str, object]) -> None:
+    """Refuse an index one of whose files no longer has the CRC-32 its metadata recorded when it was finished
+    (each read whole the first time and after it changed, then stamped so that while unchanged a load only
+    ``stat``s it: :func:`hopkit.retrieval.mapped_files.matches_recorded_crc`). An index saved by an older
+    hopkit recorded none and is not checked.
+
+    Raises:
+        ChangedIndexFile: naming the file (a changed, missing or unreadable one, or a bad record).
+    """
+    recorded = meta.get("file_crcs")
+    if recorded is None:
+        return
+    if not isinstance(recorded, dict) or not all(
+            isinstance(name, str) and Path(name).name == name and name not in ("", ".", "..")
+            and isinstance(crc, int) and not isinstance(crc, bool) for name, crc in recorded.items()):
+        raise ChangedIndexFile(directory / META_FILE, f"{directory / META_FILE}: field 'file_crcs' is not a "
+                                                      "CRC-32 by file name")
+    for name, crc in recorded.items():
+        path = directory / name
+        try:
+            matches = matches_recorded_crc(path, crc)
+        except OSError as error:
+            raise ChangedIndexFile(path, f"{path}: cannot read this file of a finished BM25 index "
+                                         f"({error.strerror or error})") from None
+        if not matches:
+            raise ChangedIndexFile(path, f"{path}: its bytes no longer match the CRC-32 recorded when the "
+                                         "BM25 index was finished")

@@ -37,7 +37,7 @@ from hopkit.retrieval.dense import DenseRetriever, query_vector
 from hopkit.retrieval.embedders import Embedder
 from hopkit.retrieval.index_folders import build_lock, index_path, load_or_save
 from hopkit.retrieval.index_meta import META_FILE, check_corpus, read_meta, write_meta
-from hopkit.retrieval.mapped_files import checked_since, file_crc32, file_state, mark_checked
+from hopkit.retrieval.mapped_files import checked_since, file_crc32, file_state, mark_checked, matches_recorded_crc
 from hopkit.retrieval.stored_view import ParagraphSource, SourceView
 from hopkit.retrieval.vector_build import (PROGRESS_FILE, SHARD_SIZE, VECTORS_FILE, Shard, VectorBuild, changed_shards,
                                            local_shards, shards_of, write_progress)
@@ -267,16 +267,14 @@ def _check_structure_file(path: Path, meta: dict[str, Any]) -> None:
         RetrievalError: naming the file.
     """
     recorded = meta.get("file_crc32")
-    if recorded is None or checked_since(path):
+    if recorded is None:
         return
     try:
-        state, started = file_state(path), time.time_ns()
-        crc = file_crc32(path)
+        matches = isinstance(recorded, int) and matches_recorded_crc(path, recorded)
     except OSError as error:
         raise RetrievalError(f"{path}: cannot read the index file ({error.strerror or error})") from None
-    if crc != recorded:
+    if not matches:
         raise RetrievalError(f"{path}: its bytes no longer match the CRC-32 recorded when it was written")
-    mark_checked(path, state, started)
 
 
 def _structure(place: Path, kind: str, vectors: np.ndarray, settings: dict[str, Any],

@@ -22,10 +22,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, TypeVar
 
+from hopkit.errors import RetrievalError
 from hopkit.processes import process_alive
 from hopkit.retrieval.index_meta import FORMAT as INDEX_FORMAT
 
 logger = logging.getLogger(__name__)
+
+
+class ChangedIndexFile(RetrievalError):
+    """A file of a finished index no longer has the bytes recorded when the index was finished (or is gone):
+    :func:`load_or_save` builds the index again; the message names the file."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class Saveable(Protocol):
@@ -105,7 +115,11 @@ def scratch_folder(path: Path) -> Iterator[Path]:
 def load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[[], _Saved]) -> _Saved:
     if path.exists():
         logger.info("loading the index at %s", path)
-        return load(path)
+        try:
+            return load(path)
+        except ChangedIndexFile as changed:
+            logger.warning("%s; building the index again", changed)
+            _set_aside(path, changed)
     logger.info("building the index for %s", path)
     retriever = build()
     tmp = _temporary_beside(path)
@@ -121,3 +135,24 @@ def load_or_save(path: Path, *, load: Callable[[Path], _Saved], build: Callable[
         if tmp.exists():
             shutil.rmtree(tmp)
     return retriever
+
+
+def _set_aside(path: Path, changed: ChangedIndexFile) -> None:
+    """Move the damaged index folder ``path`` out of the way (as a save's temporary folder, which a later build
+    removes if this process dies first) and remove it; gone already (another process set it aside) is fine.
+
+    Raises:
+        RetrievalError: it cannot be moved (a read-only folder): one line naming the file and the folder.
+    """
+    aside = None
+    try:
+        aside = _temporary_beside(path)
+        os.rename(path, aside)
+    except OSError as error:
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+        if isinstance(error, FileNotFoundError) and not path.exists():
+            return
+        raise RetrievalError(f"{changed}, and the index cannot be built again ({error.strerror or error}); "
+                             f"delete {path} (or make its folder writable) and run again") from None
+    shutil.rmtree(aside, ignore_errors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -104,3 +105,20 @@ def mark_checked(path: Path, state: tuple[int, ...], checked_ns: int) -> None:
         write_atomically(_stamp_path(path), lambda temporary: temporary.write_text(stamp, encoding="utf-8"))
     except OSError:
         pass  # a read-only folder: the stamp in this process stands
+
+
+def matches_recorded_crc(path: Path, recorded: int) -> bool:
+    """Whether the file at ``path`` still has the CRC-32 ``recorded`` when its index was finished: read whole
+    (:func:`file_crc32`) the first time and after any change, then stamped (:func:`mark_checked`), so that
+    while it stays unchanged a load only ``stat``s it (:func:`checked_since`).
+
+    Raises:
+        OSError: the file is missing or cannot be read.
+    """
+    if checked_since(path):
+        return True
+    state, started = file_state(path), time.time_ns()
+    if file_crc32(path) != recorded:
+        return False
+    mark_checked(path, state, started)
+    return True
