@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from hopkit.data.formats._common import Where, as_object, get_str, iter_jsonl, join_sentences, type_name
+from hopkit.data.formats._common import (Where, as_object, get_str, iter_jsonl, join_sentences, not_a_regular_file,
+                                         type_name)
 from hopkit.errors import DataError
 from hopkit.records import ContextParagraph
 
@@ -37,10 +38,12 @@ def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
             if not found:
                 raise DataError(f"no corpus file ({', '.join(SUFFIXES)}) in this folder", path=str(path))
             files.extend(found)
-        elif path.is_file():
+        elif (kind := not_a_regular_file(path)) is None:
             files.append(path)
-        else:
+        elif kind == "missing":
             raise DataError("no such corpus file or folder", path=str(path))
+        else:
+            raise DataError(f"not a regular file but {kind}; give a corpus file or a folder of them", path=str(path))
     return files
 
 

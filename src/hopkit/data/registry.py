@@ -22,6 +22,7 @@ from hopkit.data.formats import (
     load_musique,
     load_strategyqa,
 )
+from hopkit.data.formats._common import not_a_regular_file
 from hopkit.errors import ConfigError, DataError, UnknownNameError
 from hopkit.records import Example
 
@@ -100,9 +101,13 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
         path = downloaded.path
         options = {**downloaded.options, **options}
     path = Path(path)
-    if not path.is_file():
+    kind = not_a_regular_file(path)
+    if kind == "missing":
         raise DataError(f"{name} file not found; check the path (or omit it to download the official file)",
                         path=str(path))
+    if kind is not None:
+        raise DataError(f"not a regular file but {kind}; give the {name} file itself (or omit the path to download "
+                        "the official file)", path=str(path))
     examples = loader(path, **options)
     if not examples:
         raise DataError(f"no questions in this {name} file (it is empty, or an empty list); check that it is the "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,6 +54,28 @@ class Where:
         elif self.prefix:
             field = self.prefix.rstrip(".")
         return DataError(message, path=self.path, line=self.line, record=self.record, field=field)
+
+
+def not_a_regular_file(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a symbolic link to one counts as one), or None.
+
+    Returns:
+        ``"missing"``, ``"a folder"``, ``"a named pipe (FIFO)"``, ``"a device"``, ``"a socket"``, or None. A named
+        pipe or a device (``/dev/zero``) is refused before it is opened: reading one could block or never end.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # not there, or a file where its path needs a folder
+        return "missing"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a file"
 
 
 def read_json(path: Path) -> Any:
