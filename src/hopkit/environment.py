@@ -37,6 +37,8 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+from hopkit.errors import ConfigError
+
 HOPKIT_HOME = "HOPKIT_HOME"
 HOPKIT_DB_URL = "HOPKIT_DB_URL"
 HOPKIT_DATA_DIR = "HOPKIT_DATA_DIR"
@@ -69,8 +71,20 @@ def _non_empty(name: str) -> str | None:
 
 
 def hopkit_home() -> Path:
-    """The working folder for the default database, indexes, the LLM cache and reports."""
-    return Path(_non_empty(HOPKIT_HOME) or DEFAULT_HOME).expanduser()
+    """The working folder for the default database, indexes, the LLM cache and reports.
+
+    Raises:
+        ConfigError: ``$HOPKIT_HOME`` names a file, or a path through a file, where a folder must be.
+    """
+    home = Path(_non_empty(HOPKIT_HOME) or DEFAULT_HOME).expanduser()
+    for folder in (home, *home.parents):  # the nearest existing one must be a folder, for hopkit to make the rest
+        if folder.exists():
+            if not folder.is_dir():
+                where = "" if folder == home else f" ({folder} is a file)"
+                raise ConfigError(f"{HOPKIT_HOME}: {home} is not a folder{where}; set {HOPKIT_HOME} to a folder "
+                                  f"(it is created if missing), or leave it unset for ./{DEFAULT_HOME}")
+            break
+    return home
 
 
 def index_dir() -> Path:

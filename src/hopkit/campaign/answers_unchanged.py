@@ -43,6 +43,7 @@ from hopkit.campaign.environment import BENCH_HOME, LLM_NAME, RESULTS, ROOT, RUN
 from hopkit.campaign.qa_bench import ingest, pipeline_for
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.saved_runs import is_bench_store
+from hopkit.cli.numbers import integer
 from hopkit.config import load_llm
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--limit", type=int, default=5)
+    parser.add_argument("--limit", type=integer(), default=5)
     parser.add_argument("--store", type=Path, default=BENCH_HOME / "unchanged.db")
     parser.add_argument("--out", type=Path, default=RESULTS / "answers_unchanged.json")
     parser.add_argument("--against", type=Path, help="compare with this earlier output instead of the saved runs")

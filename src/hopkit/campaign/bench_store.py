@@ -6,6 +6,7 @@ import argparse
 from typing import Any, Sequence
 
 from hopkit.campaign.environment import LLM_NAME, use_bench_home
+from hopkit.cli.numbers import integer
 from hopkit.config import instantiate, load_yaml, named_config_path
 from hopkit.llm.llama_cpp import LlamaCppLLM
 from hopkit.store.connection import DBConnection
@@ -21,7 +22,7 @@ def stored_runs_parser(doc: str, datasets: Sequence[str] = MULTI_HOP) -> argpars
     of each) and the store options; the script adds its own (its description: ``doc``'s first line)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(datasets))
-    parser.add_argument("--limit", type=int, default=30, help="the first N questions of each sample")
+    parser.add_argument("--limit", type=integer(), default=30, help="the first N questions of each sample")
     add_store_options(parser)
     return parser
 

@@ -40,6 +40,7 @@ from hopkit.campaign.calibration import FIRST_CALIBRATION_QUESTION, SCORES_DIR, 
 from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD
 from hopkit.campaign.thresholds import MIGRES_RELEVANCE, THRESHOLDS_FILE, store_threshold
 from hopkit.calibration.scores import ScoreFile
+from hopkit.cli.numbers import integer
 from hopkit.config import load_llm
 from hopkit.judges.factory import relevance_judge
 from hopkit.methods.migres.filter import coverage_threshold, shown
@@ -139,11 +140,11 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the judge runs on it")
     parser.add_argument("--task", choices=sorted(TASKS), default="multihop")
-    parser.add_argument("--limit", type=int, default=20, help="questions per dataset")
-    parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION,
+    parser.add_argument("--limit", type=integer(), default=20, help="questions per dataset")
+    parser.add_argument("--start", type=integer(), default=FIRST_CALIBRATION_QUESTION,
                         help="first question (0-based) of each sample")
-    parser.add_argument("--hits", type=int, default=50, help="BM25 hits per question (Table 11: 50)")
-    parser.add_argument("--rerank-top", type=int, default=None,
+    parser.add_argument("--hits", type=integer(), default=50, help="BM25 hits per question (Table 11: 50)")
+    parser.add_argument("--rerank-top", type=integer(), default=None,
                         help="score only the best N hits and set δ on them (MIGRES's rerank_top); default: all")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)

@@ -33,6 +33,7 @@ from hopkit.campaign.saved_runs import restore, save
 from hopkit.campaign.thresholds import THRESHOLDS_FILE
 from hopkit.campaign.variants import load_variant
 from hopkit.cli.help_texts import KEEP_FAILED_HELP
+from hopkit.cli.numbers import integer
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
@@ -72,7 +73,8 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
-    parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--limit", type=integer(minimum=1), default=100,
+                        help="the first N questions of each sample (default 100)")
     add_store_options(parser)
     parser.add_argument("--section", default="qa", help="section of docs/notebook.md to write")
     parser.add_argument("--write-repository", action="store_true",

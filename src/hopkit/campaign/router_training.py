@@ -25,6 +25,7 @@ from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RESULTS, ROOT, us
 from hopkit.campaign.page_sections import command_line, write_section
 from hopkit.campaign.qa_sections import restored_store
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
+from hopkit.cli.numbers import number
 from hopkit.errors import ConfigError, StoreError
 from hopkit.evaluation.compare import mcnemar_exact
 from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES, Label, SilverExample
@@ -146,7 +147,7 @@ def trained(session_factory: Any, datasets: Sequence[str], held_out: float = 0.2
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--held-out", type=float, default=0.2, help="share of the training questions held out")
+    parser.add_argument("--held-out", type=number, default=0.2, help="share of the training questions held out")
     parser.add_argument("--report", type=Path, default=NOTEBOOK_MD, help="the markdown file to write the section to")
     args = parser.parse_args(argv)
     command = command_line()

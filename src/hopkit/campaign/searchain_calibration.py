@@ -39,6 +39,7 @@ from hopkit.campaign.thresholds import ALL_TASKS, SEARCHAIN_CONFIDENCE, THRESHOL
 from hopkit.calibration.scores import ScoreFile
 from hopkit.calibration.searchain import (PAPER_THETA, ThetaPoint, best_point, point_at, read_pair, sub_question_pairs,
                                           sweep)
+from hopkit.cli.numbers import integer
 from hopkit.config import load_llm
 from hopkit.data.registry import sample_path
 from hopkit.judges.factory import answer_judge
@@ -87,8 +88,8 @@ def command_parser() -> argparse.ArgumentParser:
     """The command line (tests/benchmarks/test_calibration_sections.py reads the section's command with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default=LLM_NAME, help="LLM config; the reader runs on it")
-    parser.add_argument("--limit", type=int, default=50, help="MuSiQue questions whose sub-questions are read")
-    parser.add_argument("--start", type=int, default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
+    parser.add_argument("--limit", type=integer(), default=50, help="MuSiQue questions whose sub-questions are read")
+    parser.add_argument("--start", type=integer(), default=FIRST_CALIBRATION_QUESTION, help="first question (0-based)")
     parser.add_argument("--scores-dir", type=Path, default=SCORES_DIR)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--report", type=Path, default=NOTEBOOK_MD, help="the markdown file to write the section to")

@@ -14,6 +14,7 @@ from hopkit.calibration.migres import COVERAGE, calibrate_delta
 from hopkit.calibration.scores import ScoreFile, score_file_name
 from hopkit.calibration.searchain import PAPER_THETA, ThetaPoint, calibrate_theta, decomposition_pairs, question_pairs
 from hopkit.cli.help_texts import llm_help
+from hopkit.cli.numbers import integer
 from hopkit.config import load_llm, load_named
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError
@@ -39,14 +40,14 @@ def add_arguments(calibrate: argparse.ArgumentParser) -> None:
                                              "one); not the questions you evaluate on")
     calibrate.add_argument("--llm", default="qwen2.5-coder-1.5b-4k", help=llm_help("qwen2.5-coder-1.5b-4k")
                            + "; the judge runs on it, as the method's LLM judge or reader does")
-    calibrate.add_argument("--limit", type=int, default=20, help="questions to use (default 20)")
-    calibrate.add_argument("--start", type=int, default=0, help="skip this many questions first (default 0)")
+    calibrate.add_argument("--limit", type=integer(), default=20, help="questions to use (default 20)")
+    calibrate.add_argument("--start", type=integer(), default=0, help="skip this many questions first (default 0)")
     calibrate.add_argument("--retrieval", help="retrieval config (default: bm25-migres for migres, bm25 for "
                                                "searchain)")
-    calibrate.add_argument("--hits", type=int, default=50, help="migres: passages retrieved per question (MIGRES's "
-                                                                "hits_per_query, default 50)")
-    calibrate.add_argument("--rerank-top", type=int, help="migres: score only the best N hits, as MIGRES's "
-                                                          "rerank_top")
+    calibrate.add_argument("--hits", type=integer(), default=50,
+                           help="migres: passages retrieved per question (MIGRES's hits_per_query, default 50)")
+    calibrate.add_argument("--rerank-top", type=integer(), help="migres: score only the best N hits, as MIGRES's "
+                                                                "rerank_top")
     calibrate.add_argument("--decompositions", type=Path,
                            help="searchain: a MuSiQue JSONL file (official format); its rows' single-hop "
                                 "sub-questions are the questions, their passages come from --dataset's corpus "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from hopkit.cli.numbers import integer, number
 from hopkit.executors.choice import EXECUTORS, ExecutorChoice
 
 
@@ -14,11 +15,11 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
                              "Ray cluster (pip install 'hopkit[ray]'; docs/cluster.md)")
     parser.add_argument("--ray-address", help="the Ray cluster to join (auto, ray://HOST:10001, HOST:6379); "
                                               "default: start Ray on this machine")
-    parser.add_argument("--workers", type=int, help="Ray workers answering at once (default: one per CPU of "
-                                                    "the cluster)")
-    parser.add_argument("--cpus-per-worker", type=float, help="CPUs Ray reserves per worker (default 1; less "
-                                                              "when workers wait on a model server)")
-    parser.add_argument("--question-timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--workers", type=integer(), help="Ray workers answering at once (default: one per CPU of "
+                                                          "the cluster)")
+    parser.add_argument("--cpus-per-worker", type=number, help="CPUs Ray reserves per worker (default 1; less "
+                                                               "when workers wait on a model server)")
+    parser.add_argument("--question-timeout", type=number, metavar="SECONDS",
                         help="seconds a Ray worker may take on one question before it is taken for hung, killed "
                              "and replaced (default 1800)")
     parser.add_argument("--ray-env", metavar="PATTERNS",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from hopkit.cli.numbers import integer
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import EXECUTORS
@@ -20,8 +21,8 @@ def add_arguments(index: argparse.ArgumentParser) -> None:
                             "Ray cluster, one shard each (pip install 'hopkit[ray]'; docs/cluster.md)")
     index.add_argument("--ray-address", help="the Ray cluster to join (auto, ray://HOST:10001); default: start Ray "
                                              "on this machine")
-    index.add_argument("--workers", type=int, help="shards encoded at once on Ray (default: one per GPU of the "
-                                                   "cluster, else one per CPU)")
+    index.add_argument("--workers", type=integer(), help="shards encoded at once on Ray (default: one per GPU of the "
+                                                         "cluster, else one per CPU)")
     index.add_argument("--ray-env", metavar="PATTERNS", help="the variables Ray workers get, as for hopkit run")
     index.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from hopkit.cli.numbers import integer
 from hopkit.cli.run import check_new_name, named
 from hopkit.cli.store_access import session_factory
 from hopkit.data.corpus import pool_corpus
@@ -17,8 +18,8 @@ def add_arguments(ingest: argparse.ArgumentParser) -> None:
     ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot or jsonl (the "
                                         "format), or sample (the small fictional dataset bundled with hopkit)")
     ingest.add_argument("path", nargs="?", help="the dataset file (default: download the official one)")
-    ingest.add_argument("--limit", type=int, help="keep a random sample of N questions")
-    ingest.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
+    ingest.add_argument("--limit", type=integer(), help="keep a random sample of N questions")
+    ingest.add_argument("--seed", type=integer(), default=0, help="seed of the random sample (default 0)")
     ingest.add_argument("--name", help="name in the store (default: the dataset name)")
     ingest.add_argument("--replace", action="store_true", help="replace a stored dataset of the same name")
     ingest.add_argument("--corpus", action="append", metavar="FILE_OR_FOLDER",

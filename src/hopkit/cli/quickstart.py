@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hopkit.cli.console import run_log
 from hopkit.cli.help_texts import llm_help
+from hopkit.cli.numbers import integer
 from hopkit.cli.results import write_run_report
 from hopkit.cli.store_access import session_factory
 from hopkit.environment import hopkit_home
@@ -16,7 +17,7 @@ from hopkit.store.store import Store
 
 def add_arguments(quick: argparse.ArgumentParser) -> None:
     quick.add_argument("--llm", default="smollm2", help=llm_help("smollm2, embedded"))
-    quick.add_argument("--limit", type=int, help="only the first N questions")
+    quick.add_argument("--limit", type=integer(minimum=0), help="only the first N questions")
     quick.add_argument("--out", type=Path, help="folder for the report (default $HOPKIT_HOME/reports/quickstart)")
 
 

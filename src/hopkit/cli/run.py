@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from hopkit.cli.numbers import integer
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
@@ -73,14 +74,14 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
                                     + "), a method by name with its defaults (" + ", ".join(method_names())
                                     + "), or a YAML file with method (or _target_) and options")
     run.add_argument("--dataset", help="stored dataset (overrides the config)")
-    run.add_argument("--limit", type=int, help="only the first N questions")
-    run.add_argument("--top-k", type=int, help="paragraphs per retrieval (overrides the config)")
+    run.add_argument("--limit", type=integer(minimum=0), help="only the first N questions")
+    run.add_argument("--top-k", type=integer(), help="paragraphs per retrieval (overrides the config)")
     run.add_argument("--llm", help=llm_help() + " (overrides the config)")
     run.add_argument("--retrieval", help=retrieval_help() + " (overrides the config; the run id follows it)")
     run.add_argument("--name", help="the run's name in tables and plots (overrides the config's name)")
-    run.add_argument("--batch-size", type=int, help="questions in flight at once (overrides the config's "
-                                                    "batch_size, default 10); only a model server answers several "
-                                                    "at once, an in-process model answers one at a time")
+    run.add_argument("--batch-size", type=integer(), help="questions in flight at once (overrides the config's "
+                                                          "batch_size, default 10); only a model server answers "
+                                                          "several at once, an in-process model answers one at a time")
     add_executor_arguments(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--trace-prompts", action="store_true",

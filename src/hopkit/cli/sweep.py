@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from hopkit.cli.numbers import integer
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.console import run_log
@@ -35,8 +36,8 @@ def add_arguments(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("--llm", help=llm_help() + " (overrides every config's)")
     sweep.add_argument("--retrieval", help=retrieval_help() + " (overrides the config of every method that "
                                                                "retrieves)")
-    sweep.add_argument("--limit", type=int, help="only the first N questions of each dataset")
-    sweep.add_argument("--batch-size", type=int, help="questions in flight at once (with a model server)")
+    sweep.add_argument("--limit", type=integer(minimum=0), help="only the first N questions of each dataset")
+    sweep.add_argument("--batch-size", type=integer(), help="questions in flight at once (with a model server)")
     add_executor_arguments(sweep)
     sweep.add_argument("--quiet", action="store_true", help="no progress bars")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from hopkit.cli.numbers import integer, number
 from hopkit.cli.store_access import reading_factory
 from hopkit.errors import ConfigError
 from hopkit.methods.adaptive_rag.training import train_router
@@ -15,7 +16,7 @@ from hopkit.store.store import Store
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--datasets", nargs="+", required=True, help="stored datasets whose runs give the labels")
     parser.add_argument("--out", type=Path, required=True, help="the classifier file to write (.npz)")
-    parser.add_argument("--held-out", type=float, default=0.2,
+    parser.add_argument("--held-out", type=number, default=0.2,
                         help="share of the questions kept out of training to measure the classifier (default 0.2)")
     for method in ("nor", "oner", "ircot"):
         parser.add_argument(f"--{method}", metavar="RUN",
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                  "answered questions)" + ("; read on single-hop datasets only: on a multi-hop one "
                                                           "a question NoR and OneR miss is C whatever IRCoT answers"
                                                           if method == "ircot" else ""))
-    parser.add_argument("--skip-first", type=int, default=0, metavar="N",
+    parser.add_argument("--skip-first", type=integer(minimum=0), default=0, metavar="N",
                         help="leave the first N questions of each dataset out of training: the questions a routed "
                              "run is to be measured on")
 
