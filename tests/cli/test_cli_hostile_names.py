@@ -44,6 +44,7 @@ def ingested(db: str, capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_datasets_on_an_empty_store_says_so(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    Store.connect(db)  # a store with no dataset (a missing file is no store: tests/cli/test_cli_missing_store.py)
     code, out, _ = hopkit(capsys, "--db", db, "datasets")
     assert code == 0 and out.startswith("no datasets stored yet in sqlite:///") and "hopkit ingest" in out
 

@@ -15,6 +15,7 @@ from hopkit.calibration.scores import ScoreFile, score_file_name
 from hopkit.calibration.searchain import PAPER_THETA, ThetaPoint, calibrate_theta, decomposition_pairs, question_pairs
 from hopkit.cli.help_texts import llm_help
 from hopkit.cli.numbers import integer
+from hopkit.cli.store_access import existing_factory
 from hopkit.config import load_llm, load_named
 from hopkit.environment import hopkit_home
 from hopkit.errors import ConfigError
@@ -23,7 +24,6 @@ from hopkit.methods.migres.method import MIGRESConfig
 from hopkit.methods.searchain.method import SearChainConfig
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import Query
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.store.thresholds import ThresholdStore
 from hopkit.terminal import printable
@@ -66,7 +66,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise ConfigError("calibrate migres: --decompositions is for searchain (MIGRES scores the questions' own "
                           "passages)")
     args.retrieval = args.retrieval or DEFAULT_RETRIEVAL[args.method]
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    session_factory = existing_factory(args)
     store = Store(session_factory)
     dataset = resolve_dataset(store, args.dataset)
     for target in args.apply_to or []:

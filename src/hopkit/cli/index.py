@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from hopkit.cli.numbers import integer
+from hopkit.cli.store_access import existing_connection
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import EXECUTORS
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 
 
@@ -28,7 +28,7 @@ def add_arguments(index: argparse.ArgumentParser) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    connection = DBConnection.from_config(args.db)
+    connection = existing_connection(args)
     factory = connection.get_session_factory()
     pipeline = load_named("retrieval", args.retrieval, session_factory=factory)
     if not isinstance(pipeline, RetrievalPipeline):

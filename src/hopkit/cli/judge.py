@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from hopkit.cli.help_texts import llm_help
-from hopkit.cli.store_access import select_runs, session_factory
+from hopkit.cli.store_access import existing_factory, select_runs
 from hopkit.config import load_llm
 from hopkit.evaluation.llm_judge import AccuracyJudge
 from hopkit.judging_runs import judge_run
@@ -21,7 +21,7 @@ def add_arguments(judge: argparse.ArgumentParser) -> None:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    factory = session_factory(args)
+    factory = existing_factory(args)
     store = Store(factory)
     runs = select_runs(store, args.runs, None)
     judge = AccuracyJudge(load_llm(args.llm))

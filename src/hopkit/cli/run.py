@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from hopkit.cli.numbers import integer
+from hopkit.cli.store_access import existing_factory
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
@@ -19,7 +20,6 @@ from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
 from hopkit.pipelines.retrieval.base import resolve_dataset
 from hopkit.runner import RunStart
-from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.terminal import lookalike_warnings, name_clash, name_problem, printable
 
@@ -137,14 +137,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             spec[option] = value
     session_factory = None
     if "experiment" in spec:  # its settings depend on the dataset (the only one stored, if not given)
-        session_factory = DBConnection.from_config(args.db).get_session_factory()
+        session_factory = existing_factory(args)
         spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(session_factory), None)
         spec, threshold = with_stored_threshold(spec, session_factory)
         if threshold:
             print(f"calibrated threshold: {printable(threshold)}", flush=True)
     config = instantiate_pipeline_config(spec, source)  # checks _target_ and every option first
     executor = chosen_executor(args, config)
-    session_factory = session_factory or DBConnection.from_config(args.db).get_session_factory()
+    session_factory = session_factory or existing_factory(args)
     check_new_name("run", "--name" if args.name else f"{source}: field 'name'", config.name,
                    [run.name for run in Store(session_factory).runs()])
     pipeline = config.build(session_factory)

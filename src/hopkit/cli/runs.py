@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from hopkit.cli.store_access import find_runs, reading_factory, runs_hint, session_factory
+from hopkit.cli.store_access import existing_factory, find_runs, reading_factory, runs_hint
 from hopkit.store.store import Store
 from hopkit.terminal import printable
 
@@ -43,7 +43,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    store = Store(session_factory(args))
+    store = Store(existing_factory(args))
     runs = list({run.run_id: run for name in args.runs for run in find_runs(store, name)}.values())
     for run in runs:
         deleted = store.delete_run(run.run_id)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from hopkit.environment import HOPKIT_DB_URL, HOPKIT_HOME
 from hopkit.errors import StoreError
 from hopkit.scoring_runs import split_scorable
 from hopkit.store.connection import DBConnection
@@ -14,17 +15,48 @@ from hopkit.store.store import Store
 from hopkit.terminal import printable
 
 
+def _refuse_missing(connection: DBConnection) -> None:
+    """A command that needs what a store holds, pointed at a SQLite file that does not exist (a typo in --db, say),
+    stops before anything is created.
+
+    Raises:
+        StoreError: naming the file, and where the URL came from.
+    """
+    path = connection.sqlite_path
+    if path is not None and not path.exists():
+        raise StoreError(f"no hopkit store at {path}: the file does not exist (nothing was created); check --db, "
+                         f"{HOPKIT_DB_URL} or {HOPKIT_HOME}, or start a store there with `hopkit ingest`")
+
+
 def reading_factory(args: argparse.Namespace) -> Any:
     """The store of a command that only reads, opened read-only: an archive on a read-only mount is readable.
-    A SQLite file that does not exist yet is created empty, as any command does, so the command says what
-    is missing."""
+
+    Raises:
+        StoreError: a SQLite file that does not exist (nothing is created), or a database that holds no store.
+    """
     connection = DBConnection.from_config(args.db, read_only=True)
-    if connection.sqlite_path is not None and not connection.sqlite_path.exists():
-        connection = DBConnection.from_config(args.db)
+    _refuse_missing(connection)
     return connection.get_session_factory()
 
 
+def existing_connection(args: argparse.Namespace) -> DBConnection:
+    """The store of a command that works on what is stored (run, index, judge, delete, ...), to be opened
+    read-write; a SQLite file that does not exist is refused, never created (ingest and import create one).
+
+    Raises:
+        StoreError: the SQLite file does not exist.
+    """
+    _refuse_missing(DBConnection.from_config(args.db, read_only=True))  # read_only: makes no home folder
+    return DBConnection.from_config(args.db)
+
+
+def existing_factory(args: argparse.Namespace) -> Any:
+    """:func:`existing_connection`'s session factory."""
+    return existing_connection(args).get_session_factory()
+
+
 def session_factory(args: argparse.Namespace) -> Any:
+    """The store of a command that may start one (ingest, import, quickstart): created if missing."""
     return DBConnection.from_config(args.db).get_session_factory()
 
 

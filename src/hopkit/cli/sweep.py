@@ -19,10 +19,10 @@ from hopkit.cli.console import run_log
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
+from hopkit.cli.store_access import existing_factory
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
-from hopkit.store.connection import DBConnection
 from hopkit.terminal import printable
 
 
@@ -74,7 +74,7 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    session_factory = DBConnection.from_config(args.db).get_session_factory()
+    session_factory = existing_factory(args)
     cells = _cells(args, session_factory)
     print(f"sweep: {len(args.configs)} config(s) × {len(args.datasets)} dataset(s) = {len(cells)} run(s)", flush=True)
     rows, codes = [], []
