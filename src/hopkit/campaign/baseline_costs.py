@@ -25,6 +25,7 @@ from hopkit.campaign.qa_bench import ingest
 from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.errors import StoreError
+from hopkit.report.escape import markdown_cell
 from hopkit.store.store import Store
 from hopkit.usage import RETRIEVAL
 
@@ -67,7 +68,8 @@ def cost_row(method: str, dataset: str, costs: dict[str, Any]) -> str:
     paper = PAPER.get(method, {}).get(dataset)
     shown = " / ".join(f"{v:g}" for v in paper) if paper else "-"
     judge = "in model calls" if costs["judge"] is None else f"{costs['judge']:.2f}"
-    return (f"| {method} | {dataset} | {costs['n']:.0f} | {costs['calls']:.2f} | {judge} | "
+    return (f"| {markdown_cell(method)} | {markdown_cell(dataset)} | {costs['n']:.0f} | {costs['calls']:.2f} | "
+            f"{judge} | "
             f"{costs['retrievals']:.2f} | {costs['passages']:.1f} | "
             f"{costs['prompt']:.0f} | {costs['completion']:.0f} | {costs['seconds']:.1f} | {shown} |")
 

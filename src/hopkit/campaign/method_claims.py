@@ -44,6 +44,7 @@ from hopkit.evaluation.compare import compare_scores
 from hopkit.evaluation.scoring import QuestionScores, score_question
 from hopkit.judging_runs import accuracy_by_question, choose_judge
 from hopkit.records import Query
+from hopkit.report.escape import markdown_cell
 from hopkit.store.store import Store
 
 #: What each method is compared with: the baselines, the other method, then its own ablations.
@@ -186,11 +187,12 @@ def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, met
     accuracy_rows: list[str] = []
 
     def add_pair(other: str, where: str, a: list[QuestionScores], b: list[QuestionScores]) -> None:
-        rows.append(f"| {other} | {where} | {len(a)} | "
+        rows.append(f"| {markdown_cell(other)} | {where} | {len(a)} | "
                     f"{' | '.join(comparison_cells(compare_scores(a, b, metrics=METRICS)))} |")
         cells = accuracy_cells(a, b)
         if cells:
-            accuracy_rows.append(f"| {other} | {where} | {len(a)} | {' | '.join(cells)} |")
+            accuracy_rows.append(f"| {markdown_cell(other)} | {where} | {len(a)} | "
+                                 f"{' | '.join(cells)} |")
 
     pooled: dict[str, tuple[list[QuestionScores], list[QuestionScores]]] = {m: ([], []) for m in others}
     for dataset in datasets:
@@ -206,11 +208,11 @@ def claims_body(store: Store, session_factory: Any, llm: Any, llm_name: str, met
             if dataset in MULTI_HOP:
                 pooled[other][0].extend(a)
                 pooled[other][1].extend(b)
-            add_pair(other, dataset, a, b)
+            add_pair(other, markdown_cell(dataset), a, b)
     for other, (a, b) in pooled.items():
         found = [d for d in MULTI_HOP if any(s.query_id.startswith(f"{d}/") for s in a)]
         if len(found) > 1:
-            add_pair(other, f"**pooled: {', '.join(found)}**", a, b)
+            add_pair(other, f"**pooled: {', '.join(markdown_cell(name) for name in found)}**", a, b)
     name = NAMES[method]
     header = ["against", "dataset", "n", *comparison_header(name, "other", f"{name} − other")]
     return [

@@ -37,6 +37,7 @@ from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 from hopkit.methods.migres.steps import MIGRESSummary, migres_payload
 from hopkit.methods.searchain.steps import (SearChainRound, SearChainSummary, SearChainTracing, SearChainVerify,
                                             searchain_payload)
+from hopkit.report.escape import markdown_cell
 from hopkit.traces import Trace
 from hopkit.usage import Usage
 
@@ -169,7 +170,8 @@ def migres_table(runs: Sequence[RunRows]) -> str:
     lines = ["| run | dataset | n | generation calls/q (# API) | scoring calls/q | iterations/q | passages/q | "
              "knowledge tokens/q | knowledge prompts/q |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
-        lines.append(f"| {run.label} | {run.dataset} | {len(run.rows)} | {_cell(run.mean('generation_calls'))} | "
+        lines.append(f"| {markdown_cell(run.label)} | {markdown_cell(run.dataset)} | {len(run.rows)} | "
+                     f"{_cell(run.mean('generation_calls'))} | "
                      f"{_cell(run.mean('scoring_calls'))} | {_cell(run.mean('iterations'), 2)} | "
                      f"{_cell(run.mean('passages'))} | {_cell(run.mean('knowledge_tokens'), 0)} | "
                      f"{_cell(run.mean('knowledge_prompts'), 2)} |")
@@ -183,7 +185,7 @@ def migres_table(runs: Sequence[RunRows]) -> str:
             prompt, cached = run.mean(f"prompt:{part}"), run.mean(f"cached:{part}")
             share = None if prompt is None or cached is None or not prompt else 100 * cached / prompt
             cells += [_cell(prompt, 0), "-" if share is None else f"{share:.0f}%"]
-        lines.append(f"| {run.label} | {run.dataset} | {' | '.join(cells)} |")
+        lines.append(f"| {markdown_cell(run.label)} | {markdown_cell(run.dataset)} | {' | '.join(cells)} |")
     parts = (*MIGRES_SECONDS, "retrieval", "other")
     lines += ["", "Seconds per question, by module (wall time; filter = the relevance judge's scoring, nli = the "
               "entailment judge's; - = not recorded by this run):", "",
@@ -191,7 +193,7 @@ def migres_table(runs: Sequence[RunRows]) -> str:
     for run in runs:
         total = fmean(run.seconds) if run.seconds else None
         cells = " | ".join(_cell(run.mean(f"seconds:{part}"), 2) for part in parts)
-        lines.append(f"| {run.label} | {run.dataset} | {_cell(total, 2)} | {cells} |")
+        lines.append(f"| {markdown_cell(run.label)} | {markdown_cell(run.dataset)} | {_cell(total, 2)} | {cells} |")
     return "\n".join(lines)
 
 
@@ -215,7 +217,7 @@ def searchain_table(runs: Sequence[RunRows]) -> str:
         traced = run.mean("traced")
         recall, precision = run.mean("citation_recall"), run.mean("citation_precision")
         lines.append(
-            f"| {run.label} | {run.dataset} | {len(run.rows)} | {_cell(nodes, 2)} | "
+            f"| {markdown_cell(run.label)} | {markdown_cell(run.dataset)} | {len(run.rows)} | {_cell(nodes, 2)} | "
             + " | ".join(_cell(shares[s]) for s in SOURCES.values())
             + f" | {_cell(run.mean('rounds'), 2)} | {_cell(run.mean('words_in'), 0)} | "
             f"{_cell(run.mean('words_out'), 0)} | {_cell(fmean(run.seconds) if run.seconds else None, 2)} | "

@@ -16,6 +16,7 @@ from hopkit.evaluation.cost_columns import cost_columns
 from hopkit.evaluation.metrics import paragraph_recall
 from hopkit.judging_runs import choose_judge
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.report.escape import markdown_cell
 from hopkit.report.plot import RecallCurve, plot_comparison, plot_recall_curves, plot_time_split
 from hopkit.report.table import comparison_table, to_markdown
 from hopkit.scoring_runs import RETRIEVAL_BUDGET, score_runs
@@ -84,7 +85,7 @@ def recall_section(session_factory: Any, store: Store, summaries: list[Any], com
             one_step[summary.dataset] = OneStep.retrieve(session_factory, store, summary.dataset, compared)
         rows = recall_rows(store, summary, one_step[summary.dataset])
         means = [sum(column) / len(rows) for column in zip(*rows)]
-        lines.append(f"| {summary.name} | {summary.dataset} | {means[0]:.1f} | "
+        lines.append(f"| {markdown_cell(summary.name)} | {markdown_cell(summary.dataset)} | {means[0]:.1f} | "
                      + " | ".join(f"{100 * m:.1f}" for m in means[1:]) + " |")
         if summary.name.startswith("ircot"):
             points.setdefault(summary.dataset, []).append((summary.name, means[0], means[1]))
@@ -106,7 +107,8 @@ def time_split_table(summaries: list[Any]) -> str:
     for s in summaries:
         share = 100 * s.other_seconds_per_q / s.seconds_per_q if s.seconds_per_q else 0.0
         cells = [c.text(s.cost.get(c.key)) for c in (*shown, columns["cached_prompt_share"])]
-        lines.append(f"| {s.name} | {s.dataset} | {' | '.join(cells[:-1])} | {share:.2f} | {cells[-1]} |")
+        lines.append(f"| {markdown_cell(s.name)} | {markdown_cell(s.dataset)} | {' | '.join(cells[:-1])} | "
+                     f"{share:.2f} | {cells[-1]} |")
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from hopkit.evaluation.claims import HOLDS, NOT_JUDGED, NOT_RUN, REVERSED, ClaimCheck
+from hopkit.report.escape import markdown_cell
 from hopkit.report.table import Cell, Column, Table, metric_header, to_markdown
 
 RULE = ("Verdict rule: \"holds\" where the paired test gives p < 0.05 and the difference points the paper's "
@@ -83,8 +84,10 @@ def claims_json(subject: str, checks: Sequence[ClaimCheck]) -> dict[str, Any]:
 
 
 def claims_markdown(subject: str, checks: Sequence[ClaimCheck], absent: Iterable[str] = ()) -> str:
-    """The claims of ``subject`` as checked: title, tally, table, what the missing rows need, the rule."""
+    """The claims of ``subject`` as checked: title, tally, table, what the missing rows need (written by
+    :func:`~hopkit.report.escape.markdown_cell`, since they name runs), the rule."""
     missing = sorted(absent)
     lines = [*notes(checks), *([f"not in the store, not checked: {', '.join(missing)}"] if missing else [])]
-    return "\n\n".join([f"# Claims of {subject}, checked on stored runs", tally(checks),
-                         to_markdown(claims_table(checks)).rstrip(), *(f"- {line}" for line in lines), RULE]) + "\n"
+    return "\n\n".join([f"# Claims of {markdown_cell(subject)}, checked on stored runs", tally(checks),
+                         to_markdown(claims_table(checks)).rstrip(), *(f"- {markdown_cell(line)}" for line in lines),
+                         RULE]) + "\n"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from hopkit.evaluation.aggregate import RunSummary
+from hopkit.report.escape import markdown_cell
 from hopkit.report.html.pareto import pareto_front
 
 #: The accuracy a dataset's table ranks by: the LLM judge's when every run there has it, else EM.
@@ -74,10 +75,12 @@ def dataset_table(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
     rule = "|---:|---|---|---|---:|---:|" + "---:|" * len(others) + "---:|---:|---:|:---:|"
     rows = []
     for rank, summary in enumerate(ordered, 1):
-        name = f"{summary.name} ({summary.run_id[:8]})" if summary.name in twice else summary.name
-        method = f"[{summary.method}]({links[summary.method]})" if links and summary.method in links else summary.method
+        name = markdown_cell(f"{summary.name} ({summary.run_id[:8]})" if summary.name in twice else summary.name)
+        method = markdown_cell(summary.method)
+        method = f"[{method}]({links[summary.method]})" if links and summary.method in links else method
         setup = setups.get(summary.run_id)
-        rows.append(f"| {rank} | {name} | {method} | {setup.retrieval if setup else '-'} | {summary.n_questions} | "
+        rows.append(f"| {rank} | {name} | {method} | {markdown_cell(setup.retrieval) if setup else '-'} | "
+                    f"{summary.n_questions} | "
                     f"{_interval(summary, metric)} | "
                     + " | ".join(f"{100 * summary.metrics[m].mean:.1f}" if m in summary.metrics else "-"
                                  for m in others)
@@ -86,13 +89,15 @@ def dataset_table(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
     models = sorted({setups[s.run_id].model for s in summaries if s.run_id in setups})
     sizes = sorted({s.n_questions for s in summaries})
     n = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
-    setup_line = f"Model: {'; '.join(models)}. Questions per run: {n}." if models else f"Questions per run: {n}."
+    setup_line = (f"Model: {'; '.join(markdown_cell(model) for model in models)}. Questions per run: {n}." if models
+                  else f"Questions per run: {n}.")
     return "\n".join([setup_line, "", header, rule, *rows])
 
 
 def leaderboard(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
                 links: Mapping[str, str] | None = None, claims: Sequence[str] = ()) -> str:
-    """The whole page: a table per dataset, then what the columns mean.
+    """The whole page: a table per dataset, then what the columns mean. Names (runs, methods, datasets, models,
+    retrievers) are written by :func:`~hopkit.report.escape.markdown_cell`.
 
     Args:
         summaries: every run to show.
@@ -107,8 +112,9 @@ def leaderboard(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
     for dataset in sorted(by_dataset):
         runs = by_dataset[dataset]
         metric = ranking_metric(runs)
-        parts += [f"## {dataset}", f"Ranked by {NAMES[metric]} (mean over the questions each run answered or "
-                  f"failed, a failed one counting as wrong; 95% bootstrap interval).",
+        parts += [f"## {markdown_cell(dataset)}",
+                  f"Ranked by {NAMES[metric]} (mean over the questions each run answered or failed, a failed one "
+                  "counting as wrong; 95% bootstrap interval).",
                   dataset_table(runs, setups, links)]
     parts += list(claims)
     parts.append("Pareto: no other run on the dataset is both faster (s/q) and at least as accurate. Overlapping "

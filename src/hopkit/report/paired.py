@@ -20,6 +20,7 @@ from hopkit.evaluation.compare import (
     compare_scores,
 )
 from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
+from hopkit.report.escape import markdown_cell
 from hopkit.report.table import Cell, Column, Table, metric_header, run_labels, to_markdown
 
 __all__ = ["ALL_PAIRS_UP_TO", "REPORT_METRICS", "ComparedPair", "ScoredRun", "paired_notes", "paired_section",
@@ -194,7 +195,8 @@ def paired_section(runs: Sequence[ScoredRun], *, metrics: Sequence[str] = REPORT
     For each dataset (in the order of its first run) the runs on it are compared in
     pairs: every pair when there are at most :data:`ALL_PAIRS_UP_TO`, else each run
     against the one with the highest mean F1 (the section says which). Runs are
-    labelled as in the comparison table (:func:`hopkit.report.table.run_labels`).
+    labelled as in the comparison table (:func:`hopkit.report.table.run_labels`), written by
+    :func:`~hopkit.report.escape.markdown_cell`.
 
     Args:
         runs: The runs with their per-question scores, in table order.
@@ -215,22 +217,23 @@ def paired_section(runs: Sequence[ScoredRun], *, metrics: Sequence[str] = REPORT
              "still shows p < 0.05.", ""]
     for dataset in datasets:
         on_it = [(label, run) for label, run in zip(labels, runs) if run.summary.dataset == dataset]
-        lines += [f"### {dataset}", ""]
+        lines += [f"### {markdown_cell(dataset)}", ""]
         if len(on_it) < 2:
-            lines += [f"One run ({on_it[0][0]}), nothing to compare.", ""]
+            lines += [f"One run ({markdown_cell(on_it[0][0])}), nothing to compare.", ""]
             continue
         index_pairs, against_best = comparison_pairs([run.summary for _, run in on_it])
         if against_best:
             best = index_pairs[0][0]
             reason = reference_reason([run.summary for _, run in on_it], best)
-            lines += [f"{len(on_it)} runs: each against {on_it[best][0]} ({reason}).", ""]
+            lines += [f"{len(on_it)} runs: each against {markdown_cell(on_it[best][0])} ({reason}).", ""]
         compared: list[ComparedPair] = []
         for i, j in index_pairs:
             (label_a, a), (label_b, b) = on_it[i], on_it[j]
             try:
                 comparison = compare_scores(a.scores, b.scores, metrics=metrics)
             except ComparisonError:
-                lines += [f"{label_a} and {label_b} share no attempted question; not compared.", ""]
+                lines += [f"{markdown_cell(label_a)} and {markdown_cell(label_b)} share no attempted question; "
+                          "not compared.", ""]
                 continue
             compared.append(ComparedPair(label_a, label_b, comparison))
         if compared:

@@ -9,7 +9,7 @@ from typing import Literal, Sequence
 
 from hopkit.evaluation.aggregate import Estimate, RunSummary
 from hopkit.evaluation.cost_columns import component_key, cost_columns
-from hopkit.terminal import printable
+from hopkit.report.escape import csv_cell, markdown_cell, printable
 
 __all__ = ["COMPACT_COLUMNS", "Cell", "Column", "Table", "compact", "comparison_table", "component_key",
            "metric_header", "run_labels", "to_csv", "to_markdown", "to_text"]
@@ -217,12 +217,10 @@ def _formatted_rows(table: Table) -> list[list[str]]:
     return [[_format(cell, col) for cell, col in zip(row, table.columns)] for row in table.rows]
 
 
-def _escape_markdown(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def to_markdown(table: Table) -> str:
-    """Render as a GitHub-flavoured Markdown table, numbers right-aligned, notes below.
+    """Render as a GitHub-flavoured Markdown table, numbers right-aligned, notes below; each cell is
+    written by :func:`~hopkit.report.escape.markdown_cell` (a name's ``|``, ``<``, backticks, newlines ...
+    print as themselves).
 
     Args:
         table: The table.
@@ -230,11 +228,11 @@ def to_markdown(table: Table) -> str:
     Returns:
         The Markdown text, ending with a newline.
     """
-    header = "| " + " | ".join(_escape_markdown(c.header) for c in table.columns) + " |"
+    header = "| " + " | ".join(markdown_cell(c.header) for c in table.columns) + " |"
     rule = "|" + "|".join("---" if c.kind == "text" else "---:" for c in table.columns) + "|"
     lines = [header, rule]
     for cells in _formatted_rows(table):
-        lines.append("| " + " | ".join(_escape_markdown(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
     if table.notes:
         lines.append("")
         lines.extend(table.notes)
@@ -265,15 +263,6 @@ def to_text(table: Table) -> str:
         lines.append("")
         lines.extend(table.notes)
     return "\n".join(lines) + "\n"
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _inert(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one starting like a formula ("=HYPERLINK(...)", "+1",
-    "@SUM") gets a leading apostrophe, which spreadsheets read as "this is text" (OWASP's advice)."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def to_csv(table: Table, path: Path) -> Path:
@@ -313,7 +302,7 @@ def to_csv(table: Table, path: Path) -> Path:
                 elif isinstance(cell, Estimate):
                     out.append(cell.mean)
                 elif isinstance(cell, str):
-                    out.append(_inert(cell))
+                    out.append(csv_cell(cell))
                 else:
                     out.append(cell)
             writer.writerow(out)
