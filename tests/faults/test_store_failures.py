@@ -8,15 +8,14 @@ not allowed (not root).
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from hopkit.cli import main
 from hopkit.llm.testing_server import serve_fake_openai
+
+from .small_disk import fill, small_disk  # noqa: F401 (small_disk: a fixture)
 
 pytestmark = pytest.mark.unit
 
@@ -24,34 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "hopkit" / "quickstart" / "sample.jsonl"
 NOR = ROOT / "src" / "hopkit" / "configs" / "pipelines" / "nor.yaml"
 LEAVE = 256 * 1024  # bytes left free on the full disk
-
-
-@pytest.fixture()
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=640k", "tmpfs", str(mount_point)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small file system here: {done.stderr.strip()}")
-    try:
-        yield mount_point
-    finally:
-        subprocess.run(["umount", "-l", str(mount_point)], check=False)
-
-
-def fill(folder: Path, leave: int) -> None:
-    """Write to ``folder`` until its file system is full, then free ``leave`` bytes: room for a few small
-    rows, not for the large answers."""
-    descriptor = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(descriptor, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-    os.truncate(folder / "filler", max(0, (folder / "filler").stat().st_size - leave))
 
 
 def test_a_full_disk_under_the_store_stops_the_run_with_exit_2(

@@ -13,6 +13,7 @@ from hopkit.cli import (calibrate, campaign, claims, index, ingest, judge, quick
                         sweep, train_router, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
+from hopkit.full_disk import free_space, is_disk_full, with_free_space
 
 #: What Ctrl-C leaves behind when a command stops after it stored something (runs store each question).
 RESUMES = "finished questions are stored, rerun the same command to resume"
@@ -96,7 +97,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(command.handler(args) or 0)
     except HopkitError as exc:
-        sys.stderr.write(f"hopkit: error: {exc}\n")
+        sys.stderr.write(f"hopkit: error: {with_free_space(str(exc), exc)}\n")
+        return 2
+    except OSError as exc:  # a full disk where no command expected one: still one line, exit 2
+        if not is_disk_full(exc):
+            raise
+        sys.stderr.write(f"hopkit: error: {free_space('what this command writes', exc)}\n")
         return 2
     except KeyboardInterrupt:
         left = command.interrupted

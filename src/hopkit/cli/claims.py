@@ -10,6 +10,8 @@ from hopkit.evaluation.claims import ClaimChecker, declared_claims
 from hopkit.report.claims import RULE, claims_json, claims_markdown, claims_table, notes, tally
 from hopkit.report.table import to_text
 from hopkit.cli.store_access import reading_factory
+from hopkit.errors import ReportError
+from hopkit.full_disk import free_space, is_disk_full
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
 from hopkit.terminal import printable
@@ -38,10 +40,16 @@ def cmd_claims(args: argparse.Namespace) -> int:
     for line in [*notes(checks), *absent]:
         print(printable(line))
     print("\n" + RULE)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{args.subject}.md").write_text(claims_markdown(args.subject, checks, checker.absent),
-                                                 encoding="utf-8")
-    (args.out / f"{args.subject}.json").write_text(json.dumps(claims_json(args.subject, checks), indent=2) + "\n",
-                                                   encoding="utf-8")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / f"{args.subject}.md").write_text(claims_markdown(args.subject, checks, checker.absent),
+                                                     encoding="utf-8")
+        (args.out / f"{args.subject}.json").write_text(json.dumps(claims_json(args.subject, checks), indent=2)
+                                                       + "\n", encoding="utf-8")
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise ReportError(free_space("the claims", exc, args.out, elsewhere="--out")) from exc
+        raise ReportError(f"option '--out': cannot write the claims to {args.out}: {exc.strerror or exc}; choose "
+                          "a writable folder") from exc
     print(f"\nwritten: {args.out / f'{args.subject}.md'}, {args.out / f'{args.subject}.json'}")
     return 0

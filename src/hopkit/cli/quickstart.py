@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hopkit.cli.console import run_log
+from hopkit.cli.console import log_kept, run_log
 from hopkit.cli.help_texts import llm_help
 from hopkit.cli.numbers import integer
 from hopkit.cli.results import write_run_report
@@ -31,7 +31,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         summaries = run_quickstart(factory, llm=args.llm, limit=args.limit)
     print(to_text(compact(comparison_table(summaries))))
     failed = sum(summary.n_failed for summary in summaries)
-    if failed and log_file is not None and log_file.exists():
+    if failed and log_kept(log_file):
         print(f"{failed} question(s) failed (the Failed column); each one, and why, is in {log_file}")
     print("\n".join(["", *reading_notes(summaries, args.llm), ""]))
     write_run_report(summaries, out, Store(factory))

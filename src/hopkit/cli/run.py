@@ -13,7 +13,7 @@ from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import KEEP_FAILED_HELP, llm_help, retrieval_help
-from hopkit.cli.console import run_log
+from hopkit.cli.console import log_kept, run_log
 from hopkit.config import load_yaml, named_config_path, named_configs
 from hopkit.errors import DETERMINISTIC_FAILURES, ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
@@ -192,7 +192,7 @@ def run_exit_code(outcome: Mapping[str, Any], log_file: Path | None = None) -> i
         parts.append(f"{count} {kind} ({why})")
     detail = (": " + ", ".join(parts)) if parts else ""
     first = f". First error: {outcome['first_error']}" if outcome.get("first_error") else ""
-    where = f". Every failure is in {log_file}" if log_file is not None and log_file.exists() else ""
+    where = f". Every failure is in {log_file}" if log_kept(log_file) else ""
     held = outcome["already_done"] - outcome.get("kept_failed", 0) + outcome["finished"]
     if held == 0:
         sys.stderr.write(f"hopkit: error: nothing was answered: all {failed} question(s) attempted failed{detail}"

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
+from hopkit.full_disk import is_disk_full
 from hopkit.llm.logprobs import check_candidates
 from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
                                  AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
@@ -369,6 +370,8 @@ class CachedLLM(LLMWrapper):
             if self.bypassed is not None:
                 return
             self.bypassed = f"{type(exc).__name__}: {exc}"
+        full = is_disk_full(exc) or getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
+        advice = ("its disk is full: free space on it for the next run to use the cache" if full
+                  else "check that the folder is writable and the disk not full")
         logger.warning("LLM response cache %s cannot be used (%s); answering every request from the model "
-                       "without the cache for the rest of this run. Check that the folder is writable and the "
-                       "disk not full", self.path, self.bypassed)
+                       "without the cache for the rest of this run; %s", self.path, self.bypassed, advice)

@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 from hopkit.errors import ReportError
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.evaluation.scoring import QuestionScores
+from hopkit.full_disk import free_space, is_disk_full
 from hopkit.report.html import ASSETS as HTML_ASSETS
 from hopkit.report.html import HTML_ENTRIES, HtmlReportInput
 from hopkit.report.html import INDEX as HTML_INDEX
@@ -98,6 +99,8 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
             os.replace(staging / name, out / name)
         done = True
     except OSError as exc:
+        if is_disk_full(exc):
+            raise ReportError(free_space("the report", exc, out, elsewhere="--out")) from exc
         reason = exc.strerror or str(exc)
         where = f" ({exc.filename})" if exc.filename and Path(exc.filename) != out else ""
         raise ReportError(f"cannot write the report to {out}: {reason}{where}; choose a "

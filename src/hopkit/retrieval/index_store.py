@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from hopkit.errors import RetrievalError, UnknownNameError
+from hopkit.full_disk import free_space, is_disk_full
 from hopkit.records import Paragraph
 from hopkit.retrieval.ann import EF_SEARCH, INDEX_KINDS
 from hopkit.retrieval.bm25 import BM25Retriever
@@ -84,17 +85,24 @@ def load_or_build_from(kind: str, source: ParagraphSource, index_dir: Path, *, p
 
     Raises:
         UnknownNameError: for an unknown kind or option.
-        RetrievalError: for a bad fingerprint or option, or an empty corpus.
+        RetrievalError: for a bad fingerprint or option, an empty corpus, or an index folder on a full disk
+            (one line naming the folder).
     """
     _check(kind, options, source.fingerprint)
     settings = {**KINDS[kind], **options}
     index_dir = Path(index_dir)
-    if kind == "bm25":
-        return _bm25(source, index_dir, settings)
-    if kind == "dense":
-        return _dense(source, index_dir, settings, progress, encoder)
-    return HybridRetriever([_bm25(source, index_dir, settings), _dense(source, index_dir, settings, progress, encoder)],
-                           rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+    try:
+        if kind == "bm25":
+            return _bm25(source, index_dir, settings)
+        if kind == "dense":
+            return _dense(source, index_dir, settings, progress, encoder)
+        return HybridRetriever([_bm25(source, index_dir, settings),
+                                _dense(source, index_dir, settings, progress, encoder)],
+                               rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise RetrievalError(free_space("the index", exc, index_dir)) from exc
+        raise
 
 
 def _check(kind: str, options: Mapping[str, Any], fingerprint: str) -> None:
