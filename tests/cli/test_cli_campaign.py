@@ -31,3 +31,19 @@ def test_a_tools_own_arguments_reach_it(capsys: pytest.CaptureFixture[str]) -> N
         main(["campaign", "variant", "no-such-variant", "musique"])
     assert stopped.value.code == 2
     assert "invalid choice: 'no-such-variant'" in capsys.readouterr().err
+
+
+def test_the_run_tools_help_names_every_variant_it_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 70 papercut: `hopkit campaign run --help` said "NoR, OneR, IRCoT, MIGRES and SearChain on the samples"
+    long after it ran some forty variants; the list now comes from the variants themselves."""
+    from hopkit.campaign.qa_pipelines import METHODS
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["campaign", "run", "--help"])
+    assert stopped.value.code == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("usage: hopkit campaign run ")
+    assert "NoR, OneR, IRCoT, MIGRES and SearChain" not in shown
+    listed = " ".join(shown.split("The variants", 1)[1].split("options:", 1)[0].split())
+    assert all(f" {name}," in listed or f" {name}." in listed for name in METHODS), listed
+    assert {"nor", "oner", "ircot", "dragin", "search-r1", "self-ask"} <= set(METHODS)

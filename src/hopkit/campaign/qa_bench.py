@@ -1,4 +1,4 @@
-"""QA benchmark: NoR, OneR, IRCoT, MIGRES and SearChain on the samples, answer and retrieval quality and cost.
+"""QA benchmark: the campaign's method variants on the samples, answer and retrieval quality and cost.
 
 Runs each method on the pooled corpus of each sample (BM25), stores every question as
 it finishes (rerun the same command to resume), then writes the comparison table,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 import time
 from typing import Any
 from pathlib import Path
@@ -70,9 +71,14 @@ def run_and_save(store: Store, pipeline: GenerationPipeline, limit: int, into_re
 
 def command_parser() -> argparse.ArgumentParser:
     """The command line (hopkit campaign sections reads each section's command with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"])
-    parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS)
+    description = (f"{__doc__.splitlines()[0]} Rerun the same command to resume. The variants (--methods), each a "
+                   f"file of src/hopkit/campaign/variants/ or a declared experiment: {', '.join(METHODS)}.")
+    parser = argparse.ArgumentParser(prog="hopkit campaign run", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     description=textwrap.fill(description, 79, break_on_hyphens=False))
+    parser.add_argument("--datasets", nargs="+", default=["hotpotqa", "2wikimultihopqa", "musique"],
+                        help="the samples to run on (default: hotpotqa 2wikimultihopqa musique)")
+    parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS, metavar="VARIANT",
+                        help="the variants to run, listed above (default: nor oner)")
     parser.add_argument("--limit", type=integer(minimum=1), default=100,
                         help="the first N questions of each sample (default 100)")
     add_store_options(parser)
