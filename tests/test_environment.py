@@ -60,13 +60,13 @@ def test_home_and_the_folders_under_it(monkeypatch: pytest.MonkeyPatch, tmp_path
         assert environment.hopkit_home() == Path(".hopkit")
 
 
-def test_optional_values_are_none_when_unset_or_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_optional_values_are_none_when_unset_or_empty(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in (environment.HOPKIT_DB_URL, environment.HOPKIT_DATA_DIR):
         monkeypatch.setenv(name, "")
     assert environment.db_url() is None and environment.data_dir() is None
     monkeypatch.setenv(environment.HOPKIT_DB_URL, "sqlite://")
-    monkeypatch.setenv(environment.HOPKIT_DATA_DIR, "/data")
-    assert environment.db_url() == "sqlite://" and environment.data_dir() == Path("/data")
+    monkeypatch.setenv(environment.HOPKIT_DATA_DIR, str(tmp_path))  # a folder that exists: it is only read
+    assert environment.db_url() == "sqlite://" and environment.data_dir() == tmp_path
 
 
 def test_cache_dir_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -27,7 +27,9 @@ itself (:func:`hub_cache_dir`).
 A config file may name any other variable as ``${VAR}`` or ``${VAR:-default}``
 (``hopkit.config``); :func:`variable` reads those. An empty value counts as unset
 for the variables above. Every value is read when asked for, never at import, so a
-variable set later (or by a test) takes effect.
+variable set later (or by a test) takes effect. A value hopkit parses (a folder, a URL, a
+list of names) is checked then, by :mod:`hopkit.env_values`: a bad one is a ``ConfigError``
+of one line naming the variable.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+from hopkit import env_values
 from hopkit.errors import ConfigError
 
 HOPKIT_HOME = "HOPKIT_HOME"
@@ -98,20 +101,37 @@ def llm_cache_path() -> Path:
 
 
 def db_url() -> str | None:
-    """``$HOPKIT_DB_URL``, or None when unset (then the store is a SQLite file in the home)."""
-    return _non_empty(HOPKIT_DB_URL)
+    """``$HOPKIT_DB_URL``, or None when unset (then the store is a SQLite file in the home).
+
+    Raises:
+        ConfigError: it is not a database URL.
+    """
+    value = _non_empty(HOPKIT_DB_URL)
+    return None if value is None else env_values.database_url(HOPKIT_DB_URL, value)
 
 
 def data_dir() -> Path | None:
-    """``$HOPKIT_DATA_DIR``, or None when unset."""
+    """``$HOPKIT_DATA_DIR``, or None when unset.
+
+    Raises:
+        ConfigError: it names no folder (nothing, or a file).
+    """
     value = _non_empty(HOPKIT_DATA_DIR)
-    return Path(value) if value else None
+    return None if value is None else env_values.folder(
+        HOPKIT_DATA_DIR, value, must_exist=True,
+        expects="the folder holding the benchmark samples and the IRCoT prompt files, or leave it unset")
 
 
 def cache_dir() -> Path:
-    """``$HOPKIT_CACHE_DIR``, else ``~/.cache/hopkit``: the root of the download caches."""
+    """``$HOPKIT_CACHE_DIR``, else ``~/.cache/hopkit``: the root of the download caches.
+
+    Raises:
+        ConfigError: it names a file (or a path through one).
+    """
     value = _non_empty(HOPKIT_CACHE_DIR)
-    return Path(value) if value else Path.home() / ".cache" / "hopkit"
+    return Path.home() / ".cache" / "hopkit" if value is None else env_values.folder(
+        HOPKIT_CACHE_DIR, value, must_exist=False,
+        expects="a folder for the download caches (created if missing), or leave it unset for ~/.cache/hopkit")
 
 
 def hub_cache_dir() -> Path:
@@ -123,9 +143,15 @@ def hub_cache_dir() -> Path:
 
 
 def model_dir() -> Path:
-    """``$HOPKIT_MODEL_DIR``, else ``<HOPKIT_CACHE_DIR>/models``: GGUF files used instead of downloading them."""
+    """``$HOPKIT_MODEL_DIR``, else ``<HOPKIT_CACHE_DIR>/models``: GGUF files used instead of downloading them.
+
+    Raises:
+        ConfigError: it names a file (or a path through one).
+    """
     value = _non_empty(HOPKIT_MODEL_DIR)
-    return Path(value).expanduser() if value is not None else cache_dir() / "models"
+    return cache_dir() / "models" if value is None else env_values.folder(
+        HOPKIT_MODEL_DIR, value, must_exist=False,
+        expects="the folder of the model files you already have, or leave it unset for <HOPKIT_CACHE_DIR>/models")
 
 
 def hf_endpoint() -> str | None:
@@ -133,14 +159,25 @@ def hf_endpoint() -> str | None:
 
     huggingface_hub reads it once, when it is imported; hopkit reads it at each download and
     passes it on, so a value set later (or by a test) takes effect too.
+
+    Raises:
+        ConfigError: it is not an http(s) URL with a host.
     """
-    return _non_empty(HF_ENDPOINT)
+    value = _non_empty(HF_ENDPOINT)
+    return None if value is None else env_values.http_url(
+        HF_ENDPOINT, value, expects="the URL of the Hugging Face Hub or a mirror (https://huggingface.co), or leave "
+                                    "it unset")
 
 
 def allowed_targets() -> tuple[str, ...]:
-    """Dotted names listed in ``$HOPKIT_ALLOWED_TARGETS`` (separated by commas or spaces)."""
-    value = os.environ.get(HOPKIT_ALLOWED_TARGETS, "")
-    return tuple(name for name in value.replace(",", " ").split() if name)
+    """Dotted names listed in ``$HOPKIT_ALLOWED_TARGETS`` (separated by commas or spaces).
+
+    Raises:
+        ConfigError: one is not a dotted Python name.
+    """
+    return env_values.dotted_names(HOPKIT_ALLOWED_TARGETS, os.environ.get(HOPKIT_ALLOWED_TARGETS, ""),
+                                   expects="the dotted names (module.Class) of classes a config may name, "
+                                           "separated by commas or spaces")
 
 
 def variables_matching(patterns: Sequence[str]) -> dict[str, str]:

@@ -101,6 +101,7 @@ def test_local_dir_first(tmp_path: Path) -> None:
 
 
 def test_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()  # $HOPKIT_DATA_DIR must name a folder
     monkeypatch.setenv("HOPKIT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HOPKIT_CACHE_DIR", str(tmp_path / "cache"))
     files = IRCoTPromptFiles.from_env()
