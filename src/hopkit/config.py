@@ -104,12 +104,27 @@ def config_dirs(kind: str) -> list[Path]:
     return [Path.cwd() / "configs" / kind, PACKAGED_CONFIGS / kind]
 
 
+# config file -> {field: the environment variable its value was taken from}, as the file's last load found
+_FROM_ENVIRONMENT: dict[str, dict[str, str]] = {}
+
+
+def _naming_variables(source: str, message: str) -> str:
+    """``message`` (an error about the config ``source``) with the variables named that the fields it names took
+    their values from: ``(field 'base_url' is $OPENAI_BASE_URL)``."""
+    taken = [f"field {field!r} is ${name}" for field, name in _FROM_ENVIRONMENT.get(source, {}).items()
+             if re.search(rf"(?<![\w.]){re.escape(field.rsplit('.', 1)[-1])}(?!\w)", message)
+             and f"${name}" not in message]
+    return f"{message} ({'; '.join(taken)})" if taken else message
+
+
 def _expand_env(value: Any, source: str, field: str | None = None) -> Any:
     if isinstance(value, str):
         def substitute(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             value = environment.variable(name)
             if value is not None:
+                if field is not None:
+                    _FROM_ENVIRONMENT.setdefault(source, {})[field] = name
                 return value
             if default is not None:
                 return os.path.expanduser(default)
@@ -198,6 +213,7 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid YAML ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of options at the top level")
+    _FROM_ENVIRONMENT.pop(str(path), None)
     return _expand_env(raw, str(path))  # type: ignore[no-any-return]
 
 
@@ -326,17 +342,20 @@ def instantiate(spec: Mapping[str, Any], source: str, *, kind: str | None = None
         raise ConfigError(f"{source}: missing field '_target_'")
     target = resolve_target(spec["_target_"], source, kind)
     options = {k: v for k, v in spec.items() if k != "_target_"}
-    _check_options(target, options, injected, source)
+    try:
+        _check_options(target, options, injected, source)
+    except ConfigError as exc:
+        raise ConfigError(_naming_variables(source, str(exc))) from None
     try:
         built = target(**options, **injected)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(_naming_variables(source, f"{source}: {exc}")) from None
     except DownloadError:  # not a wrong option: the message names the file, why it failed and what to do
         raise
     except HopkitError as exc:  # a backend's own check of its options (model file missing...)
-        raise ConfigError(f"{source}: {exc}") from exc
+        raise ConfigError(_naming_variables(source, f"{source}: {exc}")) from exc
     except TypeError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(_naming_variables(source, f"{source}: {exc}")) from None
     builds = _kind(kind).builds
     if builds is not None and not callable(getattr(built, builds, None)):
         raise ConfigError(f"{source}: field '_target_': {spec['_target_']!r} built a {type(built).__name__}, "

@@ -98,3 +98,18 @@ def database_url(name: str, value: str) -> str:
                           "postgresql+psycopg://user:password@host:5432/db, or leave it unset for the SQLite "
                           "store in HOPKIT_HOME") from None
     return value
+
+
+def secret_token(name: str, value: str, *, expects: str) -> str:
+    """``value`` as a token sent in an HTTP header (an API key): visible ASCII only, no space.
+
+    Raises:
+        ConfigError: naming ``name`` and the position of the first other character (the value is not
+            shown: it is a secret).
+    """
+    for position, character in enumerate(value, 1):
+        if not "!" <= character <= "~":
+            kind = ("a space" if character == " " else "a control character (a newline?)" if _CONTROL.match(character)
+                    else "a character that is not ASCII")
+            raise ConfigError(f"{name}: holds {kind} at position {position} of {len(value)}; expected {expects}")
+    return value

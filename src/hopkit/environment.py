@@ -193,5 +193,11 @@ def python_path() -> list[str]:
 
 
 def openai_api_key() -> str | None:
-    """``$OPENAI_API_KEY`` as set (None when unset), for the OpenAI-compatible backend."""
-    return os.environ.get(OPENAI_API_KEY)
+    """``$OPENAI_API_KEY`` as set (None when unset), for the OpenAI-compatible backend.
+
+    Raises:
+        ConfigError: it holds a space, a control character or a character that is not ASCII.
+    """
+    value = os.environ.get(OPENAI_API_KEY)
+    return None if not value else env_values.secret_token(
+        OPENAI_API_KEY, value, expects="the key alone (no quotes, spaces or newline), or leave it unset")

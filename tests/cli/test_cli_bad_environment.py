@@ -2,7 +2,8 @@
 is used: a bad value gets one line naming the variable and what it expects, exit 2, no traceback and no
 silent default (issue 70, "In general").
 
-Each variable is given a bad value for a command that reads it; the store is a real SQLite file, the Hub a
+Each variable is given a bad value for a command that reads it (the variables a shipped config takes a value
+from, ``${OPENAI_BASE_URL}``, too); the store is a real SQLite file, the Hub and the OpenAI-compatible server a
 port nothing listens on (nothing leaves the machine), the model the scripted one of the shipped-config tests.
 """
 
@@ -43,9 +44,12 @@ def toy(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest
     monkeypatch.setenv("HOPKIT_CACHE_DIR", str(tmp_path / "cache"))
     for name in ("HOPKIT_DATA_DIR", "HOPKIT_MODEL_DIR", "HOPKIT_ALLOWED_TARGETS", "HF_ENDPOINT"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("OPENAI_API_KEY", "HOPKIT_OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{sock.getsockname()[1]}")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{sock.getsockname()[1]}/v1")
     (tmp_path / "answering.yaml").write_text("_target_: tests.cli.answering_model.AnsweringLLM\n", encoding="utf-8")
     (tmp_path / "a-file").write_text("not a folder\n", encoding="utf-8")
     code, _, err = run_hopkit(capsys, "--db", db, "ingest", "jsonl", str(SAMPLE), "--name", "toy", "--limit", "2")
@@ -65,6 +69,10 @@ def run_foreign_target(db: str, tmp_path: Path) -> tuple[str, ...]:
     config = tmp_path / "foreign.yaml"
     config.write_text("_target_: collections.OrderedDict\n", encoding="utf-8")
     return ("--db", db, "run", "nor", "--dataset", "toy", "--llm", str(config), "--quiet")
+
+
+def run_openai(db: str, tmp_path: Path) -> tuple[str, ...]:
+    return ("--db", db, "run", "nor", "--dataset", "toy", "--llm", "openai-compatible", "--quiet")
 
 
 def list_runs(db: str, tmp_path: Path) -> tuple[str, ...]:
@@ -93,6 +101,12 @@ CASES = [
     ("HF_ENDPOINT", "http://127.0.0.1:99999", run_hub,
      "HF_ENDPOINT: 'http://127.0.0.1:99999' is not a URL (Port out of range 0-65535); expected the URL"),
     ("HF_ENDPOINT", "https:///models", run_hub, "HF_ENDPOINT: 'https:///models' names no host; expected the URL"),
+    ("OPENAI_API_KEY", "sk-abc\n", run_openai,
+     "OPENAI_API_KEY: holds a control character (a newline?) at position 7 of 7; expected the key alone"),
+    ("OPENAI_API_KEY", "Bearer sk-abc", run_openai, "OPENAI_API_KEY: holds a space at position 7 of 13"),
+    ("OPENAI_BASE_URL", "127.0.0.1:8000/v1", run_openai,
+     "base_url must start with http:// or https://, got '127.0.0.1:8000/v1' (field 'base_url' is $OPENAI_BASE_URL)"),
+    ("HOPKIT_OPENAI_MODEL", "", run_openai, "needs a model name (field 'model' is $HOPKIT_OPENAI_MODEL)"),
     ("HOPKIT_ALLOWED_TARGETS", "mypackage.MyLLM, 1bad", run_foreign_target,
      "HOPKIT_ALLOWED_TARGETS: '1bad' is not a dotted Python name; expected the dotted names (module.Class)"),
 ]

@@ -10,6 +10,7 @@ from typing import Any, Literal, Sequence
 import httpx
 
 from hopkit import environment
+from hopkit.env_values import secret_token
 from hopkit.errors import LLMError, LLMServerError, RequestRefusedError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.http_clients import ClientPool
@@ -127,6 +128,10 @@ class OpenAICompatibleLLM:
                            f"timeout={timeout} (> 0), deadline={deadline} (> 0 or null), max_reply_bytes="
                            f"{max_reply_bytes} (>= 1), max_retries={max_retries} (>= 0), backoff={backoff} (>= 0), "
                            f"top_logprobs={top_logprobs} (>= 1)")
+        if api_key is not None:
+            secret_token("option 'api_key'", api_key, expects="the key alone (no spaces or newline)")
+        else:
+            environment.openai_api_key()  # checked now, before any question; read again at each call
         self.base_urls = base_urls
         self.base_url = base_urls[0]
         self.model = model
