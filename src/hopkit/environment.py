@@ -69,6 +69,11 @@ def set_variable(name: str, value: str) -> None:
     os.environ[name] = value
 
 
+def unset_variable(name: str) -> None:
+    """Remove the environment variable ``name`` from this process (and the processes it starts)."""
+    os.environ.pop(name, None)
+
+
 def _non_empty(name: str) -> str | None:
     return os.environ.get(name) or None
 

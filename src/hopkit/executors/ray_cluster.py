@@ -141,9 +141,9 @@ def _require_token(path: Path) -> bool:
     with os.fdopen(descriptor, "w", encoding="ascii") as file:
         file.write(secrets.token_hex(32))
     # The cluster's processes inherit these; a RAY_AUTH_TOKEN of the environment would win over the file.
-    os.environ.pop("RAY_AUTH_TOKEN", None)
-    os.environ["RAY_AUTH_TOKEN_PATH"] = str(path)
-    os.environ["RAY_AUTH_MODE"] = "token"
+    environment.unset_variable("RAY_AUTH_TOKEN")
+    environment.set_variable("RAY_AUTH_TOKEN_PATH", str(path))
+    environment.set_variable("RAY_AUTH_MODE", "token")
     Config.initialize("")  # Ray read RAY_AUTH_MODE when it was imported, and caches the token it found
     AuthenticationTokenLoader.instance().reset_cache()
     return True
