@@ -49,3 +49,17 @@ def test_only_reasoning_sentences_fall_back_to_the_question() -> None:
 def test_nothing_left_gives_an_empty_query() -> None:
     assert next_query("What?", []) == ""
     assert next_query("Q", ["Which is what?"]) == ""
+
+
+def test_a_model_number_of_a_hundred_thousand_digits_is_read_in_bounded_time() -> None:
+    """Issue 70's fuzz: the equation search was tried at every digit of a model's long number and took
+    quadratic time (4 minutes for IRCoT's three questions on 5,000-digit numbers); a search of a number of
+    100,000 digits must now end well within the bound (the old pattern needs hours). In a child process,
+    as the regular expression engine holds the interpreter while it searches."""
+    import subprocess
+    import sys
+
+    script = ("from hopkit.methods.ircot.query import is_reasoning_sentence as r; d = '9' * 100_000; "
+              "print([r(d), r(f'{d} - {d} x'), r(f'It is {d}1 - 1 = {d}.')])")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[False, False, True]", done.stderr[-500:]

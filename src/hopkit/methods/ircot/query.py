@@ -18,7 +18,9 @@ from typing import Sequence
 # ("therefore"/"hence" here as whole words, so "Hencely Park" is not reasoning).
 REASONING_OPENER = re.compile(r"(?:thus[ ,]|so[ ,]|that is,|therefore\b|hence\b)", re.IGNORECASE)
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
-ARITHMETIC = re.compile(rf"{_NUMBER}\s*[-+*/×÷−]\s*{_NUMBER}\s*=\s*{_NUMBER}")
+# An equation starts at the first digit of a number, never inside one: tried at every digit of a model's
+# 5,000-digit number, the search took quadratic time (minutes per question, issue 70's fuzz).
+ARITHMETIC = re.compile(rf"(?<![\d,]){_NUMBER}\s*[-+*/×÷−]\s*{_NUMBER}\s*=\s*{_NUMBER}")
 QUERY_STOPWORDS = frozenset({"who", "what", "when", "where", "why", "which", "how", "does", "is"})
 
 
