@@ -13,7 +13,8 @@ HopkitError
  ├── LLMError             a language model backend failed
  │    ├── LLMServerError  a server errored, timed out or rate-limited past the retries
  │    ├── RequestRefusedError a server refused the request as sent (HTTP 400, 413, 422: a prompt too long)
- │    └── EmptyAnswerError the model's final answer to a question was empty
+ │    ├── EmptyAnswerError the model's final answer to a question was empty
+ │    └── ContextFullError a question's prompt outgrew the model's context window
  ├── ParseError           a model's output is not what was asked for (keeps the raw text)
  └── DownloadError        an official file could not be fetched
 """
@@ -104,6 +105,11 @@ class EmptyAnswerError(LLMError):
     """The model gave no final answer to a question (recorded as that question's failure)."""
 
 
+class ContextFullError(LLMError):
+    """A prompt a method must send, with its generation budget, does not fit in the model's context window
+    (the message names the sizes); a rerun with the same model and input repeats it."""
+
+
 class ParseError(HopkitError):
     """A model's output could not be read as what was asked for.
 
@@ -136,4 +142,5 @@ DETERMINISTIC_FAILURES = {"EmptyAnswerError": "the model wrote no answer",
                           "ParseError": "the model's reply could not be read",
                           "TraceError": "the method's trace could not be stored",
                           "RequestRefusedError": "the model server refused the request (a prompt longer than its "
-                                                 "context, say)"}
+                                                 "context, say)",
+                          "ContextFullError": "the question's prompt outgrew the model's context"}

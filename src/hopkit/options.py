@@ -188,6 +188,20 @@ def _resolve_types(target: Any) -> dict[str, Any]:
 ADDED_AFTER_FIRST_RUNS = {"run_identity": "when_not_default"}
 
 
+def choices(values: collections.abc.Callable[[], collections.abc.Iterable[Any]],
+            **metadata: Any) -> dict[str, Any]:
+    """Field metadata of an option that names one of a set its type does not spell (a shipped template's
+    family, an exemplar set): ``values()`` lists them, so tools that go through every configuration (the
+    hostile-reply fuzz) take each; ``metadata`` is the field's other metadata."""
+    return {**metadata, "choices": values}
+
+
+def option_choices(item: dataclasses.Field[Any]) -> list[Any] | None:
+    """The values :func:`choices` declared for a field, or None."""
+    values = item.metadata.get("choices")
+    return None if values is None else list(values())
+
+
 def run_options(config: Any) -> dict[str, Any]:
     """``dataclasses.asdict(config)``, without the later-added options at their defaults (nested too)."""
     values: dict[str, Any] = {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from hopkit.errors import LLMError
+from hopkit.errors import ContextFullError
 from hopkit.llm.protocol import LLM
 from hopkit.prompts.layout import DEMONSTRATION_SEPARATOR
 
@@ -55,21 +55,43 @@ class DemonstrationFitter:
         """Demonstrations that fit, then ``test_instance``.
 
         Raises:
-            LLMError: if the test instance alone does not fit in the context.
+            ContextFullError: if the test instance alone does not fit in the context.
         """
         instance_tokens = self.llm.count_tokens(test_instance)
         check_fits(self.llm, instance_tokens, reserve)
         return self.join(self.count_fitting(instance_tokens, reserve), test_instance)
 
 
+def fits(llm: LLM, prompt: str, reserve: int) -> bool:
+    """Whether ``prompt`` leaves ``reserve`` tokens (a call's generation budget) of the model's context."""
+    return llm.count_tokens(prompt) + reserve <= llm.context_length
+
+
+def fitted(llm: LLM, prompt: str, reserve: int) -> str:
+    """``prompt``, once :func:`check_fits` has found that it leaves ``reserve`` tokens of the context.
+
+    Raises:
+        ContextFullError: it does not.
+    """
+    check_fits(llm, llm.count_tokens(prompt), reserve)
+    return prompt
+
+
 def check_fits(llm: LLM, prompt_tokens: int, reserve: int) -> None:
     """Raise unless a prompt of ``prompt_tokens`` leaves ``reserve`` tokens of the context.
 
+    The one context rule of every method, for every model call it makes: no prompt is sent that does not
+    leave the call's generation budget in the model's context. A method first leaves out what it can
+    (demonstrations, the oldest paragraphs, the oldest turns); the search agents, which have a forced
+    answer, end their loop where the next call would not fit and force it (their trace says
+    ``context_full``); any other call that still does not fit raises this, failing the question with one
+    error, never the backend's refusal.
+
     Raises:
-        LLMError: naming the sizes, the model and what to change.
+        ContextFullError: naming the sizes, the model and what to change (a failure a rerun repeats).
     """
     if prompt_tokens + reserve > llm.context_length:
-        raise LLMError(
+        raise ContextFullError(
             f"the prompt needs {prompt_tokens + reserve} tokens with {reserve} reserved "
             f"for generation, more than the context of {llm.context_length} tokens of "
             f"{llm.model_id}; lower the paragraph budget or use a longer context"

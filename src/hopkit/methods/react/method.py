@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hopkit.llm.protocol import LLM
+from hopkit.methods.agent_turn import agent_answer
 from hopkit.methods.gathered import Gathered
+from hopkit.methods.prompting import fitted
 from hopkit.methods.react.actions import parse_action, split_thought_action
 from hopkit.methods.react.environment import PassageEnvironment
 from hopkit.methods.react.prompts import prompt_start
@@ -79,7 +81,7 @@ class ReAct:
                             parent=parent)
             parsed = parse_action(action)                                                          # (b)
             if parsed is not None and parsed.verb == "finish":
-                answer, finished = parsed.argument, True
+                answer, finished = agent_answer(parsed.argument), True
                 observation = "Episode finished"
             elif parsed is not None and parsed.verb == "search":
                 observation, hits = environment.search(parsed.argument)
@@ -112,15 +114,16 @@ class ReAct:
 
     def _think(self, prompt: str, turn: int) -> tuple[str, str, bool]:
         """The turn's thought and action; the action asked for alone when the generation has none."""
+        thinking = fitted(self.llm, f"{prompt}Thought {turn}:", self.config.max_tokens)
         with usage_component("react:think"):
-            generation = self.llm.complete(f"{prompt}Thought {turn}:", stop=[f"\nObservation {turn}:"],
-                                           max_tokens=self.config.max_tokens, temperature=0.0).text
+            generation = self.llm.complete(thinking, stop=[f"\nObservation {turn}:"], max_tokens=self.config.max_tokens,
+                                           temperature=0.0).text
         split = split_thought_action(generation, turn)
         if split is not None:
             return split[0], split[1], False
         thought = first_line(generation)
+        acting = fitted(self.llm, f"{prompt}Thought {turn}: {thought}\nAction {turn}:", self.config.max_tokens)
         with usage_component("react:act"):
-            action = self.llm.complete(f"{prompt}Thought {turn}: {thought}\nAction {turn}:", stop=["\n"],
-                                       max_tokens=self.config.max_tokens, temperature=0.0).text
+            action = self.llm.complete(acting, stop=["\n"], max_tokens=self.config.max_tokens, temperature=0.0).text
         return thought, action.strip(), True
 

@@ -10,6 +10,11 @@
                                         family that ends the question there)
     no answer written: written += "<answer>", and the model completes it (hopkit's forced answer)
 
+A generation whose prompt would not leave its budget in the context is not asked for: the loop ends
+(``context_full``) and the answer is forced; a forced answer that does not fit fails the question
+(``ContextFullError``). An answer that is only markup is none
+(:func:`~hopkit.methods.agent_turn.agent_answer`).
+
 The tags, the instruction and the documents' layout are the family's template (``templates/``), so a
 published checkpoint runs with the template it was trained on, and any instruct model runs as the
 prompted baseline those papers also report.
@@ -18,16 +23,17 @@ prompted baseline those papers also report.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hopkit.llm.protocol import LLM
-from hopkit.methods.agent_turn import continue_turn, prompt_size
+from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
 from hopkit.methods.gathered import Gathered
+from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_agent.actions import Action, read_action
 from hopkit.methods.search_agent.steps import (ForcedReason, SearchAgentAnswer, SearchAgentRead, SearchAgentRetrieve,
                                                SearchAgentSummary, SearchAgentTurn)
-from hopkit.methods.search_agent.templates import AgentTemplate, load_template
-from hopkit.options import PositiveInt, check_fields
+from hopkit.methods.search_agent.templates import AgentTemplate, load_template, template_names
+from hopkit.options import PositiveInt, check_fields, choices
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
@@ -50,7 +56,7 @@ class SearchAgentConfig:
         answer_tokens: tokens of that forced answer.
     """
 
-    template: str = "search-r1"
+    template: str = field(default="search-r1", metadata=choices(template_names))
     k: PositiveInt | None = None
     max_turns: PositiveInt | None = None
     max_tokens: PositiveInt | None = None
@@ -109,7 +115,7 @@ class SearchAgent:
             parent = record(SearchAgentTurn(generation=action.kept, action=action.kind, turn=turn, searching=searching,
                                             query=action.text if action.kind == "search" else None), parent=parent)
             if action.kind == "answer":
-                answer = action.text
+                answer = agent_answer(action.text, (template.query,))
                 record(SearchAgentAnswer(answer=answer, turn=turn), parent=parent)
                 break
             if action.kind == "search" and searching:                                              # D
@@ -166,10 +172,11 @@ class SearchAgent:
             return "", written
         opening, closing = self.template.answer
         written = f"{written.rstrip()}\n{opening}" if written.strip() else opening
+        check_fits(self.llm, prompt_size(self.llm, instruction, written), self.config.answer_tokens)
         with usage_component(f"{self.name}:answer"):
             completion = continue_turn(self.llm, instruction, written, chat=self.template.chat,
                                        stop=(closing, self.template.query[0]), max_tokens=self.config.answer_tokens)
-        answer = clean_direct_answer(completion.text.replace(opening, " "))
+        answer = clean_direct_answer(agent_answer(completion.text.replace(opening, " "), (self.template.query,)))
         record(SearchAgentRead(question=query.text, answer=answer, generation=completion.text, reason=reason),
                parent=parent)
         return answer, written + completion.text + closing

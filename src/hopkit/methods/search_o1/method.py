@@ -12,6 +12,11 @@
             r <- LLM(Reason-in-Documents(the reasoning so far, s, D))      (its own prompt and call)
             output += <|begin_search_result|> the information r found <|end_search_result|>
     answer <- the last \\boxed{...} of output (none: the loop writes "\\boxed{" and the model completes it)
+
+A call whose prompt would not leave its budget in the context is not made: a reasoning turn or a
+Reason-in-Documents call ends the loop (``context_full``) and the answer is forced; a forced answer
+that does not fit fails the question (``ContextFullError``). An answer that is only markup is none
+(:func:`~hopkit.methods.agent_turn.agent_answer`).
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import json
 from dataclasses import dataclass
 
 from hopkit.llm.protocol import LLM
-from hopkit.methods.agent_turn import continue_turn, prompt_size
+from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
 from hopkit.methods.gathered import Gathered
+from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_o1.prompts import (ALREADY_SEARCHED, BEGIN_SEARCH_QUERY, BEGIN_SEARCH_RESULT,
                                               END_SEARCH_QUERY, END_SEARCH_RESULT, LIMIT_EXCEEDED,
                                               multiqa_instruction, openqa_task, reason_in_documents_instruction)
@@ -109,10 +115,15 @@ class SearchO1:
             else:
                 searched.append(asked)
                 parent, paragraphs = self._retrieve(asked, len(searched), gathered, parent)        # D
-                parent, information = self._condense(output, asked, paragraphs, parent)              # r
+                condensed = self._condense(output, asked, paragraphs, parent)                        # r
+                if condensed is None:
+                    forced = "context_full"
+                    break
+                parent, information = condensed
                 output += f"\n\n{BEGIN_SEARCH_RESULT}{information}{END_SEARCH_RESULT}\n\n"
         answer = boxed_answer(output)
         if answer is not None:
+            answer = agent_answer(answer)
             record(SearchO1Answer(answer=answer), parent=parent)
             reason: ForcedReason | None = None
         else:
@@ -139,11 +150,13 @@ class SearchO1:
         return step, paragraphs
 
     def _condense(self, output: str, asked: str, paragraphs: list[Paragraph],
-                  parent: int | None) -> tuple[int | None, str]:
+                  parent: int | None) -> tuple[int | None, str] | None:
         """Reason-in-Documents: the documents, read against the reasoning so far, as the information
-        that goes back into it."""
+        that goes back into it (None: its prompt does not fit in the context, and the loop ends)."""
         reasoning = reasoning_for_documents(output)
         prompt = reason_in_documents_instruction(reasoning, asked, self._documents(paragraphs))
+        if prompt_size(self.llm, prompt, "") + self.config.condense_tokens > self.llm.context_length:
+            return None
         with usage_component(f"{self.name}:reason_in_documents"):
             completion = continue_turn(self.llm, prompt, "", chat=True, stop=(),
                                        max_tokens=self.config.condense_tokens)
@@ -162,10 +175,11 @@ class SearchO1:
     def _forced_answer(self, instruction: str, output: str, reason: ForcedReason,
                        parent: int | None) -> tuple[str, str, ForcedReason]:
         output += FORCED_ANSWER
+        check_fits(self.llm, prompt_size(self.llm, instruction, output), self.config.answer_tokens)
         with usage_component(f"{self.name}:answer"):
             completion = continue_turn(self.llm, instruction, output, chat=True, stop=("}",),
                                        max_tokens=self.config.answer_tokens)
-        answer = clean_direct_answer(completion.text)
+        answer = clean_direct_answer(agent_answer(completion.text))
         record(SearchO1Answer(answer=answer, forced=reason, generation=completion.text), parent=parent)
         return answer, output + completion.text + "}", reason
 
