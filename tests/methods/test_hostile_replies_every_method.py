@@ -9,6 +9,13 @@ registry must answer or fail the question with one of hopkit's own errors, never
 paragraph ids of its corpus. (It found one: FLARE raised ``OverflowError: math range error`` on
 a log-probability of 1e308; a backend's log-probabilities are now made valid ones.) The method runs through the runner into a real SQLite store with
 the real BM25 index; the model is scripted (the LLM boundary).
+
+Each method runs in every configuration its options allow (``tests/methods/configurations.py``: every
+value of its readers, templates, modes and switches, and every pair of them), each with a fixed set of
+hostile replies (every markup of the list below with each extreme number) and a few drawn by hypothesis.
+The model has every capability (chat, sampling, scoring, token scores, attention, early stop), so no
+configuration is refused for want of one. (Issue 70: ALCE's ``rerank`` reader, never fuzzed while only the
+defaults were, failed every question on a citation of 5,000 digits.)
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any, Iterator, Mapping
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +32,8 @@ from hypothesis import strategies as st
 from hopkit import errors
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.methods.registry import entries
+from hopkit.methods.protocol import Method
+from hopkit.methods.registry import MethodParts, entries
 from hopkit.records import Corpus
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method
@@ -32,7 +41,8 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 
-from tests.methods.test_method_contract import PARAGRAPHS, QUERIES, build
+from tests.methods.configurations import configurations, describe
+from tests.methods.test_method_contract import CONTRACT_OPTIONS, JUDGED, PARAGRAPHS, QUERIES
 
 pytestmark = pytest.mark.unit
 
@@ -43,14 +53,17 @@ EXTREME_NUMBERS = st.one_of(
     st.sampled_from(["1e309", "-1e309", "nan", "NaN", "inf", "-0", "0x1F", "1_000", "٣", "½", "9" * 5000, "",
                      "-9223372036854775809", "18446744073709551616"]),
 )
-MARKUP = st.sampled_from([
+MARKUPS = (
     "[Query {n}]:", "[Answer {n}]:", "[Unsolved Query]:", "[Final Content]:", "[{n}]", "[{n}][{n}]", "Passage {n}",
     "Action {n}: Search[{n}]", "Action {n}: Lookup[{n}]", "Action {n}: Finish[{n}]", "Thought {n}:",
     "Follow up: {n}?", "Intermediate answer: {n}", "So the final answer is: {n}", "So the answer is: {n}",
     "confidence: {n}", '{{"confidence": {n}, "answer": "{n}"}}', '{{"queries": [{n}, "{n}"]}}',
     '{{"answer": {{"text": "{n}"}}, "unanswerable": {n}}}', "[Reference {n}]", "Title {n}:", "Doc [{n}]",
-    "<answer>{n}</answer>", "[" * 50, "]" * 50, "{{" * 40, "\\u{n}", "\ud800", "\x00", "\u202e{n}",
-])
+    "<answer>{n}</answer>", "<search>{n}</search>", "<think>{n}", "<|begin_search_query|>{n}<|end_search_query|>",
+    "<|begin_of_query|>{n}<|end_of_query|>", "\\boxed{{{n}}}", "**Final Information**{n}",
+    "[" * 50, "]" * 50, "{{" * 40, "\\u{n}", "\ud800", "\x00", "\u202e{n}",
+)
+MARKUP = st.sampled_from(MARKUPS)
 PIECE = st.one_of(
     st.tuples(MARKUP, EXTREME_NUMBERS).map(lambda pair: pair[0].format(n=pair[1])),
     st.text(max_size=40),
@@ -63,9 +76,68 @@ REPLIES = st.one_of(st.lists(PIECE, max_size=12).map("".join),
 LOGPROBS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([1e308, -1e308, math.nan, 710.0]))
 
 
-def run_hostile(tmp_path: Path, name: str, replies: list[str],
+# Replies every configuration gets: a citation, a confidence and a query number of 5,000 digits (past
+# Python's 4,300-digit limit on int()), then every markup above with each extreme number, and replies
+# of nothing but controls and surrogates; each with a hostile log-probability.
+HUGE = "9" * 5000
+FIXED_NUMBERS = ("18446744073709551616", "1e309", "-9223372036854775809", "nan", "\u0663", "")
+FIXED_REPLIES: tuple[tuple[list[str], float], ...] = (
+    *(([f"Tarsk [{HUGE}]. So the answer is: Tarsk [{HUGE}].",
+        f"[Query {HUGE}]: [{HUGE}] confidence: {HUGE} Passage {HUGE} Action {HUGE}: Finish[{HUGE}]",
+        " ".join(markup.format(n=number) for markup in MARKUPS)], logprob)
+      for number, logprob in zip(FIXED_NUMBERS, (math.nan, math.inf, -math.inf, 1e308, -1e308, 710.0))),
+    (["", "\x00", "\ud800\u202e", "So the answer is: " + "Tarsk " * 3_000], -0.01),
+)
+
+
+class AnyCandidate(Mapping[str, float]):
+    """A scoring table with one log-probability for every candidate (the LLM judges' " yes" and " no")."""
+
+    def __init__(self, logprob: float) -> None:
+        self.logprob = logprob
+
+    def __getitem__(self, candidate: str) -> float:
+        return self.logprob
+
+    def __contains__(self, candidate: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def every_configuration() -> list[Any]:
+    """(method, configuration) for every registered method and every configuration of its options."""
+    return [pytest.param(name, values, id=f"{name}[{describe(values)}]")
+            for name, entry in sorted(entries().items()) for values in configurations(entry.options)]
+
+
+# Beside the contract's options: as many DRAGIN exemplars as the smallest set holds, so every set can be chosen.
+FUZZ_OPTIONS: dict[str, dict[str, Any]] = {"dragin": {"shots": 6}}
+
+
+def build(name: str, values: dict[str, Any], llm: MeteredLLM, retriever: BM25Retriever) -> Method:
+    """The method ``name`` with ``values`` beside its contract options, built by its registry entry: its LLM
+    judges (MIGRES's, ALCE's) on the hostile model too; SearChain's reader and duplicate check scripted, as
+    in the contract test. A configuration its entry refuses (IRCoT's reasoning-context reader without
+    demonstrations), or one whose data files are not at hand (MIGRES's few-shot demonstrations without
+    ``$HOPKIT_DATA_DIR``, as ``scripts/test.sh`` sets it), is skipped, saying why."""
+    entry = entries()[name]
+    options = entry.as_run(entry.options(**{**CONTRACT_OPTIONS.get(name, {}), **FUZZ_OPTIONS.get(name, {}), **values}))
+    try:
+        if name == "searchain":
+            return JUDGED[name](llm, retriever, options)
+        return entry.build(MethodParts(llm, retriever, options, dataset="toy", paragraphs=lambda: PARAGRAPHS))
+    except (errors.ConfigError, errors.DataError, errors.DownloadError) as refused:
+        pytest.skip(f"{name} cannot be built with {describe(values)} here: {refused}")
+
+
+def run_hostile(tmp_path: Path, name: str, values: dict[str, Any], replies: list[str],
                 logprob: float) -> list[tuple[str, str | None, tuple[int, ...]]]:
-    store = Store(DBConnection(f"sqlite:///{tmp_path / f'{name}.db'}").get_session_factory())
+    store = Store(DBConnection(f"sqlite:///{tmp_path / 'hostile.db'}").get_session_factory())
     if not store.datasets():
         store.add_corpus(Corpus("toy", PARAGRAPHS, QUERIES))
     turn = iter(range(10**6))
@@ -76,27 +148,57 @@ def run_hostile(tmp_path: Path, name: str, replies: list[str],
     def scores(prompt: str, continuation: str) -> list[tuple[str, float]]:
         return [(word, logprob) for word in re.findall(r"\s*\S+|\s+$", continuation)]
 
-    method = build(name, MeteredLLM(ScriptedLLM(model, token_scores=scores, entropies=logprob)), BM25Retriever.build(PARAGRAPHS))
-    spec = RunSpec(name=f"hostile-{name}", method=name, dataset="toy", config={"n": next(turn)})
+    scripted = ScriptedLLM(model, token_scores=scores, entropies=logprob, scores=lambda prompt: AnyCandidate(logprob),
+                           chat=True, sampling=True, streaming=True)
+    method = build(name, values, MeteredLLM(scripted), BM25Retriever.build(PARAGRAPHS))
+    spec = RunSpec(name=f"hostile-{name}", method=name, dataset="toy", config={"n": next(turn), **repr_of(values)})
     outcome = run_method(method, QUERIES, store, spec, progress=False)
     return [(r.query_id, r.error, r.chunk_ids) for r in store.results(outcome.run_id)]
 
 
-@pytest.mark.parametrize("name", sorted(entries()))
-def test_every_method_answers_or_fails_cleanly_on_hostile_replies(tmp_path: Path, name: str) -> None:
-    corpus_ids = {p.id for p in PARAGRAPHS}
+def repr_of(values: dict[str, Any]) -> dict[str, str]:
+    return {name: repr(value) for name, value in values.items()}
 
-    @settings(max_examples=15, deadline=None, database=None,
+
+def check_results(name: str, values: dict[str, Any], replies: list[str], logprob: float,
+                  results: list[tuple[str, str | None, tuple[int, ...]]]) -> None:
+    corpus_ids = {p.id for p in PARAGRAPHS}
+    assert len(results) == len(QUERIES)
+    for query_id, error, chunk_ids in results:
+        if error is not None:
+            kind = error.split(":", 1)[0]
+            assert kind in HOPKIT_ERRORS, (f"{name} ({describe(values)}) failed {query_id} with a bare {error[:300]!r} "
+                                           f"on {[reply[:200] for reply in replies]!r}, log-probability {logprob}")
+        assert set(chunk_ids) <= corpus_ids
+
+
+@pytest.mark.parametrize(("name", "values"), every_configuration())
+def test_every_method_answers_or_fails_cleanly_on_hostile_replies(tmp_path: Path, name: str,
+                                                                  values: dict[str, Any]) -> None:
+    for replies, logprob in FIXED_REPLIES:
+        check_results(name, values, replies, logprob, run_hostile(tmp_path, name, values, replies, logprob))
+
+    @settings(max_examples=3, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
     @given(st.lists(REPLIES, min_size=1, max_size=4), LOGPROBS)
     def check(replies: list[str], logprob: float) -> None:
-        results = run_hostile(tmp_path, name, replies, logprob)
-        assert len(results) == len(QUERIES)
-        for query_id, error, chunk_ids in results:
-            if error is not None:
-                kind = error.split(":", 1)[0]
-                assert kind in HOPKIT_ERRORS, (f"{name} failed {query_id} with a bare {error[:300]!r} on "
-                                               f"{[reply[:200] for reply in replies]!r}, log-probability {logprob}")
-            assert set(chunk_ids) <= corpus_ids
+        check_results(name, values, replies, logprob, run_hostile(tmp_path, name, values, replies, logprob))
 
     check()
+
+
+def test_the_configurations_cover_every_value_of_every_closed_option() -> None:
+    """The fuzz's configurations hold ALCE's RERANK reader, each search agent family and each switch of
+    MIGRES's, so a new value of such an option is fuzzed without a line of the test changed."""
+    from hopkit.methods.search_agent.templates import template_names
+
+    def seen(method: str, option: str) -> set[Any]:
+        entry = entries()[method]
+        default = getattr(entry.options(), option)
+        return {values.get(option, default) for values in configurations(entry.options)}
+
+    assert seen("alce", "reader") == {"vanilla", "vanilla-s", "summ", "snippet", "rerank"}
+    assert seen("search-agent", "template") == set(template_names())
+    assert seen("migres", "few_shot") == {False, True} and seen("migres", "demonstration_set") == {
+        "multihop", "odqa", "commonsense"}
+    assert {reader.mode for reader in seen("oner", "reader")} == {"direct", "cot"}

@@ -30,7 +30,7 @@ from typing import Callable, Literal, Sequence, cast
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
 from hopkit.llm.early_stop import complete_until
 from hopkit.llm.protocol import CHAT, LLM, ChatLLM, Completion, require
-from hopkit.methods.prompting import DemonstrationFitter, check_fits
+from hopkit.methods.prompting import DemonstrationFitter, check_fits, fitted
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer, extract_answer
 from hopkit.prompts.chat_reader import reader_messages
@@ -146,11 +146,13 @@ class Reader:
         """Answer after a prompt the model has just evaluated (``prompt_before(test instance)``)."""
         prefix = self.config.question_prefix
         if self.config.mode == "cot":
-            completion = self.llm.complete(prompt_before(test_block(paragraphs, question, question_prefix=prefix)),
-                                           stop=READER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
+            prompt = fitted(self.llm, prompt_before(test_block(paragraphs, question, question_prefix=prefix)),
+                            self.config.max_tokens)
+            completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
             return self._output(completion.text, paragraphs)
         # after the cue the demonstrations end the answer's sentence, and a small model goes on
-        cued = prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE, question_prefix=prefix))
+        cued = fitted(self.llm, prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE, question_prefix=prefix)),
+                      self.config.max_tokens)
         completion = complete_until(self.llm, cued, partial(first_sentence_settled, self.splitter),
                                     stop=CUED_ANSWER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
         return ReaderOutput(answer=clean_direct_answer(self.splitter.first(completion.text)),
@@ -158,8 +160,8 @@ class Reader:
 
     def _completion_prompt(self, question: str, paragraphs: Sequence[Paragraph]) -> str:
         if self.config.template is not None and not self.fitter.demonstrations:
-            return render_template(self.config.template, query=question.strip(), paragraphs=paragraphs,
-                                   word_limit=PARAGRAPH_WORD_LIMIT)
+            return fitted(self.llm, render_template(self.config.template, query=question.strip(), paragraphs=paragraphs,
+                                                    word_limit=PARAGRAPH_WORD_LIMIT), self.config.max_tokens)
         instance = test_block(paragraphs, question, question_prefix=self.config.question_prefix,
                               instruction=self.instruction())
         return self.fitter.prompt(instance, reserve=self.config.max_tokens)

@@ -11,6 +11,7 @@ from typing import Protocol
 from hopkit.llm.protocol import LLM
 from hopkit.methods.adaptive_rag.labels import LABELS, Label
 from hopkit.methods.adaptive_rag.trained import load_classifier
+from hopkit.methods.prompting import fitted
 from hopkit.usage import usage_component
 
 PROMPT = """Decide how much retrieval a question needs before it can be answered.
@@ -57,9 +58,9 @@ class PromptedClassifier:
         self.fallback = fallback
 
     def classify(self, question: str) -> Routing:
+        prompt = fitted(self.llm, PROMPT.replace("{question}", question.strip()), 4)
         with usage_component("adaptive-rag:classify"):
-            reply = self.llm.complete(PROMPT.replace("{question}", question.strip()), stop=["\n"], max_tokens=4,
-                                      temperature=0.0).text
+            reply = self.llm.complete(prompt, stop=["\n"], max_tokens=4, temperature=0.0).text
         found = _LETTER.search(reply.upper())
         if found is None:
             return Routing(self.fallback, readable=False, reply=reply)

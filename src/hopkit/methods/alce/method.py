@@ -25,6 +25,7 @@ from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUM
 from hopkit.methods.alce.rerank import best_sample, citation_recall
 from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESample, ALCESummary
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
+from hopkit.methods.prompting import fitted
 from hopkit.methods.protocol import WarmsUp
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, NonNegativeFloat, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer, first_line
@@ -118,7 +119,7 @@ class ALCE(WarmsUp):
         parent = record(ALCERerank(query=query.text), parent=parent, paragraph_ids=[h.id for h in ranked],
                         scores=[float(h.score) for h in ranked])
         chosen, texts, calls, parent = self._documents(query.text, ranked, parent)                       # (c)
-        prompt = answer_prompt(query.text, chosen, texts)                                               # (d)
+        prompt = fitted(self.llm, answer_prompt(query.text, chosen, texts), self.config.max_tokens)    # (d)
         recalls: tuple[float, ...] = ()
         if self.config.reader == "rerank":
             generation, recalls, parent = self._best_of_samples(prompt, chosen, texts, parent)
@@ -202,6 +203,7 @@ class ALCE(WarmsUp):
     def _condense(self, system: str, user: str) -> str:
         """The model's summary or extraction: as chat turns when the model has a chat template, else the
         system line and the request as one completion prompt."""
+        fitted(self.llm, f"{system}\n\n{user}", self.config.condense_max_tokens)
         with usage_component("alce:condense"):
             if supports(self.llm, CHAT):
                 chat: ChatLLM = self.llm  # type: ignore[assignment]

@@ -26,14 +26,15 @@ from annotated_types import Gt
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM, require
-from hopkit.methods.dragin.prompts import (AnswerForm, PromptSet, generation_prompt, joined, prompt_set,
-                                           retrieval_prompt)
+from hopkit.methods.dragin.prompts import (AnswerForm, PromptSet, generation_prompt, joined, known_sets,
+                                           prompt_set, retrieval_prompt)
 from hopkit.methods.dragin.qfs import attended_text, query_of
 from hopkit.methods.dragin.rind import ANSWER_SAYS, Trigger, detect
 from hopkit.methods.dragin.steps import (DRAGINExtract, DRAGINGenerate, DRAGINRetrieve, DRAGINSummary, DRAGINTrigger,
                                          StopReason)
 from hopkit.methods.gathered import Gathered
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
+from hopkit.methods.prompting import fitted
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields, choices
 from hopkit.parsing.answers import extract_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.corpus_view import dedup_key
@@ -78,7 +79,7 @@ class DRAGINConfig:
     keep_words: PositiveInt = 35
     max_length: PositiveInt = 100
     max_generations: PositiveInt = 12
-    exemplars: str | None = None
+    exemplars: str | None = field(default=None, metadata=choices(lambda: [None, *sorted(known_sets())]))
     shots: PositiveInt = 8
     case: Literal["authors", "plain"] = field(default="authors", metadata=ADDED_AFTER_FIRST_RUNS)
     turn_stop: bool = field(default=False, metadata=ADDED_AFTER_FIRST_RUNS)
@@ -166,13 +167,15 @@ class DRAGIN:
         return next((s for s in self.splitter.split(continued) if dedup_key(s) not in held), "")
 
     def _generate_attended(self, prompt: str) -> AttendedCompletion:
+        prompt = fitted(self.llm, prompt, self.config.max_length)
         with usage_component("dragin:generate"):
             return self.llm.complete_attended(prompt, stop=self.stops, max_tokens=self.config.max_length)
 
     def _query(self, question: str, text: str, trigger: Trigger) -> tuple[str, bool]:
         """QFS's query; the triggering sentence without its triggering words when QFS finds no word."""
+        attended = fitted(self.llm, attended_text(question, text, trigger), 1)
         with usage_component("dragin:qfs"):
-            attention = self.llm.attend(attended_text(question, text, trigger))
+            attention = self.llm.attend(attended)
         search = query_of(attention, trigger, self.config.keep_words)
         if search:
             return search, False
@@ -189,7 +192,8 @@ class DRAGIN:
         return paragraphs, step
 
     def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
-        prompt = retrieval_prompt(self.demonstrations, paragraphs, case, text, before)
+        prompt = fitted(self.llm, retrieval_prompt(self.demonstrations, paragraphs, case, text, before),
+                        self.config.max_length)
         with usage_component("dragin:continue"):
             return self.llm.complete(prompt, stop=self.stops, max_tokens=self.config.max_length,
                                      temperature=0.0).text

@@ -58,7 +58,7 @@ from hopkit.methods.ircot.steps import (IRCoTSummary, StopReason, record_reading
                                         record_retrieval, record_scope, record_skipped_retrieval)
 from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
-from hopkit.methods.prompting import DemonstrationFitter, check_fits
+from hopkit.methods.prompting import DemonstrationFitter, check_fits, fitted
 from hopkit.methods.ircot.reading import IRCoTReading
 from hopkit.methods.reader import ReaderFormat
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
@@ -332,6 +332,7 @@ class IRCoT(WarmsUp):
 
     def _generate_first_sentence(self, prompt: str) -> Completion:
         """Generate to the end of the line, or less where the backend can stop once the first sentence is settled."""
+        prompt = fitted(self.llm, prompt, self.config.generation_max_tokens)
         with usage_component("ircot:reason"):
             return complete_until(self.llm, prompt, partial(first_sentence_settled, self.splitter),
                                   stop=REASONING_STOP, max_tokens=self.config.generation_max_tokens, temperature=0.0)
