@@ -69,7 +69,8 @@ AGENTS: dict[str, tuple[Callable[[ScriptedLLM], object], Callable[[str], str]]] 
     "r1-searcher": (_search_agent("r1-searcher", max_tokens=20_000),  # room for the 100 KB the probe saw
                     lambda prompt: f"Let me answer. <answer>{SEARCH_MARKUP}</answer>"),
     "search-r1": (_search_agent("search-r1"),
-                  lambda prompt: "<think>I need to search" if prompt.rstrip().endswith("<answer>") else "I am not sure."),
+                  lambda prompt: "<think>I need to search" if prompt.rstrip().endswith("<answer>")
+                  else "I am not sure."),
     "autorefine": (_search_agent("autorefine"),
                    lambda prompt: "<think>I need to search" if prompt.rstrip().endswith("<answer>") else "Hmm."),
     "search-o1": (lambda llm: SearchO1(llm, BM25Retriever.build(PARAGRAPHS), SearchO1Config(max_tokens=20_000)),

@@ -15,7 +15,6 @@ backend's, and no refused prompt was ever sent.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,7 +24,6 @@ from hopkit.errors import ContextFullError, DETERMINISTIC_FAILURES, LLMError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import Attention, Completion, Done, Scores, TokenScores
-from hopkit.methods.registry import entries
 from hopkit.methods.search_o1 import SearchO1, SearchO1Config
 from hopkit.records import Corpus, Paragraph
 from hopkit.retrieval.bm25 import BM25Retriever
@@ -34,8 +32,8 @@ from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 from hopkit.traces import collect_trace
-from tests.methods.configurations import configurations, describe
-from tests.methods.test_hostile_replies_every_method import AnyCandidate, build
+from tests.methods.configurations import describe
+from tests.methods.test_hostile_replies_every_method import AnyCandidate, build, every_configuration
 from tests.methods.test_method_contract import PARAGRAPHS, QUERIES
 
 pytestmark = pytest.mark.unit
@@ -88,11 +86,6 @@ class SmallContextLLM(ScriptedLLM):
         return super().attend(text)
 
 
-def every_configuration() -> list[Any]:
-    return [pytest.param(name, values, id=f"{name}[{describe(values)}]")
-            for name, entry in sorted(entries().items()) for values in configurations(entry.options)]
-
-
 @pytest.mark.parametrize(("name", "values"), every_configuration())
 def test_no_method_sends_a_prompt_longer_than_the_context(tmp_path: Path, name: str, values: dict[str, Any]) -> None:
     store = Store(DBConnection(f"sqlite:///{tmp_path / 'context.db'}").get_session_factory())
@@ -106,7 +99,8 @@ def test_no_method_sends_a_prompt_longer_than_the_context(tmp_path: Path, name: 
         for result in store.results(outcome.run_id):
             assert result.error is None or OVERFLOW not in result.error, (
                 f"{name} ({describe(values)}), context {context}: {result.error[:300]}")
-        assert llm.refused == [], f"{name} ({describe(values)}) sent prompts of {llm.refused} tokens to a context of {context}"
+        assert llm.refused == [], (f"{name} ({describe(values)}) sent prompts of {llm.refused} tokens to a context "
+                                   f"of {context}")
 
 
 def test_a_context_full_failure_is_one_a_rerun_repeats() -> None:

@@ -151,8 +151,8 @@ class Reader:
             completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
             return self._output(completion.text, paragraphs)
         # after the cue the demonstrations end the answer's sentence, and a small model goes on
-        cued = fitted(self.llm, prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE, question_prefix=prefix)),
-                      self.config.max_tokens)
+        cued = fitted(self.llm, prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE,
+                                                         question_prefix=prefix)), self.config.max_tokens)
         completion = complete_until(self.llm, cued, partial(first_sentence_settled, self.splitter),
                                     stop=CUED_ANSWER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
         return ReaderOutput(answer=clean_direct_answer(self.splitter.first(completion.text)),
