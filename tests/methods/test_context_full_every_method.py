@@ -33,7 +33,8 @@ from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 from hopkit.traces import collect_trace
 from tests.methods.configurations import describe
-from tests.methods.test_hostile_replies_every_method import AnyCandidate, build, every_configuration
+from tests.methods.test_hostile_replies_every_method import (AnyCandidate, build, every_configuration,  # noqa: F401
+                                                         no_downloads)
 from tests.methods.test_method_contract import PARAGRAPHS, QUERIES
 
 pytestmark = pytest.mark.unit

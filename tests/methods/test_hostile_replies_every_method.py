@@ -34,6 +34,7 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodParts, entries
+from hopkit.prompts.ircot_files import IRCoTPromptFiles
 from hopkit.records import Corpus
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.runner import run_method
@@ -88,6 +89,17 @@ FIXED_REPLIES: tuple[tuple[list[str], float], ...] = (
       for number, logprob in zip(FIXED_NUMBERS, (math.nan, math.inf, -math.inf, 1e308, -1e308, 710.0))),
     (["", "\x00", "\ud800\u202e", "So the answer is: " + "Tarsk " * 3_000], -0.01),
 )
+
+
+@pytest.fixture(autouse=True)
+def no_downloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The few-shot configurations read the authors' prompt files from ``$HOPKIT_DATA_DIR`` (as
+    ``scripts/test.sh`` sets it) or the download cache; a unit test downloads nothing, so without them
+    those configurations are skipped."""
+    def refuse(self: IRCoTPromptFiles, url: str, target: Path) -> None:
+        raise errors.DownloadError(f"{url}: the unit tests download nothing; set HOPKIT_DATA_DIR")
+
+    monkeypatch.setattr(IRCoTPromptFiles, "_download", refuse)
 
 
 class AnyCandidate(Mapping[str, float]):
