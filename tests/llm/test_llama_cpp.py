@@ -7,7 +7,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from hopkit.errors import LLMError
+from hopkit.errors import ContextFullError, LLMError
 from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM, default_model_path
 from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING, supports
@@ -149,7 +149,8 @@ def test_too_long_prompt_and_clamped_generation() -> None:
     small = LlamaCppLLM.load(n_ctx=256, n_threads=1)
     try:
         assert small.context_length == 256
-        with pytest.raises(LLMError, match=r"the prompt has \d+ tokens but the context window is n_ctx=256"):
+        # a prompt the context cannot hold fails the same way on every rerun: not a retryable error
+        with pytest.raises(ContextFullError, match=r"the prompt has \d+ tokens but the context window is n_ctx=256"):
             small.complete("word " * 300)
         near_full = "one two three " * 83
         completion = small.complete(near_full, max_tokens=100)  # more than the room left: clamped
@@ -243,7 +244,7 @@ def test_scoring_reuses_the_prefix_of_the_previous_prompt(llm: LlamaCppLLM) -> N
 def test_a_prompt_and_candidate_too_long_for_the_context_are_refused() -> None:
     small = LlamaCppLLM.load(n_ctx=256, n_threads=1)
     try:
-        with pytest.raises(LLMError, match=r"the prompt has \d+ tokens and the longest candidate \d+ but the "
+        with pytest.raises(ContextFullError, match=r"the prompt has \d+ tokens and the longest candidate \d+ but the "
                                            "context window is n_ctx=256"):
             small.score_continuations("word " * 300, [" yes"])
     finally:

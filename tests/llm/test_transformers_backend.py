@@ -12,7 +12,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from hopkit.errors import LLMError
+from hopkit.errors import ContextFullError, LLMError
 from hopkit.llm import ATTENTION, AttendingLLM, require, supports
 from hopkit.llm.cache import CachedLLM
 from hopkit.llm.llama_cpp import LlamaCppLLM
@@ -111,3 +111,11 @@ def test_a_prompt_sharing_the_last_ones_prefix_reuses_its_cache_and_writes_the_s
     assert fresh.completion.cached_prompt_tokens == 0
     assert reused.completion.text == fresh.completion.text
     assert reused.entropies == pytest.approx(fresh.entropies, abs=0.01)
+
+
+def test_a_text_longer_than_the_context_is_a_failure_a_rerun_repeats(model: TransformersLLM) -> None:
+    too_long = "word " * 1100
+    for call in (lambda: model.complete(too_long, max_tokens=8), lambda: model.attend(too_long),
+                 lambda: model.score_tokens(too_long, " yes")):
+        with pytest.raises(ContextFullError, match="context of 1024"):
+            call()

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from hopkit.errors import LLMError
+from hopkit.errors import ContextFullError, LLMError
 from hopkit.llm.chat_template import chat_template_of
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVStateCache, abandons, shared_prefix_length
@@ -223,9 +223,9 @@ class LlamaCppLLM:
         with self._lock:
             tokens = self._model.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             if len(tokens) >= self.context_length:
-                raise LLMError(f"{self.model_id}: the prompt has {len(tokens)} tokens but the context window "
-                               f"is n_ctx={self.context_length}: shorten the prompt (fewer demonstrations or "
-                               f"paragraphs) or load the model with a larger n_ctx")
+                raise ContextFullError(f"{self.model_id}: the prompt has {len(tokens)} tokens but the context "
+                                       f"window is n_ctx={self.context_length}: shorten the prompt (fewer "
+                                       f"demonstrations or paragraphs) or load the model with a larger n_ctx")
             budget = min(max_tokens, self.context_length - len(tokens))
             # Mirrors Llama.generate: the tokens it still holds from the last call (or from
             # a restored state) that begin the new prompt are not evaluated again (the
@@ -303,9 +303,9 @@ class LlamaCppLLM:
         reused from the cache; the seconds taken."""
         longest = max(len(piece) for piece in pieces)
         if len(tokens) + longest > self.context_length:
-            raise LLMError(f"{self.model_id}: the prompt has {len(tokens)} tokens and the longest candidate "
-                           f"{longest} but the context window is n_ctx={self.context_length}: shorten the prompt "
-                           "or load the model with a larger n_ctx")
+            raise ContextFullError(f"{self.model_id}: the prompt has {len(tokens)} tokens and the longest "
+                                   f"candidate {longest} but the context window is n_ctx={self.context_length}: "
+                                   "shorten the prompt or load the model with a larger n_ctx")
         with self._lock:
             held = self._take_prefix(tokens)
             started = time.perf_counter()

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hopkit.errors import LLMError
+from hopkit.errors import ContextFullError, LLMError
 from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.llama_cpp import default_model_path
 from hopkit.llm.protocol import (ATTENTION, TOKEN_SCORING, AttendedCompletion, Attention, Completion, TokenScores)
@@ -174,8 +174,8 @@ class TransformersLLM:
             raise LLMError(f"{self.model_id}: attend needs a non-empty text")
         ids = self._tokenizer.encode(text)
         if len(ids) > self.context_length:
-            raise LLMError(f"{self.model_id}: a text of {len(ids)} tokens does not fit the context of "
-                           f"{self.context_length}")
+            raise ContextFullError(f"{self.model_id}: a text of {len(ids)} tokens does not fit the context of "
+                                   f"{self.context_length}")
         with self._lock:
             return Attention(tokens=tuple(self._tokenizer.decode([token]) for token in ids),
                              weights=self._attention(ids))
@@ -192,8 +192,9 @@ class TransformersLLM:
         prompt_ids = self._tokenizer.encode(prompt)
         continuation_ids = self._tokenizer.encode(continuation, add_special_tokens=False)
         if len(prompt_ids) + len(continuation_ids) > self.context_length:
-            raise LLMError(f"{self.model_id}: prompt and continuation ({len(prompt_ids) + len(continuation_ids)} "
-                           f"tokens) do not fit the context of {self.context_length}")
+            raise ContextFullError(f"{self.model_id}: prompt and continuation "
+                                   f"({len(prompt_ids) + len(continuation_ids)} tokens) do not fit the context of "
+                                   f"{self.context_length}")
         with self._lock, torch.no_grad():
             started = time.perf_counter()
             ids = torch.tensor([prompt_ids + continuation_ids], device=self.device)
@@ -208,8 +209,8 @@ class TransformersLLM:
             raise LLMError(f"{self.model_id}: max_tokens must be >= 1, got {max_tokens}")
         ids = self._tokenizer.encode(prompt)
         if len(ids) + max_tokens > self.context_length:
-            raise LLMError(f"{self.model_id}: a prompt of {len(ids)} tokens plus {max_tokens} new ones does not fit "
-                           f"the context of {self.context_length}")
+            raise ContextFullError(f"{self.model_id}: a prompt of {len(ids)} tokens plus {max_tokens} new ones does "
+                                   f"not fit the context of {self.context_length}")
         return list(ids)
 
     def _generate(self, ids: list[int], stop: Sequence[str], max_tokens: int, temperature: float,
