@@ -41,11 +41,20 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             f"{_GEN} _process_next_obs (l. 77-91): the observation's tokens are cut to max_obs_length "
             f"({obs_tokens}, {settings_file}), keeping the first ones, so a long block loses its end and its "
             "closing tag.",
-            "SearchAgent._search writes the whole block back; no cut.",
-            "changes-algorithm",
-            reason="With long paragraphs the model reads more than the authors' model did, and a cut block "
-                   "never shows its closing tag to hopkit's model; add the cut with the model's tokenizer "
-                   "(issue 71)."),
+            f"templates/*.yaml max_documents_tokens {obs_tokens}: SearchAgent._search cuts the block to its "
+            "first tokens of the model's tokenizer (cuts.head_tokens), so a long block loses its end and its "
+            "closing tag; the retrieve step says documents_cut.",
+            "faithful"),
+        Difference(
+            "documents", "the cuts' unit",
+            "Token ids of the model's tokenizer (the chat template's markers count toward max_prompt_length); "
+            "the token a cut splits is kept in part.",
+            "cuts.py: the longest prefix (suffix) of the text whose llm.count_tokens is within the limit, by "
+            "bisection over characters; the split token is dropped; the prompt's count leaves out the chat "
+            "template's few markers (agent_turn.prompt_size).",
+            "disclosed",
+            reason="The LLM protocol counts tokens but does not cut them; the text cut differs by at most the "
+                   "one split token (and a server's count_tokens is an estimate, so then is the cut)."),
         Difference(
             "retrieval", "the query",
             f"{_GEN} postprocess_predictions (l. 407-436): the first match of '<(search|answer)>(.*?)</\\1>', "
@@ -105,12 +114,11 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             "limits", "the rolling prompt's length",
             f"{_GEN} _update_rolling_state (l. 93-118): the prompt, responses and observations are "
             f"left-truncated to max_prompt_length ({prompt_tokens}) before each generation.",
-            "SearchAgent._fits: no truncation; a turn whose prompt and budget pass the model's context ends "
-            "the loop (context_full) and the answer is forced.",
-            "changes-algorithm",
-            reason="Past that length the authors' model loses the start of its prompt and keeps going; "
-                   "hopkit stops instead, at the model's context rather than at the authors' length; the "
-                   "docs say the authors do not handle overflow, which is wrong (issue 71)."),
+            f"templates/*.yaml max_prompt_tokens {prompt_tokens}: SearchAgent._rolling cuts the instruction "
+            "and the turn to their last tokens before each generation (the instruction's start first); the "
+            "reason step says prompt_cut. The context rule holds after the cut: a turn whose cut prompt and "
+            "budget pass the model's context ends the loop (context_full) and the answer is forced.",
+            "faithful"),
         Difference(
             "decoding", "greedy",
             "verl/trainer/ppo/ray_trainer.py validation meta_info do_sample False -> vllm_rollout.py "

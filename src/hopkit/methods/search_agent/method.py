@@ -2,15 +2,19 @@
 
     T <- the family's instruction with the question q;  written <- ""
     for turn = 1 .. max_turns (+ one more, without a search, for a family that has it):
-        g <- LLM(T, written) until the search's or the answer's closing tag
+        P <- T + written, cut to its last max_prompt_tokens (a family that sets it)
+        g <- LLM(P) until the search's or the answer's closing tag
         written += g and the closing tag it stopped at
         if g ends in <answer> a:        return a
-        if g ends in <search> s:        D <- top-k paragraphs for s;  written += D in the family's layout
+        if g ends in <search> s:        D <- top-k paragraphs for s, in the family's layout, cut to its first
+                                        max_documents_tokens (a family that sets it);  written += D
         otherwise:                      written += the family's invalid-action message (or stop, for a
                                         family that ends the question there)
     no answer written: written += "<answer>", and the model completes it (hopkit's forced answer)
 
-A generation whose prompt would not leave its budget in the context is not asked for: the loop ends
+The two cuts are the authors' (Search-R1's and AutoRefine's ``max_obs_length`` and ``max_prompt_length``),
+made with the model's tokenizer (:mod:`~hopkit.methods.search_agent.cuts`). After the prompt's cut, a
+generation whose prompt would not leave its budget in the context is not asked for: the loop ends
 (``context_full``) and the answer is forced; a forced answer that does not fit fails the question
 (``ContextFullError``). An answer that is only markup is none
 (:func:`~hopkit.methods.agent_turn.agent_answer`).
@@ -30,6 +34,7 @@ from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_agent.actions import Action, read_action
+from hopkit.methods.search_agent.cuts import head_tokens, tail_start
 from hopkit.methods.search_agent.steps import (ForcedReason, SearchAgentAnswer, SearchAgentRead, SearchAgentRetrieve,
                                                SearchAgentSummary, SearchAgentTurn)
 from hopkit.methods.search_agent.templates import AgentTemplate, load_template, template_names
@@ -106,14 +111,17 @@ class SearchAgent:
         turns = self.max_turns + (1 if template.final_turn else 0)
         for turn in range(1, turns + 1):
             searching = turn <= self.max_turns
-            if not self._fits(instruction, written, self.max_tokens):
+            seen, seen_written = self._rolling(instruction, written)                               # P
+            prompt_cut = (seen, seen_written) != (instruction, written)
+            if not self._fits(seen, seen_written, self.max_tokens):
                 forced = "context_full"
                 break
-            action = self._generate(instruction, written)                                          # g
+            action = self._generate(seen, seen_written)                                            # g
             generations += 1
             written += self._kept(action)
             parent = record(SearchAgentTurn(generation=action.kept, action=action.kind, turn=turn, searching=searching,
-                                            query=action.text if action.kind == "search" else None), parent=parent)
+                                            query=action.text if action.kind == "search" else None,
+                                            prompt_cut=prompt_cut), parent=parent)
             if action.kind == "answer":
                 answer = agent_answer(action.text, (template.query,))
                 record(SearchAgentAnswer(answer=answer, turn=turn), parent=parent)
@@ -156,10 +164,26 @@ class SearchAgent:
         k = self.k
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
-        step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut),
+        block = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits])
+        if self.template.max_documents_tokens is not None:  # the authors' _process_next_obs: the first tokens
+            block, whole = head_tokens(self.llm, block, self.template.max_documents_tokens), block
+        else:
+            whole = block
+        step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
+                                          documents_cut=block != whole),
                       parent=parent, paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
-        documents = [(hit.paragraph.title, hit.paragraph.text) for hit in hits]
-        return step, self.template.documents_block(documents)
+        return step, block
+
+    def _rolling(self, instruction: str, written: str) -> tuple[str, str]:
+        """The instruction and the turn as the model sees them: their last ``max_prompt_tokens`` tokens (the
+        authors' ``_update_rolling_state``); the cut takes the instruction's start first, then the turn's."""
+        limit = self.template.max_prompt_tokens
+        if limit is None:
+            return instruction, written
+        start = tail_start(self.llm, instruction + written, limit)
+        if start <= len(instruction):
+            return instruction[start:], written
+        return "", written[start - len(instruction):]
 
     def _fits(self, instruction: str, written: str, budget: int) -> bool:
         return prompt_size(self.llm, instruction, written) + budget <= self.llm.context_length
@@ -172,9 +196,10 @@ class SearchAgent:
             return "", written
         opening, closing = self.template.answer
         written = f"{written.rstrip()}\n{opening}" if written.strip() else opening
-        check_fits(self.llm, prompt_size(self.llm, instruction, written), self.config.answer_tokens)
+        seen, seen_written = self._rolling(instruction, written)
+        check_fits(self.llm, prompt_size(self.llm, seen, seen_written), self.config.answer_tokens)
         with usage_component(f"{self.name}:answer"):
-            completion = continue_turn(self.llm, instruction, written, chat=self.template.chat,
+            completion = continue_turn(self.llm, seen, seen_written, chat=self.template.chat,
                                        stop=(closing, self.template.query[0]), max_tokens=self.config.answer_tokens)
         answer = clean_direct_answer(agent_answer(completion.text.replace(opening, " "), (self.template.query,)))
         record(SearchAgentRead(question=query.text, answer=answer, generation=completion.text, reason=reason),

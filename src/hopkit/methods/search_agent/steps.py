@@ -24,7 +24,8 @@ ForcedReason = Literal["turn_limit", "no_action", "context_full"]
 class SearchAgentTurn(Payload):
     """One generation (``turn``, from 1) as the model wrote it, and what it asked for: ``action``
     (``search``, ``answer`` or ``none``) and ``query`` (a search's query); ``searching`` is False on
-    the last turn of a template whose searches are not run then."""
+    the last turn of a template whose searches are not run then; ``prompt_cut``: the prompt was cut to
+    the template's ``max_prompt_tokens`` before it."""
 
     kind = "reason"
     generation: str = at("output")
@@ -32,13 +33,15 @@ class SearchAgentTurn(Payload):
     query: str | None = None
     turn: int
     searching: bool = True
+    prompt_cut: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
 class SearchAgentRetrieve(Payload):
     """A search: the query as searched, the hits (the step's ``paragraph_ids`` and ``scores``), the ids
     among them not retrieved before (``added``), ``k`` asked for; ``cut``: the model's query was
-    longer than the limit and was cut to it."""
+    longer than the limit and was cut to it; ``documents_cut``: the documents block was cut to the
+    template's ``max_documents_tokens``."""
 
     kind = "retrieve"
     query: str = at("input")
@@ -46,6 +49,7 @@ class SearchAgentRetrieve(Payload):
     turn: int
     k: int
     cut: bool = False
+    documents_cut: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -47,6 +47,12 @@ class AgentTemplate:
         top_k: documents per search, the family's published setting.
         max_turns: generations in which the model may search, its published setting.
         max_tokens: tokens per generation, its published setting.
+        max_documents_tokens: the documents block (``results`` filled in) is cut to its first this many
+            tokens of the model's tokenizer, as the authors cut an observation (None: no cut); a cut
+            block loses its end, its closing tag included.
+        max_prompt_tokens: before each generation the prompt (the instruction and the turn so far) is
+            cut to its last this many tokens, as the authors left-truncate the rolling prompt (None: no
+            cut); the context rule holds after it.
     """
 
     name: str
@@ -67,6 +73,8 @@ class AgentTemplate:
     max_turns: int
     max_tokens: int
     query_replace: tuple[tuple[str, str], ...] = ()
+    max_documents_tokens: int | None = None
+    max_prompt_tokens: int | None = None
 
     def prompt(self, question: str) -> str:
         """The instruction with ``question`` in it."""
@@ -159,6 +167,10 @@ def _checked(name: str, value: Any, source: str) -> Any:
     if name in ("top_k", "max_turns", "max_tokens"):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{where}: expected a whole number of at least 1, got {value!r}")
+        return value
+    if name in ("max_documents_tokens", "max_prompt_tokens"):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ConfigError(f"{where}: expected null or a whole number of at least 1, got {value!r}")
         return value
     if name == "invalid" and value is None:
         return None
