@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from hopkit.methods.registry import MethodEntry, MethodParts
-from hopkit.methods.search_o1.method import SearchO1, SearchO1Config
+from hopkit.methods.search_o1.method import SearchO1, SearchO1Config, for_dataset
 from hopkit.methods.search_o1.steps import PAYLOADS, SearchO1Summary
 
 
 def build(parts: MethodParts) -> SearchO1:
-    return SearchO1(parts.llm, parts.needed_retriever("Search-o1"), parts.options)
+    return SearchO1(parts.llm, parts.needed_retriever("Search-o1"), for_dataset(parts.options, parts.dataset))
 
 
 METHOD = MethodEntry(

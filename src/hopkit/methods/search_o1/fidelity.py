@@ -28,12 +28,20 @@ FIDELITY = FidelityTable(
         Difference(
             "prompt", "instruction on single-hop datasets",
             "run_search_o1.py l. 199-204 and 332-336: NQ and TriviaQA get get_singleqa_search_o1_instruction "
-            "(its own one-hop example) and MAX_SEARCH_LIMIT 5 (turns stay 15).",
-            "SearchO1.generate always uses multiqa_instruction with max_searches 10; experiments.yaml has no "
-            "per-dataset setting for single-hop datasets.",
-            "changes-algorithm",
-            reason="On NQ, TriviaQA (and PopQA, which the authors do not run) hopkit's prompt and search limit "
-                   "are the multi-hop ones (issue 71)."),
+            "(its own one-hop example) and MAX_SEARCH_LIMIT 5 (turns stay 15, top_k 10, max_doc_len 3000).",
+            "search_o1.method.for_dataset: the dataset the run answers decides single_hop; then "
+            "prompts.singleqa_instruction (equal string, checked against the authors' prompts.py) and "
+            "single_hop_searches 5, turns 15; the option single_hop overrides the dataset's kind.",
+            "faithful"),
+        Difference(
+            "prompt", "which datasets are single-hop",
+            "Only the names 'nq' and 'triviaqa' (l. 199, 333); a dataset in neither list gets no QA "
+            "instruction (the authors do not run PopQA).",
+            "The names of adaptive_rag.labels.SINGLE_HOP (nq, natural_questions, triviaqa, trivia, squad, "
+            "popqa), in any case; any other dataset, and a free-text question, is multi-hop.",
+            "disclosed",
+            reason="PopQA (and SQuAD) are single-hop QA like NQ and TriviaQA; hopkit gives them the authors' "
+                   "single-hop settings and keeps one list of single-hop datasets (Adaptive-RAG's)."),
         Difference(
             "prompt", "QwQ's task wording",
             "get_task_instruction_openqa(model_name='qwq') drops 'You should think step by step' when the "
@@ -189,8 +197,9 @@ FIDELITY = FidelityTable(
             "defaults", "defaults and datasets",
             "parse_args defaults (l. 73-99): max_search_limit 10, max_turn 15, top_k 10, max_doc_len 3000; "
             "the paper has no StrategyQA.",
-            "SearchO1Config defaults: k 10, max_searches 10, max_turns 15, max_doc_chars 3000; StrategyQA "
-            "skipped in experiments.yaml (single-hop settings: the row above).",
+            "SearchO1Config defaults: k 10, max_searches 10, max_turns 15, max_doc_chars 3000, "
+            "single_hop_searches 5; StrategyQA skipped in experiments.yaml (single-hop settings: the prompt "
+            "rows).",
             "faithful"),
     ),
 )

@@ -1,6 +1,7 @@
 """Search-o1 (Li et al., 2025, arXiv 2501.05366) with a retriever, as an algorithm box::
 
     I <- the instruction (search markers, at most S searches) + the task with the question q
+         (the multi-hop QA instruction and S = 10; on a single-hop dataset the single-QA one and S = 5)
     output <- ""
     for turn = 1 .. max_turns:
         g <- LLM(I, output) until <|end_search_query|>;  output += g
@@ -21,8 +22,9 @@ that does not fit fails the question (``ContextFullError``). An answer that is o
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
@@ -30,11 +32,13 @@ from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_o1.prompts import (ALREADY_SEARCHED, BEGIN_SEARCH_QUERY, BEGIN_SEARCH_RESULT,
                                               END_SEARCH_QUERY, END_SEARCH_RESULT, LIMIT_EXCEEDED,
-                                              multiqa_instruction, openqa_task, reason_in_documents_instruction)
+                                              multiqa_instruction, openqa_task, reason_in_documents_instruction,
+                                              singleqa_instruction)
 from hopkit.methods.search_o1.reading import boxed_answer, found_information, last_query, reasoning_for_documents
 from hopkit.methods.search_o1.steps import (ForcedReason, QueryOutcome, SearchO1Answer, SearchO1Condense,
                                             SearchO1Reason, SearchO1Retrieve, SearchO1Summary)
-from hopkit.options import PositiveInt, check_fields
+from hopkit.methods.adaptive_rag.labels import SINGLE_HOP
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
@@ -46,18 +50,25 @@ FORCED_ANSWER = "\n\n**Final Answer**\n\n\\boxed{"
 
 @dataclass(frozen=True)
 class SearchO1Config:
-    """Options of Search-o1 (defaults: the authors' multi-hop QA settings, ``run_search_o1.py``).
+    """Options of Search-o1 (defaults: the authors' QA settings, ``run_search_o1.py``: the multi-hop ones, and
+    on a single-hop dataset their single-QA instruction and 5 searches).
 
     Attributes:
         k: paragraphs per search (the authors' top-10 web pages).
-        max_searches: searches at most (10 for HotpotQA, 2Wiki, MuSiQue and Bamboogle).
+        max_searches: searches at most on a multi-hop question (10 for HotpotQA, 2Wiki, MuSiQue and Bamboogle).
         max_turns: generations of the reasoning at most (15 for those datasets).
         max_tokens: tokens per generation of the reasoning (the authors' 8,192 for models other than
             QwQ is more than a small model's context; 1,024 here).
         condense_tokens: tokens of each Reason-in-Documents answer.
-        max_doc_chars: characters of each paragraph shown to Reason-in-Documents (the authors cut a web
-            page's text to 3,000 around its snippet; 6,000 when no snippet was found).
+        max_doc_chars: characters of each paragraph shown to Reason-in-Documents, its first ones (the
+            authors keep the sentence best matching the search snippet with 3,000 characters either side,
+            the page's first 6,000 when no sentence matches).
         answer_tokens: tokens of the answer the model completes when it boxed none.
+        single_hop: the single-QA instruction (``get_singleqa_search_o1_instruction``, a one-hop example)
+            and ``single_hop_searches`` searches, as the authors run NQ and TriviaQA; None: chosen by the
+            dataset the run answers (single-hop: NQ, TriviaQA, PopQA and the others of
+            :data:`~hopkit.methods.adaptive_rag.labels.SINGLE_HOP`; a free-text question is multi-hop).
+        single_hop_searches: searches at most on a single-hop question (the authors' 5).
     """
 
     k: PositiveInt = 10
@@ -67,9 +78,19 @@ class SearchO1Config:
     condense_tokens: PositiveInt = 512
     max_doc_chars: PositiveInt = 3000
     answer_tokens: PositiveInt = 32
+    single_hop: bool | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
+    single_hop_searches: PositiveInt = field(default=5, metadata=ADDED_AFTER_FIRST_RUNS)
 
     def __post_init__(self) -> None:
         check_fields(self, "Search-o1 option")
+
+
+def for_dataset(config: SearchO1Config, dataset: str | None) -> SearchO1Config:
+    """``config`` with ``single_hop`` decided by ``dataset`` where it is None (as the authors choose by
+    ``dataset_name``, run_search_o1.py l. 199-204 and 332-336)."""
+    if config.single_hop is not None:
+        return config
+    return dataclasses.replace(config, single_hop=dataset is not None and dataset.lower() in SINGLE_HOP)
 
 
 class SearchO1:
@@ -90,7 +111,9 @@ class SearchO1:
 
     def generate(self, query: Query) -> GenerationResult:
         config = self.config
-        instruction = multiqa_instruction(config.max_searches) + openqa_task(query.text)
+        max_searches = config.single_hop_searches if config.single_hop else config.max_searches
+        instruction = ((singleqa_instruction if config.single_hop else multiqa_instruction)(max_searches)
+                       + openqa_task(query.text))
         output, gathered, searched = "", Gathered(), []
         parent: int | None = None
         forced: ForcedReason = "turn_limit"
@@ -101,7 +124,7 @@ class SearchO1:
             generation = self._reason(instruction, output)                                          # g
             output += generation
             asked = last_query(generation)                                                         # s
-            outcome: QueryOutcome = ("none" if asked is None else "limit" if len(searched) >= config.max_searches
+            outcome: QueryOutcome = ("none" if asked is None else "limit" if len(searched) >= max_searches
                                      else "repeated" if asked in searched else "searched")
             parent = record(SearchO1Reason(generation=generation, query=asked, outcome=outcome, turn=turn),
                             parent=parent)

@@ -1,5 +1,6 @@
 """Search-o1's prompts, verbatim from the authors' code (sunnynexus/Search-o1, ``scripts/prompts.py``):
-the multi-hop QA instruction (``get_multiqa_search_o1_instruction``), the open-QA task
+the multi-hop QA instruction (``get_multiqa_search_o1_instruction``), the single-QA one
+(``get_singleqa_search_o1_instruction``, for NQ and TriviaQA), the open-QA task
 (``get_task_instruction_openqa``, the wording for models other than QwQ) and the Reason-in-Documents
 instruction (``get_webpage_to_reasonchain_instruction``); the markers and the loop's messages are those
 of ``scripts/run_search_o1.py``."""
@@ -40,6 +41,30 @@ def multiqa_instruction(max_searches: int) -> str:
         "video game. Now, I need to find out which company developed that game.\n\n"
         "Assistant:\n"
         "<|begin_search_query|>video game developed by Alice David Lara Croft<|end_search_query|>\n\n"
+        "(System returns processed information from relevant web pages)\n\n"
+        "Assistant continues reasoning with the new information...\n\n"
+        "Remember:\n"
+        "- Use <|begin_search_query|> to request a web search and end with <|end_search_query|>.\n"
+        "- When done searching, continue your reasoning.\n\n"
+    )
+
+
+def singleqa_instruction(max_searches: int) -> str:
+    return (
+        "You are a reasoning assistant with the ability to perform web searches to help "
+        "you answer the user's question accurately. You have special tools:\n\n"
+        "- To perform a search: write <|begin_search_query|> your query here <|end_search_query|>.\n"
+        "Then, the system will search and analyze relevant web pages, then provide you with helpful information "
+        "in the format <|begin_search_result|> ...search results... <|end_search_result|>.\n\n"
+        f"You can repeat the search process multiple times if necessary. The maximum number of search attempts is "
+        f"limited to {max_searches}.\n\n"
+        "Once you have all the information you need, continue your reasoning.\n\n"
+        "Example:\n"
+        "Question: \"Who got the first Nobel Prize in Physics?\"\n"
+        "Assistant thinking steps:\n"
+        "- I need to find out who was awarded the first Nobel Prize in Physics.\n\n"
+        "Assistant:\n"
+        "<|begin_search_query|>first Nobel Prize in Physics winner<|end_search_query|>\n\n"
         "(System returns processed information from relevant web pages)\n\n"
         "Assistant continues reasoning with the new information...\n\n"
         "Remember:\n"
