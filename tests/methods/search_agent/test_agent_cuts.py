@@ -45,7 +45,8 @@ def own_template(tmp_path: Path, **settings: int) -> str:
 def test_the_families_carry_the_authors_cuts() -> None:
     cuts = {name: (load_template(name).max_documents_tokens, load_template(name).max_prompt_tokens)
             for name in ("search-r1", "autorefine", "r1-searcher")}
-    assert cuts == {"search-r1": (500, 4096), "autorefine": (1024, 6656), "r1-searcher": (None, None)}
+    # Search-R1's 500-token documents cut is off in the shipped template until its saved cells are rerun
+    assert cuts == {"search-r1": (None, 4096), "autorefine": (1024, 6656), "r1-searcher": (None, None)}
 
 
 def test_the_cuts_keep_the_first_and_the_last_tokens() -> None:
@@ -55,9 +56,9 @@ def test_the_cuts_keep_the_first_and_the_last_tokens() -> None:
     assert text[tail_start(llm, text, 3):] == " w7 w8 w9" and tail_start(llm, text, 10) == 0
 
 
-def test_search_r1s_documents_block_is_cut_to_its_first_500_tokens_and_loses_its_closing_tag() -> None:
+def test_search_r1s_documents_block_is_cut_to_its_first_500_tokens_and_loses_its_closing_tag(tmp_path: Path) -> None:
     llm = ScriptedLLM([SEARCH, "<answer> Tarsk </answer>"], chat=True)
-    result, steps = run(llm, [LONG])
+    result, steps = run(llm, [LONG], template=own_template(tmp_path, max_documents_tokens=500))
     block = result.metadata.transcript.split("</search>", 1)[1].split("<answer>")[0]
     assert "<information>Doc 1(Title: Velmora Ironworks) Velmora Ironworks was founded" in block
     assert "</information>" not in block and llm.count_tokens(block) == 500
