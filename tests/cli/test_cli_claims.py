@@ -11,6 +11,7 @@ from typing import Iterable
 import pytest
 
 from hopkit.config import named_configs
+from hopkit.evaluation.claims import claim_pages, declared_claims
 from hopkit.experiments import experiment_names
 from hopkit.methods.paper_claims import claims_from_table
 from hopkit.methods.registry import entries
@@ -105,6 +106,55 @@ def test_the_same_model_file_through_the_transformers_backend_is_the_same_model(
     assert "no run of flare on 2wikimultihopqa with dragin's model" in out
 
 
+def rows_by_claim(out: str, dataset: str) -> dict[str, list[str]]:
+    """The EM rows of ``dataset``, by their claim (``search-r1 vs oner``)."""
+    cells = [re.split(r"\s{2,}", line.strip()) for line in out.splitlines()]
+    return {row[0]: row for row in cells if len(row) > 3 and row[1] == "EM" and row[2] == dataset}
+
+
+def test_search_r1_checks_its_paper_s_table_2_its_baselines_orderings_too(hopkit: Hopkit, tmp_path: Path) -> None:
+    """The search agent's template is addressed by its run name; the Search-R1 paper's RAG above IRCoT and
+    above Search-o1 are its claims as well (hopkit's OneR is the paper's RAG)."""
+    hopkit.add_run("search-r1-hotpotqa", "hotpotqa", range(12))
+    hopkit.add_run("oner-hotpotqa", "hotpotqa", range(6))
+    hopkit.add_run("ircot-hotpotqa", "hotpotqa", {0})
+    hopkit.add_run("search-o1-hotpotqa", "hotpotqa", set())
+    code, out, err = hopkit("claims", "search-r1", "--datasets", "hotpotqa")
+    assert code == 0, err
+    rows = rows_by_claim(out, "hotpotqa")
+    assert set(rows) == {"search-r1 vs oner", "search-r1 vs ircot", "search-r1 vs search-o1", "oner vs ircot",
+                         "oner vs search-o1"}
+    # search-r1 6 won, 0 lost against oner: p = 2 / 2**6 = 0.031; Table 2 at 3B: 0.324 above 0.255
+    assert rows["search-r1 vs oner"][3:6] == ["12", "100.0", "50.0"]
+    assert rows["search-r1 vs oner"][-2:] == ["above (Search-R1 v5, Table 2, Qwen2.5-3B)", "holds"]
+    assert rows["oner vs search-o1"][3:6] == ["12", "50.0", "0.0"] and rows["oner vs search-o1"][-1] == "holds"
+    assert rows["oner vs ircot"][-2:] == ["above (Search-R1 v5, Table 2, Qwen2.5-3B)", "cannot tell at n = 12"]
+    assert "not in the store, not checked: 2wikimultihopqa, bamboogle, nq, popqa, triviaqa" in out
+    assert "| oner vs ircot | EM | hotpotqa | 12 |" in (tmp_path / "claims" / "search-r1.md").read_text()
+
+
+def test_search_o1_checks_its_paper_s_table_3_against_oner_and_nor(hopkit: Hopkit) -> None:
+    hopkit.add_run("search-o1", "hotpotqa", range(12))
+    hopkit.add_run("oner", "hotpotqa", range(12))
+    hopkit.add_run("nor", "musique", range(12))
+    hopkit.add_run("search-o1", "musique", set())
+    code, out, err = hopkit("claims", "search-o1")
+    assert code == 0, err
+    hotpotqa, musique = rows_by_claim(out, "hotpotqa"), rows_by_claim(out, "musique")
+    assert hotpotqa["search-o1 vs oner"][-2:] == ["above (Search-o1, Table 3, QwQ-32B)", "cannot tell at n = 12"]
+    assert hotpotqa["search-o1 vs nor"][-1] == "not run" and musique["search-o1 vs oner"][-1] == "not run"
+    assert musique["search-o1 vs nor"][3:6] == ["12", "0.0", "100.0"] and musique["search-o1 vs nor"][-1] == "reversed"
+    assert "no run of nor on hotpotqa with search-o1's model" in out
+
+
+def test_the_search_agent_s_claims_are_on_search_r1_s_page() -> None:
+    pages = claim_pages()
+    assert pages["search-r1"] == list(entries()["search-agent"].claims) and "search-agent" not in pages
+    assert pages["search-o1"] == list(entries()["search-o1"].claims)
+    assert {claim.subject for claim in pages["search-r1"]} == {"search-r1", "oner"}
+    assert declared_claims("search-r1") == pages["search-r1"]
+
+
 def test_an_unknown_subject_lists_the_methods_with_claims(hopkit: Hopkit) -> None:
     code, _, err = hopkit("claims", "nor")
     assert code == 2 and "nor" in err and "migres" in err and "searchain" in err
@@ -120,3 +170,4 @@ def test_every_declared_claim_names_runs_hopkit_can_make() -> None:
     for entry in entries().values():
         for claim in entry.claims:
             assert {claim.subject, claim.baseline} <= runnable, claim
+            assert not claim.paper or claim.paper in runnable, claim

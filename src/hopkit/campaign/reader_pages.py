@@ -1,6 +1,7 @@
 """The pages a reader of the benchmark results starts from, rebuilt from the saved runs:
 ``docs/leaderboard.md`` (every method's declared experiment on each sample, ranked) and
-``docs/claims/METHOD.md`` (each method's paper claims, checked on those runs).
+``docs/claims/METHOD.md`` (each method's paper claims, checked on those runs; a page also checks the
+variants :data:`ALSO_CHECKED` names and says where the routers of :data:`ROUTED` sent their questions).
 
 The runs are the saved runs (``benchmarks/results/runs``) of each benchmark variant on each sample:
 the declared experiments (:mod:`hopkit.experiments`, a paper's settings) and the benchmark's own levers
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import tempfile
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,9 +27,10 @@ from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_sections import SAMPLES, restored_store
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.campaign.variants import variant_names
-from hopkit.evaluation.claims import ClaimChecker
+from hopkit.evaluation.claims import ClaimChecker, claim_pages
 from hopkit.judging_runs import choose_judge
-from hopkit.methods.registry import entries
+from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary
+from hopkit.methods.registry import method_entry
 from hopkit.report.claims import claims_markdown
 from hopkit.report.leaderboard import leaderboard, run_setup
 from hopkit.scoring_runs import score_runs
@@ -42,6 +45,14 @@ INTRO = ("Every method on the first 30 questions of each sample, with Qwen2.5-Co
          "`oner-minilm`...). Rebuilt from the saved runs (`benchmarks/results/runs`) by "
          "`HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign pages --write`, and checked by "
          "`tests/benchmarks/test_reader_pages.py`.")
+#: The benchmark's variants a page checks beside its claims' subject, against the same baselines (each row named
+#: by the variant), and why.
+ALSO_CHECKED = {"adaptive-rag": {
+    "adaptive-rag-trained": "the paper's Adaptive-RAG routes with a classifier trained on silver labels, as "
+                            "`adaptive-rag-trained` does (`hopkit campaign train-router`); `adaptive-rag`, the "
+                            "declared experiment, routes with the prompted classifier"}}
+#: The routed variants whose routes a page counts from their runs' traces (where each question went).
+ROUTED = {"adaptive-rag": ("adaptive-rag", "adaptive-rag-trained")}
 
 
 def variant_runs(session_factory: Any) -> dict[tuple[str, str], str]:
@@ -59,6 +70,34 @@ def variant_runs(session_factory: Any) -> dict[tuple[str, str], str]:
     return found
 
 
+def routes(store: Store, runs_of: dict[tuple[str, str], str], variant: str) -> str | None:
+    """Where ``variant``'s saved runs on the samples sent their questions, counted from each answer's summary
+    (:class:`~hopkit.methods.adaptive_rag.steps.AdaptiveRAGSummary`); None when it has no run."""
+    runs = [(dataset, runs_of[variant, dataset]) for dataset in SAMPLES if (variant, dataset) in runs_of]
+    if not runs:
+        return None
+    went: Counter[str] = Counter()
+    classifiers: set[str] = set()
+    for _, run_id in runs:
+        for result in store.results(run_id):
+            if not result.ok:
+                went["a failure"] += 1
+                continue
+            summary = AdaptiveRAGSummary.from_result_trace(result.trace)
+            went[method_entry(summary.strategy).title] += 1
+            classifiers.add(summary.classifier)
+    total = sum(went.values())
+    by = " and ".join("the prompted classifier" if c == "prompted" else f"the trained classifier `{c}`"
+                      for c in sorted(classifiers))
+    names = [dataset for dataset, _ in runs]
+    samples = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+    if len(went) == 1:
+        return f"Routes: `{variant}` ({by}) sent all {total} questions of {samples} to {next(iter(went))}."
+    where = [f"{count} to {strategy}" for strategy, count in went.most_common()]
+    return (f"Routes: `{variant}` ({by}) sent the {total} questions of {samples}: {', '.join(where[:-1])} and "
+            f"{where[-1]}.")
+
+
 def pages(session_factory: Any) -> dict[Path, str]:
     """The leaderboard and each method's claims page, as they are built from the store's runs."""
     store, verdicts = Store(session_factory), VerdictStore(session_factory)
@@ -69,11 +108,16 @@ def pages(session_factory: Any) -> dict[Path, str]:
     summaries = [replace(summary, name=variant_of[summary.run_id])
                  for summary in score_runs(store, runs, verdicts=verdicts, judge=judge)]
     built: dict[Path, str] = {}
-    claimed = [name for name, entry in entries().items() if entry.claims]
-    for name in claimed:
+    claimed = claim_pages()
+    for name, claims in claimed.items():
         checker = ClaimChecker(store, verdicts, None if judge is None else judge.model_id, runs_of)
-        checks = checker.check(entries()[name].claims, SAMPLES)
-        built[DOCS / "claims" / f"{name}.md"] = claims_markdown(name, checks, checker.absent)
+        also = ALSO_CHECKED.get(name, {})
+        checks = checker.check([*claims, *(replace(claim, subject=variant) for variant in also for claim in claims)],
+                               SAMPLES)
+        facts = [f"The `{variant}` rows check the same claims on that variant's runs: {why}." for variant, why
+                 in also.items() if any(check.claim.subject == variant for check in checks)]
+        facts += [line for variant in ROUTED.get(name, ()) if (line := routes(store, runs_of, variant))]
+        built[DOCS / "claims" / f"{name}.md"] = claims_markdown(name, checks, checker.absent, facts)
     links = {s.method: page for s in summaries for page in (f"methods/{s.method}.md", f"{s.method}.md")
              if (DOCS / page).exists()}
     claims_line = ("The paired claims of each paper, checked on these runs by `hopkit claims`: "

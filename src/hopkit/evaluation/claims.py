@@ -68,7 +68,8 @@ class ClaimCheck:
 
 def declared_claims(subject: str) -> list[PaperClaim]:
     """The claims about ``subject``: a method's name gives every claim its entry declares, a run name
-    such as ``alce-rerank`` those whose subject it is.
+    such as ``alce-rerank`` those whose subject it is, and a run name whose paper makes claims
+    (``search-r1``, one template of the search agent) those too (:attr:`PaperClaim.paper`).
 
     Raises:
         UnknownNameError: no method declares a claim about it (the message lists who does).
@@ -77,11 +78,23 @@ def declared_claims(subject: str) -> list[PaperClaim]:
     known = entries()
     if subject in known and known[subject].claims:
         return list(known[subject].claims)
-    found = [claim for claim in every if claim.subject == subject]
+    found = [claim for claim in every if subject in (claim.subject, claim.paper)]
     if not found:
-        subjects = sorted({name for name, entry in known.items() if entry.claims} | {c.subject for c in every})
+        subjects = sorted({name for name, entry in known.items() if entry.claims}
+                          | {c.subject for c in every} | {c.paper for c in every if c.paper})
         raise UnknownNameError("method with declared claims", subject, subjects)
     return found
+
+
+def claim_pages() -> dict[str, list[PaperClaim]]:
+    """Every declared claim by the page that shows it, in the registry's order: a method's own claims under
+    its name, those a claim names another :attr:`~PaperClaim.paper` for under that run's name (the search
+    agent's under ``search-r1``), each as ``hopkit claims NAME`` checks it."""
+    pages: dict[str, list[PaperClaim]] = {}
+    for name, entry in entries().items():
+        for claim in entry.claims:
+            pages.setdefault(claim.paper or name, []).append(claim)
+    return pages
 
 
 def runs_named(runs: Sequence[RunInfo], name: str, dataset: str) -> list[RunInfo]:

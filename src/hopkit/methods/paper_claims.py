@@ -28,6 +28,10 @@ class PaperClaim:
             :data:`hopkit.evaluation.scoring.METRIC_NAMES`).
         source: where the paper says so ("MIGRES, Table 3").
         datasets: the datasets the paper reports it on.
+        paper: the run name of the method whose paper makes the claim, where that is neither the subject nor the
+            method declaring it: the Search-R1 paper's RAG above IRCoT (``oner`` against ``ircot``) is one of
+            ``search-r1``'s claims, so ``hopkit claims search-r1`` checks it and its page lists it (empty: the
+            declaring method's own paper, or the subject's).
     """
 
     subject: str
@@ -36,6 +40,7 @@ class PaperClaim:
     metric: str
     source: str
     datasets: tuple[str, ...]
+    paper: str = ""
 
     def __post_init__(self) -> None:
         if self.direction not in ("above", "below"):
@@ -49,14 +54,14 @@ class PaperClaim:
 
 
 def claims_from_table(subject: str, baseline: str, metric: str, source: str,
-                      scores: Mapping[str, tuple[float, float]]) -> tuple[PaperClaim, ...]:
+                      scores: Mapping[str, tuple[float, float]], paper: str = "") -> tuple[PaperClaim, ...]:
     """The claims a paper's table makes, from its numbers: ``{dataset: (subject's, baseline's)}``.
 
     A dataset where the two are equal makes no claim; the others make one ``above`` and one ``below``
-    claim at most, each naming its datasets.
+    claim at most, each naming its datasets (``paper``: as :attr:`PaperClaim.paper`).
     """
     directions = {dataset: ("above" if ours > theirs else "below")
                   for dataset, (ours, theirs) in scores.items() if ours != theirs}
     return tuple(PaperClaim(subject, baseline, direction, metric, source,
-                            tuple(d for d, where in directions.items() if where == direction))
+                            tuple(d for d, where in directions.items() if where == direction), paper)
                  for direction in ("above", "below") if direction in directions.values())

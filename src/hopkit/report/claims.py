@@ -83,11 +83,13 @@ def claims_json(subject: str, checks: Sequence[ClaimCheck]) -> dict[str, Any]:
     return {"subject": subject, "rule": RULE, "tally": tally(checks), "checks": rows}
 
 
-def claims_markdown(subject: str, checks: Sequence[ClaimCheck], absent: Iterable[str] = ()) -> str:
+def claims_markdown(subject: str, checks: Sequence[ClaimCheck], absent: Iterable[str] = (),
+                    facts: Sequence[str] = ()) -> str:
     """The claims of ``subject`` as checked: title, tally, table, what the missing rows need (written by
-    :func:`~hopkit.report.escape.markdown_cell`, since they name runs), the rule."""
+    :func:`~hopkit.report.escape.markdown_cell`, since they name runs), ``facts`` about the checked runs (one
+    paragraph each, Markdown as given: where a router sent its questions), the rule."""
     missing = sorted(absent)
     lines = [*notes(checks), *([f"not in the store, not checked: {', '.join(missing)}"] if missing else [])]
     return "\n\n".join([f"# Claims of {markdown_cell(subject)}, checked on stored runs", tally(checks),
                          to_markdown(claims_table(checks)).rstrip(), *(f"- {markdown_cell(line)}" for line in lines),
-                         RULE]) + "\n"
+                         *facts, RULE]) + "\n"

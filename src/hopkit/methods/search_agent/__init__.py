@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.search_agent.claims import CLAIMS
 from hopkit.methods.search_agent.method import SearchAgent, SearchAgentConfig, with_template_settings
 from hopkit.methods.search_agent.steps import PAYLOADS, SearchAgentSummary
 
@@ -21,6 +22,6 @@ METHOD = MethodEntry(
     name="search-agent", title="Search agent", options=SearchAgentConfig, build=build, retrieves=True, top_k="k",
     prepare=with_template_settings, template=Path(__file__).with_name("report.html.j2"),
     summary="the model searches between its family's tags and answers between its answer tags (Search-R1 and kin)",
-    payloads=PAYLOADS, summary_type=SearchAgentSummary)
+    payloads=PAYLOADS, claims=CLAIMS, summary_type=SearchAgentSummary)
 
 __all__ = ["METHOD", "SearchAgent", "SearchAgentConfig"]
