@@ -25,6 +25,25 @@ def test_the_simplest_strategy_that_answers_labels_a_question_and_none_answering
     assert silver_labels("nq", {"q4": "Where was the founder of Y born?"}, {})[0].label == "B"
 
 
+
+@pytest.mark.parametrize("dataset", ["hotpotqa", "nq"])
+def test_the_authors_merge_with_a_kind_labelled_set_of_the_same_questions_gives_the_silver_labels(dataset: str) -> None:
+    """starsuzi/Adaptive-RAG 0c88670: label_complexity drops a question no strategy answers (l. 145-146) and
+    concat_and_save_binary_silver adds the kind-labelled set minus the silver ids; hopkit's samples have no
+    other questions to draw that set from, and drawn from the silver questions it gives silver_labels' labels."""
+    questions = {f"q{i}": f"Question {i}?" for i in range(8)}
+    correct = {"A": ["q0", "q5"], "B": ["q1", "q5"], "C": ["q2", "q3"]}
+    silver = {}  # label_complexity: C, overwritten by B, then A; unanswered questions dropped
+    for query_id in questions:
+        for label in ("C", "B", "A"):
+            if query_id in correct[label]:
+                silver[query_id] = label
+    kind = "B" if dataset == "nq" else "C"  # save_inductive_bias_*: the dataset's kind for every question
+    binary = {query_id: kind for query_id in questions}
+    merged = {**{q: label for q, label in binary.items() if q not in silver}, **silver}
+    assert {e.query_id: e.label for e in silver_labels(dataset, questions, correct)} == merged
+
+
 SINGLE = [f"Who wrote the novel {name}?" for name in ("Emma", "Ulysses", "Dracula", "Rebecca", "Beloved", "Ivanhoe")]
 MULTI = [f"Where was the founder of the company that made the {thing} born?"
          for thing in ("Walkman", "Beetle", "Model T", "Game Boy", "Kindle", "Trabant")]

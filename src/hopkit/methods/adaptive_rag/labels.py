@@ -2,11 +2,20 @@
 
 A question's label names the simplest strategy that answers it: ``A`` no retrieval (NoR), ``B``
 single-step retrieval (OneR), ``C`` multi-step retrieval (IRCoT). The silver labels come from runs
-of the three strategies on training questions, as Jeong et al. make them
-(starsuzi/Adaptive-RAG, ``classifier/preprocess/preprocess_utils.py``): a question answered
-correctly by a strategy takes the simplest such strategy's label; a question none answers takes
-the label of its dataset's kind (``B`` for a single-hop dataset, ``C`` for a multi-hop one), the
-paper's inductive bias.
+of the three strategies, as Jeong et al. make them (starsuzi/Adaptive-RAG 0c88670,
+``classifier/preprocess/preprocess_utils.py``, ``label_complexity``): a question answered correctly
+by a strategy takes the simplest such strategy's label.
+
+A question none answers is where hopkit differs. The authors drop it from the silver set
+(``label_complexity``, l. 145-146) and add a separate inductive-bias set: the first 400 training
+questions of each dataset, labelled by the dataset's kind (``B`` single-hop, ``C`` multi-hop;
+``preprocess_binary_train.py`` with ``save_inductive_bias_*``), merged by
+``concat_and_save_binary_silver`` (the kind-labelled questions not in the silver set, then the silver
+set). hopkit's samples have no training split apart from the questions the silver labels come from,
+so :func:`silver_labels` gives an unanswered question its dataset's kind inside the silver set, which
+is what the authors' merge gives when the kind-labelled set is drawn from those same questions; the
+kind-labelled part is then the unanswered questions, not 400 others per dataset
+(docs/methods/adaptive-rag.md, "silver labels").
 """
 
 from __future__ import annotations
