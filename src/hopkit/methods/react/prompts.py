@@ -1,8 +1,9 @@
 """ReAct's HotpotQA prompt (Yao et al., 2023, "ReAct: Synergizing Reasoning and Acting in Language
 Models"), verbatim from the authors' repository (github.com/ysymyth/ReAct): the instruction of
 ``hotpotqa.ipynb`` and the six trajectories of ``prompts/prompts_naive.json``, key
-``webthink_simple6``, kept in ``webthink_simple6.txt`` as the JSON string decodes (its
-"Observation 1T:" and its mis-decoded dashes included)."""
+``webthink_simple6``, kept in ``webthink_simple6.txt`` as the JSON string decodes (its mis-decoded
+dashes included), but for one "Observation 1T:" where the authors' file reads "Observation 1:" (a
+departure the fidelity table lists, kept until the saved ReAct runs are made again)."""
 
 from __future__ import annotations
 
