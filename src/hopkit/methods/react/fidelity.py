@@ -28,11 +28,11 @@ FIDELITY = FidelityTable(
             "prompts_naive.json key 'webthink_simple6': the first trajectory's first observation reads "
             "'Observation 1: The Colorado orogeny was ...' (no '1T' anywhere in the repository's history).",
             "hopkit/methods/react/webthink_simple6.txt: the same string except 'Observation 1T: The Colorado "
-            "orogeny ...' (one extra character); prompts.py and docs/methods/react.md call '1T' the authors'.",
+            "orogeny ...' (one extra character).",
             "changes-algorithm",
             reason="The prompt is not the authors': a stray 'T' in the first example's observation label; "
                    "fix: the file as json.load decodes the key (the mis-decoded dashes are the authors' and "
-                   "stay)."),
+                   "stay), with the saved ReAct runs made again."),
         Difference(
             "prompt", "the test question",
             "webthink: prompt += env.reset() + '\\n', where HotPotQAWrapper.reset returns 'Question: <q>' "
