@@ -38,23 +38,27 @@ LLAMA_CPP_LOAD = "hopkit.llm.llama_cpp.LlamaCppLLM.load"
 
 @dataclass(frozen=True)
 class HubFile:
-    """One file of a model repository on the Hub.
+    """One file of a model (or dataset) repository on the Hub.
 
     Attributes:
         repo: the repository id, ``OWNER/NAME``.
         file: the file's path inside the repository.
         revision: a branch, tag or commit; None for the main branch.
+        repo_type: ``"model"``, or ``"dataset"`` for a dataset repository (a corpus, a benchmark's
+            questions); a dataset file is never looked for in ``$HOPKIT_MODEL_DIR``.
     """
 
     repo: str
     file: str
     revision: str | None = None
+    repo_type: str = "model"
 
     @property
     def uri(self) -> str:
-        """The ``hf://`` name of the file."""
+        """The ``hf://`` name of the file (``hf://datasets/...`` for a dataset repository, as ``HfFileSystem``)."""
         at = f"@{quote(self.revision, safe='')}" if self.revision is not None else ""
-        return f"{HUB_SCHEME}{self.repo}{at}/{self.file}"
+        kind = "" if self.repo_type == "model" else f"{self.repo_type}s/"
+        return f"{HUB_SCHEME}{kind}{self.repo}{at}/{self.file}"
 
 
 def is_hub_uri(value: object) -> bool:
@@ -154,7 +158,7 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
             private), the Hub cannot be reached, the download broke off, or the file cannot
             be written; the message names the ``hf://`` file and says how to fix it.
     """
-    local = local_model_file(hub_file)
+    local = local_model_file(hub_file) if hub_file.repo_type == "model" else None
     if local is not None:
         logger.info("using %s for %s ($%s)", local, hub_file.uri, environment.HOPKIT_MODEL_DIR)
         return local
@@ -165,7 +169,7 @@ def download_hub_file(hub_file: HubFile, *, cache_dir: Path | None = None,
     folder = cache_dir if cache_dir is not None else environment.hub_cache_dir()
     endpoint = (endpoint or environment.hf_endpoint() or "").rstrip("/") or None
     options: dict[str, Any] = dict(repo_id=hub_file.repo, filename=hub_file.file, revision=hub_file.revision,
-                                   cache_dir=folder, endpoint=endpoint)
+                                   repo_type=hub_file.repo_type, cache_dir=folder, endpoint=endpoint)
     try:
         return Path(hf_hub_download(**options, local_files_only=True))
     except LocalEntryNotFoundError:
@@ -216,22 +220,23 @@ def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: st
                                         LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError)
 
     hub = (endpoint or constants.ENDPOINT).rstrip("/")
-    page = f"{hub}/{hub_file.repo}"
+    page = f"{hub}/{'' if hub_file.repo_type == 'model' else hub_file.repo_type + 's/'}{hub_file.repo}"
     revision = hub_file.revision or "main"
     login = "log in with `hf auth login` (or set HF_TOKEN)"
+    local_as = " as model_path" if hub_file.repo_type == "model" else " instead"
     if isinstance(exc, RevisionNotFoundError):
         reason = (f"the repository {hub_file.repo} has no revision {revision!r}; name a branch, tag or commit "
                   f"it has ({page}/commits/main), or leave out @REVISION for the main branch")
     elif isinstance(exc, GatedRepoError):
         reason = f"{hub_file.repo} is a gated repository: accept its terms on {page}, then {login}"
     elif isinstance(exc, RepositoryNotFoundError):
-        reason = (f"{hub} has no model repository {hub_file.repo!r}, or it is private: check the spelling "
-                  f"OWNER/NAME (letter case too) on {hub}, or {login} if it is private")
+        reason = (f"{hub} has no {hub_file.repo_type} repository {hub_file.repo!r}, or it is private: check the "
+                  f"spelling OWNER/NAME (letter case too) on {hub}, or {login} if it is private")
     elif isinstance(exc, LocalEntryNotFoundError):  # before EntryNotFoundError, its base
         offline = " (HF_HUB_OFFLINE is set)" if is_offline_mode() else ""
         reason = (f"could not reach the Hub at {hub}{offline} ({_cause(exc)}) and the file is not in the cache "
                   f"{folder}; check the network connection (and HF_ENDPOINT if you use a mirror) and run again, "
-                  "or download the file yourself and give its local path as model_path")
+                  f"or download the file yourself and give its local path{local_as}")
     elif isinstance(exc, EntryNotFoundError):
         reason = (f"the repository {hub_file.repo} has no file {hub_file.file!r} at revision {revision!r}; "
                   f"copy the exact file name (letter case too) from {page}/tree/{quote(revision, safe='')}")
@@ -243,12 +248,12 @@ def download_error(hub_file: HubFile, exc: Exception, folder: Path, endpoint: st
         reason = f"the Hub at {hub} answered HTTP {status} ({_first_line(exc)}); run again later"
     elif isinstance(exc, OSError):
         reason = (f"could not write it into the cache {folder} ({_first_line(exc)}); free some disk space, "
-                  "or set HOPKIT_CACHE_DIR to a writable folder with room for the model")
+                  f"or set HOPKIT_CACHE_DIR to a writable folder with room for the {hub_file.repo_type}'s file")
     else:
         reason = f"huggingface_hub refused the request ({_first_line(exc)})"
     unreachable = isinstance(exc, LocalEntryNotFoundError) or (isinstance(exc, HTTPError)
                                                                 and not isinstance(exc, HfHubHTTPError))
-    hint = _model_dir_hint(hub_file) if unreachable else ""
+    hint = _model_dir_hint(hub_file) if unreachable and hub_file.repo_type == "model" else ""
     return DownloadError(f"cannot download {hub_file.uri}: {reason}{hint}")
 
 

@@ -63,7 +63,8 @@ class FakeHub:
 
     Attributes:
         url: ``http://127.0.0.1:PORT``.
-        files: ``"OWNER/NAME/PATH"`` -> the file's bytes.
+        files: ``"OWNER/NAME/PATH"`` -> the file's bytes (``"datasets/OWNER/NAME/PATH"`` for a dataset
+            repository's file, asked for as ``/datasets/OWNER/NAME/resolve/...``).
         commit: the commit id of every repository.
         cut_bodies: a file's ``GET`` sends half of its bytes, then closes the connection
             (its ``Content-Length`` still announces them all), like a network that fails
@@ -93,9 +94,12 @@ class FakeHub:
             ``(status, headers, body)``; the body is the file's bytes for a file it has.
         """
         parts = path.split("?", 1)[0].strip("/").split("/")
+        kind = ""
+        if parts and parts[0] in ("datasets", "spaces"):  # /datasets/OWNER/NAME/resolve/...
+            kind, parts = parts[0] + "/", parts[1:]
         if len(parts) < 5 or parts[2] != "resolve":
             return 404, {}, b"Not Found"
-        repo, revision, name = "/".join(parts[:2]), unquote(parts[3]), unquote("/".join(parts[4:]))
+        repo, revision, name = kind + "/".join(parts[:2]), unquote(parts[3]), unquote("/".join(parts[4:]))
         if not any(key.startswith(repo + "/") for key in self.files):
             return 401, {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"}, b""
         if revision not in ("main", self.commit):
@@ -148,7 +152,8 @@ def serve_fake_hub(files: Mapping[str, bytes], *, commit: str = FAKE_COMMIT,
     """Serve ``files`` as a Hugging Face Hub on 127.0.0.1 until the ``with`` block ends.
 
     Args:
-        files: ``"OWNER/NAME/PATH"`` -> bytes; the repositories are the ``OWNER/NAME`` prefixes.
+        files: ``"OWNER/NAME/PATH"`` -> bytes; the repositories are the ``OWNER/NAME`` prefixes
+            (``"datasets/OWNER/NAME/PATH"``: a file of a dataset repository).
         commit: the 40-hex commit id every revision resolves to.
         cut_bodies: send half of each file and close the connection (:attr:`FakeHub.cut_bodies`).
 
