@@ -25,7 +25,8 @@ def twenty(tmp_path: Path) -> Path:
 
 
 def test_names_cover_every_format() -> None:
-    assert set(DATASET_NAMES) == {"hotpotqa", "2wikimultihopqa", "musique", "iirc", "strategyqa", "ircot", "jsonl"}
+    assert set(DATASET_NAMES) == {"hotpotqa", "2wikimultihopqa", "musique", "iirc", "strategyqa", "ircot", "jsonl",
+                                  "flashrag"}
 
 
 def test_unknown_name_lists_the_known_ones() -> None:

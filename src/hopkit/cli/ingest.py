@@ -9,15 +9,25 @@ from hopkit.cli.run import check_new_name, named
 from hopkit.cli.store_access import session_factory
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.corpus_file import corpus_files, read_corpus
-from hopkit.data.registry import load_dataset
+from hopkit.data.flashrag_hub import HUB_PREFIX, is_flashrag_name
+from hopkit.data.registry import NO_OWN_PARAGRAPHS, load_dataset
+from hopkit.errors import ConfigError
+from hopkit.records import Example
 from hopkit.store.store import Store
 from hopkit.terminal import printable
 
 
 def add_arguments(ingest: argparse.ArgumentParser) -> None:
-    ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot or jsonl (the "
-                                        "format), or sample (the small fictional dataset bundled with hopkit)")
+    ingest.add_argument("dataset", help="hotpotqa, 2wikimultihopqa, musique, iirc, strategyqa, ircot, jsonl or "
+                                        "flashrag (the format), sample (the small fictional dataset bundled with "
+                                        f"hopkit), or {HUB_PREFIX}NAME (a benchmark's published split from FlashRAG's "
+                                        "files on the Hugging Face Hub: nq, triviaqa, popqa, hotpotqa, "
+                                        "2wikimultihopqa, musique, bamboogle)")
     ingest.add_argument("path", nargs="?", help="the dataset file (default: download the official one)")
+    ingest.add_argument("--split", help=f"the split of a {HUB_PREFIX}NAME dataset: dev, test or train (default dev, "
+                                        "or test where the benchmark publishes no dev split)")
+    ingest.add_argument("--first", type=integer(), help="keep the file's first N questions, in order (the field's "
+                                                        "convention, e.g. FlashRAG's first 1,000)")
     ingest.add_argument("--limit", type=integer(), help="keep a random sample of N questions")
     ingest.add_argument("--seed", type=integer(), default=0, help="seed of the random sample (default 0)")
     ingest.add_argument("--name", help="name in the store (default: the dataset name)")
@@ -29,8 +39,16 @@ def add_arguments(ingest: argparse.ArgumentParser) -> None:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     named("--name", args.name)
-    examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed)
-    corpus = pool_corpus(args.name or args.dataset, examples)
+    if args.first is not None and args.limit is not None:
+        raise ConfigError("--first and --limit: give one (--first N keeps the file's first N questions in order, "
+                          "--limit N a random sample of N)")
+    if args.split is not None and not is_flashrag_name(args.dataset):
+        raise ConfigError(f"--split: only for a benchmark from the Hub ({HUB_PREFIX}NAME); a file given by path "
+                          "is read whole")
+    examples = load_dataset(args.dataset, args.path, limit=args.limit, seed=args.seed, first=args.first,
+                            split=args.split)
+    corpus = pool_corpus(args.name or default_name(args.dataset), examples)
+    check_corpus_source(args, examples)
     more = read_corpus(corpus_files(args.corpus)) if args.corpus else ()
     store = Store(session_factory(args))
     check_new_name("dataset", "--name" if args.name else "dataset", corpus.name, store.datasets(),
@@ -45,3 +63,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               "evaluate and report skip them (`hopkit runs` marks them); rerun their configs to score "
               "them on the new corpus")
     return 0
+
+
+def default_name(dataset: str) -> str:
+    """The stored name when ``--name`` is left out: the dataset's, NAME for ``flashrag/NAME``."""
+    return dataset[len(HUB_PREFIX):] if is_flashrag_name(dataset) else dataset
+
+
+def check_corpus_source(args: argparse.Namespace, examples: list[Example]) -> None:
+    """Questions that carry no paragraphs (FlashRAG's) need a corpus from elsewhere: refused without one.
+
+    Today that is ``--corpus FILE``, copied into the dataset; a corpus stored once and named
+    (``--on-corpus NAME``) is another source to accept here.
+
+    Raises:
+        ConfigError: no paragraph among the questions and no corpus given.
+    """
+    fmt = "flashrag" if is_flashrag_name(args.dataset) else args.dataset
+    if fmt not in NO_OWN_PARAGRAPHS or args.corpus or any(example.context for example in examples):
+        return
+    raise ConfigError(f"{args.dataset}: its questions carry no paragraphs, so there would be nothing to retrieve; "
+                      "give the paragraphs to retrieve from with --corpus FILE_OR_FOLDER (JSONL lines with title and "
+                      "text, .gz or .bz2 too)")

@@ -13,8 +13,10 @@ from typing import Any
 
 from hopkit import environment
 from hopkit.data.download import download_dataset
+from hopkit.data.flashrag_hub import HUB_PREFIX, download_flashrag, is_flashrag_name
 from hopkit.data.formats import (
     load_2wikimultihopqa,
+    load_flashrag,
     load_hotpotqa,
     load_iirc,
     load_ircot,
@@ -36,9 +38,14 @@ LOADERS: dict[str, Loader] = {
     "strategyqa": load_strategyqa,
     "ircot": load_ircot,
     "jsonl": load_jsonl,
+    "flashrag": load_flashrag,
 }
 
 DATASET_NAMES: tuple[str, ...] = tuple(LOADERS)
+
+#: Formats whose questions carry no paragraphs of their own (the open-domain setting): their
+#: corpus comes from elsewhere, and their questions have no gold paragraph ids.
+NO_OWN_PARAGRAPHS: frozenset[str] = frozenset({"flashrag"})
 
 #: Datasets bundled with hopkit, loaded by name without a path: (their format, their file).
 #: ``sample`` is the quickstart's small fictional two-hop dataset.
@@ -56,20 +63,27 @@ SAMPLE_FILES: dict[str, str] = {
 
 
 def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None = None, seed: int = 0,
-                 cache_dir: Path | None = None, **options: Any) -> list[Example]:
+                 first: int | None = None, split: str | None = None, cache_dir: Path | None = None,
+                 **options: Any) -> list[Example]:
     """Load a benchmark's questions with their gold answers and paragraphs.
 
     Args:
         name: one of :data:`DATASET_NAMES` (the file format to read), or of :data:`BUNDLED`
-            (a dataset shipped with hopkit, read without ``path``).
+            (a dataset shipped with hopkit, read without ``path``), or ``flashrag/NAME``: a
+            benchmark's published split in FlashRAG's format, from the Hugging Face Hub
+            (:mod:`hopkit.data.flashrag_hub`).
         path: a local file in that format; if None, the official dev file is
             downloaded (once) into the cache.
         limit: keep a random subset of this many questions (all if None or if
             the file has fewer).
         seed: the seed of that subset: the same seed gives the same questions.
             The subset keeps the file's order.
+        first: keep the file's first this many questions, in order (the field's convention:
+            FlashRAG's benchmark answers the first 1,000); not with ``limit``.
+        split: the split of a ``flashrag/NAME`` dataset (default: dev, else test).
         cache_dir: the download cache (default ``$HOPKIT_CACHE_DIR/datasets`` or
-            ``~/.cache/hopkit/datasets``).
+            ``~/.cache/hopkit/datasets``); a ``flashrag/NAME`` file goes to the Hub cache,
+            ``$HOPKIT_CACHE_DIR/hub``.
         **options: passed to the format's loader (e.g. ``paragraphs_path`` for
             StrategyQA, ``articles_path`` for IIRC, ``aliases_path`` for 2Wiki).
 
@@ -78,10 +92,24 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
 
     Raises:
         UnknownNameError: ``name`` is not a known dataset.
-        ConfigError: bad ``limit``, unknown option, or nothing to download.
+        ConfigError: bad ``limit`` or ``first``, both given, ``split`` for a dataset other than
+            ``flashrag/NAME``, unknown option, or nothing to download.
         DataError: the file is missing, malformed or holds no questions.
         DownloadError: the download failed.
     """
+    for option, value in (("limit", limit), ("first", first)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ConfigError(f"{option} must be a positive integer or None, got {value!r}")
+    if limit is not None and first is not None:
+        raise ConfigError("give first (the file's first N questions) or limit (a random sample of N), not both")
+    if is_flashrag_name(name):
+        if path is not None:
+            raise ConfigError(f"{name!r} is downloaded from the Hugging Face Hub and read without a path; a FlashRAG "
+                              f"file of your own is dataset 'flashrag' (hopkit ingest flashrag {path})")
+        name, path = "flashrag", download_flashrag(name, split)
+    elif split is not None:
+        raise ConfigError(f"split {split!r} is for a benchmark from the Hub ({HUB_PREFIX}NAME); a file given by "
+                          "path is read whole")
     if name in BUNDLED:
         if path is not None:
             raise ConfigError(f"dataset {name!r} is bundled with hopkit and read without a path; a file of your "
@@ -89,13 +117,14 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
                               f"{path})")
         name, path = BUNDLED[name]
     loader = _loader(name)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ConfigError(f"limit must be a positive integer or None, got {limit!r}")
     known = [p for p in inspect.signature(loader).parameters if p != "path"]
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise ConfigError(f"unknown option(s) {', '.join(unknown)} for dataset {name!r}; "
                           f"known: {', '.join(known) or '(none)'}")
+    if path is None and name in NO_OWN_PARAGRAPHS:
+        raise ConfigError(f"dataset {name!r} is a format: give a file in it, or name a benchmark's published split "
+                          f"on the Hub, e.g. {HUB_PREFIX}hotpotqa")
     if path is None:
         downloaded = download_dataset(name, cache_dir=cache_dir, skip_options=frozenset(options))
         path = downloaded.path
@@ -112,6 +141,8 @@ def load_dataset(name: str, path: str | Path | None = None, *, limit: int | None
     if not examples:
         raise DataError(f"no questions in this {name} file (it is empty, or an empty list); check that it is the "
                         "complete file and in the right format", path=str(path))
+    if first is not None:
+        return examples[:first]
     return subsample(examples, limit, seed)
 
 

@@ -1,5 +1,6 @@
 """One loader per benchmark file format; each returns ``list[hopkit.records.Example]``."""
 
+from hopkit.data.formats.flashrag import load_flashrag
 from hopkit.data.formats.hotpotqa import load_hotpotqa
 from hopkit.data.formats.iirc import load_iirc
 from hopkit.data.formats.ircot import load_ircot
@@ -10,6 +11,7 @@ from hopkit.data.formats.two_wiki import load_2wikimultihopqa
 
 __all__ = [
     "load_2wikimultihopqa",
+    "load_flashrag",
     "load_hotpotqa",
     "load_iirc",
     "load_ircot",
