@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from hopkit import __version__
-from hopkit.cli import (calibrate, campaign, claims, index, ingest, judge, quickstart, results, run, runs,
+from hopkit.cli import (calibrate, campaign, claims, corpus, index, ingest, judge, quickstart, results, run, runs,
                         sweep, train_router, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
@@ -33,6 +33,11 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("ingest", "load a dataset, pool its corpus, store both", ingest.add_arguments, ingest.cmd_ingest,
             "nothing was stored (an ingest is all-or-nothing); run the same command again"),
+    Command("corpus", "store a corpus once, under a name, for datasets to retrieve from: `corpus add NAME PATH` "
+                      "(wiki-18, DPR's TSV, hopkit JSONL; resumable)", corpus.add_arguments, corpus.cmd_corpus,
+            corpus.INTERRUPTED),
+    Command("corpora", "list the stored corpora (passages, complete or not, fingerprint, source)", None,
+            corpus.cmd_corpora),
     Command("index", "build and save a retrieval index for a stored dataset", index.add_arguments, index.cmd_index,
             "the index was not saved (it is written whole or not at all); run the same command again"),
     Command("run", "run a pipeline config over a stored dataset (resumable)", run.add_arguments, run.cmd_run,

@@ -17,6 +17,10 @@ Tables::
     claims      one row per (run, question) being answered now: which driver holds it
                 and until when (a lease its driver renews), so drivers sharing a run
                 share its questions
+    corpora     one row per corpus stored once on its own (``hopkit corpus add``), with
+                its source file, passages stored so far and whether it is complete
+    corpus_passages  the passages of a named corpus, by position in its source file,
+                with the source's own passage id
 
 JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
 ``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
@@ -37,10 +41,12 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -207,3 +213,40 @@ class ThresholdRow(Base):
     judge: Mapped[str] = mapped_column(String(), nullable=False)
     rule: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class NamedCorpusRow(Base):
+    """A corpus stored once on its own, with no questions (``hopkit corpus add``), for any number of
+    datasets to retrieve from: its ``name``, the ``source`` file it is read from (its path, ``format`` and
+    size in bytes), how many passages are stored so far, and ``complete``, set only once the whole file is
+    stored, with the ``fingerprint`` (:func:`~hopkit.records.corpus_fingerprint` of its passages by
+    position). A corpus not complete is never used by a run; the same command resumes it. The table is
+    newer than the others: ``create_all`` adds it to older databases."""
+
+    __tablename__ = "corpora"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(), unique=True, nullable=False)
+    source: Mapped[str] = mapped_column(Text, nullable=False)
+    format: Mapped[str] = mapped_column(String(), nullable=False)
+    source_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    passages: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    complete: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class CorpusPassageRow(Base):
+    """A passage of a named corpus: ``id`` is its position in the source file from 0 (the row a prebuilt
+    index built over the file gives it), ``source_id`` the id the file gives it (wiki-18's ``id``, DPR's
+    first column), kept so that a published retrieval result maps to it."""
+
+    __tablename__ = "corpus_passages"
+    __table_args__ = (Index("ix_corpus_passages_source_id", "corpus_id", "source_id"),)
+
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"), primary_key=True)
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    source_id: Mapped[str] = mapped_column(String(), nullable=False)
+    title: Mapped[str] = mapped_column(Text, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hopkit.store.claims import ClaimStore
 from hopkit.store.connection import DBConnection
 from hopkit.store.corpus_tables import CorpusTables
+from hopkit.store.named_corpora import NamedCorpora
 from hopkit.store.run_tables import RunTables
 from hopkit.store.verdicts import VerdictStore
 
@@ -37,6 +38,11 @@ class Store(CorpusTables, RunTables):
     def verdicts(self) -> VerdictStore:
         """The LLM judges' verdicts on this store's runs (the same database)."""
         return VerdictStore(self._factory)
+
+    @property
+    def corpora(self) -> NamedCorpora:
+        """The corpora stored once on their own, for datasets to retrieve from (the same database)."""
+        return NamedCorpora(self._factory)
 
     @property
     def claims(self) -> ClaimStore:
