@@ -70,25 +70,31 @@ def test_another_file_under_the_same_name_is_refused_unless_replaced(store: Stor
 
 
 def test_an_existing_store_gets_the_corpus_tables(db_url: str, tmp_path: Path) -> None:
-    """A store made before named corpora: ``create_all`` adds the two tables and leaves the rest alone."""
+    """A store made before named corpora: ``create_all`` adds the three tables and leaves the rest alone."""
     today = DBConnection(db_url)
     today.get_session_factory()  # today's tables (the fixture's, on PostgreSQL), then fewer
     today.dispose()
     engine = create_engine(db_url)
     with engine.begin() as connection:
-        connection.execute(text("DROP TABLE corpus_passages"))
-        connection.execute(text("DROP TABLE corpora"))
+        for table in ("dataset_corpora", "corpus_passages", "corpora"):
+            connection.execute(text(f"DROP TABLE {table}"))
         connection.execute(text("INSERT INTO datasets (name, created_at, fingerprint) "
                                 "VALUES ('old', CURRENT_TIMESTAMP, 'f')"))
     assert "corpora" not in inspect(engine).get_table_names()
     engine.dispose()
+    reading = DBConnection(db_url, read_only=True)  # read-only, nothing is added: it reads as before
+    try:
+        old = Store(reading.get_session_factory())
+        assert old.datasets() == ["old"] and len(old.corpus("old")) == 0 and old.paragraphs("old") == []
+    finally:
+        reading.dispose()
     connection = DBConnection(db_url)
     try:
         store = Store(connection.get_session_factory())
-        assert {"corpora", "corpus_passages"} <= set(inspect(connection.engine).get_table_names())
+        assert {"corpora", "corpus_passages", "dataset_corpora"} <= set(inspect(connection.engine).get_table_names())
         add_corpus_file(store.corpora, "c", CorpusSource.open(wiki18_file(tmp_path / "w.jsonl", 5)), progress=False)
         assert store.corpora.get("c").passages == 5
-        assert store.datasets() == ["old"]
+        assert store.datasets() == ["old"] and len(store.corpus("old")) == 0
     finally:
         connection.dispose()
 

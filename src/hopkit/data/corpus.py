@@ -9,6 +9,7 @@ gold points into it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from hopkit.records import ContextParagraph, Corpus, Example, Paragraph, Query
 
@@ -86,3 +87,13 @@ def pool_corpus(name: str, examples: Sequence[Example], *,
     for para in extra_paragraphs:
         add(para)
     return Corpus(name=name, paragraphs=tuple(paragraphs), queries=tuple(queries))
+
+
+def questions_only(name: str, examples: Sequence[Example]) -> Corpus:
+    """The questions of ``examples`` with no paragraphs of their own: for questions that retrieve from a
+    corpus stored once on its own (``hopkit ingest ... --on-corpus NAME``), the open-domain setting of
+    FlashRAG's and Search-R1's tables. Their own paragraphs are not pooled, so no gold paragraph id can
+    point into the corpus: the ids are dropped (paragraph recall shows ``-``) and the gold titles kept."""
+    pooled = pool_corpus(name, examples)
+    return Corpus(name=name, paragraphs=(),
+                  queries=tuple(replace(query, gold_paragraph_ids=()) for query in pooled.queries))

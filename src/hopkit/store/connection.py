@@ -55,7 +55,8 @@ ADDED_COLUMNS: tuple[tuple[str, str], ...] = (("results", "usage"),)
 # Tables added since the first schema: ``create_all`` creates them in a database an older
 # hopkit made (it creates every missing table and leaves existing ones alone); listed so
 # that doing it is logged.
-ADDED_TABLES: tuple[str, ...] = ("verdicts", "claims", "thresholds", "corpora", "corpus_passages")
+ADDED_TABLES: tuple[str, ...] = ("verdicts", "claims", "thresholds", "corpora", "corpus_passages",
+                                 "dataset_corpora")
 
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@/]*@")
 

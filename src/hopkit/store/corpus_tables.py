@@ -10,10 +10,10 @@ from sqlalchemy import delete, func, select
 from hopkit.errors import StoreError
 from hopkit.records import ContextParagraph, Corpus, Paragraph, Query
 from hopkit.store import convert
-from hopkit.store.corpus_writer import write_corpus
-from hopkit.store.models import DatasetRow, ParagraphRow, QueryRow, RunRow
+from hopkit.store.corpus_writer import complete_corpus, write_corpus, write_questions_on
+from hopkit.store.models import DatasetCorpusRow, DatasetRow, ParagraphRow, QueryRow, RunRow
 from hopkit.store.store_base import StoreBase
-from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks
+from hopkit.store.stored_corpus import StoredCorpus, fetch_paragraphs, in_chunks, paragraph_source
 from hopkit.terminal import name_clash
 
 logger = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ class CorpusTables(StoreBase):
     """The corpus half of :class:`~hopkit.store.store.Store`."""
 
     def add_corpus(self, corpus: Corpus, *, replace: bool = False,
-                   more: Iterable[ContextParagraph] = ()) -> int:
+                   more: Iterable[ContextParagraph] = (), on_corpus: str | None = None) -> int:
         """Store a pooled corpus and its questions, all in one transaction.
 
         Replacing a dataset by a different corpus makes the runs computed on the
@@ -37,6 +37,10 @@ class CorpusTables(StoreBase):
                 by :func:`hopkit.data.corpus_file.read_corpus`), numbered after the corpus's
                 own and written in batches, so that memory does not grow with them; those
                 equal to one of the corpus's own (title and text, whitespace aside) are skipped.
+            on_corpus: the name of a complete named corpus (``hopkit corpus add``) the questions
+                retrieve from, in place of paragraphs of their own: ``corpus`` then holds questions
+                only (no paragraphs, no gold paragraph ids; :func:`hopkit.data.corpus.questions_only`),
+                and the dataset's paragraphs are the named corpus's passages, read from it, never copied.
 
         Returns:
             How many stored runs were computed on the replaced corpus and are now
@@ -46,8 +50,8 @@ class CorpusTables(StoreBase):
             StoreError: if the dataset exists and ``replace`` is false, if the
                 corpus is inconsistent (duplicate ids, gold outside the corpus),
                 if its name is a stored dataset's written with other code points
-                (:func:`~hopkit.terminal.name_clash`) or if the write fails; nothing
-                is written then.
+                (:func:`~hopkit.terminal.name_clash`), if ``on_corpus`` is unknown, not complete, or
+                given with paragraphs, or if the write fails; nothing is written then.
         """
         convert.check_corpus(corpus)
         storable = convert.storable_corpus(corpus)
@@ -55,7 +59,11 @@ class CorpusTables(StoreBase):
             corpus = storable
             convert.check_corpus(corpus)
         made_stale = 0
+        if on_corpus is not None and (corpus.paragraphs or not (isinstance(more, (tuple, list)) and not more)):
+            raise StoreError(f"dataset {corpus.name!r} on corpus {on_corpus!r}: its questions retrieve from that "
+                             "corpus, so it takes no paragraphs of its own and no further ones")
         with self._transaction(f"storing corpus {corpus.name!r}") as session:
+            named = None if on_corpus is None else complete_corpus(session, on_corpus)
             old = session.scalars(
                 select(DatasetRow).where(DatasetRow.name == corpus.name)).one_or_none()
             old_fingerprint = None if old is None else old.fingerprint
@@ -70,9 +78,13 @@ class CorpusTables(StoreBase):
                         "(`--replace` on the command line) to overwrite it")
                 session.execute(delete(ParagraphRow).where(ParagraphRow.dataset_id == old.id))
                 session.execute(delete(QueryRow).where(QueryRow.dataset_id == old.id))
+                session.execute(delete(DatasetCorpusRow).where(DatasetCorpusRow.dataset_id == old.id))
                 session.delete(old)
                 session.flush()
-            dataset, stored = write_corpus(session, corpus, more)
+            if named is None:
+                dataset, stored = write_corpus(session, corpus, more)
+            else:
+                dataset, stored = write_questions_on(session, corpus, named)
             if old_fingerprint is not None and old_fingerprint != dataset.fingerprint:
                 made_stale = session.scalar(
                     select(func.count()).select_from(RunRow).where(
@@ -113,10 +125,10 @@ class CorpusTables(StoreBase):
             StoreError: if the dataset is unknown.
         """
         with self._transaction(f"reading the paragraphs of {dataset!r}") as session:
-            dataset_id = self._dataset(session, dataset).id
+            source = paragraph_source(session, self._dataset(session, dataset))
             rows = session.execute(
-                select(ParagraphRow.id, ParagraphRow.title, ParagraphRow.text)
-                .where(ParagraphRow.dataset_id == dataset_id).order_by(ParagraphRow.id))
+                select(source.model.id, source.model.title, source.model.text)
+                .where(source.owned()).order_by(source.model.id))
             return [Paragraph(id=pid, title=title, text=text) for pid, title, text in rows]
 
     def paragraphs_by_ids(self, dataset: str, ids: Sequence[int]) -> list[Paragraph]:
@@ -127,7 +139,7 @@ class CorpusTables(StoreBase):
         """
         wanted = list(dict.fromkeys(int(pid) for pid in ids))
         with self._transaction(f"reading paragraphs of {dataset!r}") as session:
-            found = fetch_paragraphs(session, self._dataset(session, dataset).id, wanted)
+            found = fetch_paragraphs(session, paragraph_source(session, self._dataset(session, dataset)), wanted)
         missing = [pid for pid in wanted if pid not in found]
         if missing:
             raise StoreError(f"dataset {dataset!r} has no paragraphs with ids {missing[:10]}"
@@ -144,10 +156,10 @@ class CorpusTables(StoreBase):
         wanted = list(dict.fromkeys(int(pid) for pid in ids))
         present: set[int] = set()
         with self._transaction(f"checking paragraph ids of {dataset!r}") as session:
-            dataset_id = self._dataset(session, dataset).id
+            source = paragraph_source(session, self._dataset(session, dataset))
             for chunk in in_chunks([pid for pid in wanted if 0 <= pid <= convert.MAX_PARAGRAPH_ID]):
-                present.update(session.scalars(select(ParagraphRow.id).where(
-                    ParagraphRow.dataset_id == dataset_id, ParagraphRow.id.in_(chunk))))
+                present.update(session.scalars(select(source.model.id).where(
+                    source.owned(), source.model.id.in_(chunk))))
         return [pid for pid in wanted if pid not in present]
 
     def queries(self, dataset: str, *, limit: int | None = None) -> list[Query]:

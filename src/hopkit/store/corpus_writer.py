@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from hopkit.data.corpus import paragraph_key
+from hopkit.errors import StoreError
 from hopkit.records import ContextParagraph, Corpus, corpus_fingerprint
 from hopkit.store import convert
-from hopkit.store.models import DatasetRow, ParagraphRow, QueryRow
+from hopkit.store.models import DatasetCorpusRow, DatasetRow, NamedCorpusRow, ParagraphRow, QueryRow
 from hopkit.store.storable import storable_text
 from hopkit.store.stored_corpus import stored_fingerprint
 
@@ -39,6 +41,40 @@ def write_corpus(session: Session, corpus: Corpus, more: Iterable[ContextParagra
     if added:
         dataset.fingerprint = stored_fingerprint(session, dataset.id)
     return dataset, len(corpus.paragraphs) + added
+
+
+def complete_corpus(session: Session, name: str) -> NamedCorpusRow:
+    """The named corpus ``name``, which must be complete for questions to be stored on it.
+
+    Raises:
+        StoreError: no such corpus (naming those there are), or it is not complete.
+    """
+    row = session.scalars(select(NamedCorpusRow).where(NamedCorpusRow.name == name)).one_or_none()
+    if row is None:
+        known = ", ".join(session.scalars(select(NamedCorpusRow.name).order_by(NamedCorpusRow.name))) or "(none)"
+        raise StoreError(f"unknown corpus {name!r}; known corpora: {known}. Store it first with "
+                         "`hopkit corpus add NAME PATH`")
+    if not row.complete:
+        raise StoreError(f"corpus {name!r} is incomplete ({row.passages:,} passages stored so far, its ingest was "
+                         f"stopped): nothing uses it so; run `hopkit corpus add {name} {row.source}` again to "
+                         "finish it")
+    return row
+
+
+def write_questions_on(session: Session, corpus: Corpus, named: NamedCorpusRow) -> tuple[DatasetRow, int]:
+    """Insert the dataset row (its fingerprint the named corpus's), the link to the named corpus and the
+    questions; no paragraph is copied.
+
+    Returns:
+        The dataset row (flushed) and how many passages it retrieves from.
+    """
+    dataset = DatasetRow(name=corpus.name, fingerprint=named.fingerprint)
+    session.add(dataset)
+    session.flush()
+    session.add(DatasetCorpusRow(dataset_id=dataset.id, corpus_id=named.id))
+    _insert_batches(session, QueryRow, (convert.query_row(dataset.id, i, q) for i, q in enumerate(corpus.queries)))
+    session.flush()
+    return dataset, named.passages
 
 
 def _numbered(dataset_id: int, first_id: int, skip: set[tuple[str, str]],

@@ -21,6 +21,8 @@ Tables::
                 its source file, passages stored so far and whether it is complete
     corpus_passages  the passages of a named corpus, by position in its source file,
                 with the source's own passage id
+    dataset_corpora  the named corpus a dataset's questions retrieve from (``ingest
+                --on-corpus NAME``), for a dataset with no paragraphs of its own
 
 JSON columns use :class:`sqlalchemy.JSON`, stored as TEXT on SQLite and as
 ``json`` on PostgreSQL (not ``jsonb``, which would reorder a trace's keys).
@@ -250,3 +252,15 @@ class CorpusPassageRow(Base):
     source_id: Mapped[str] = mapped_column(String(), nullable=False)
     title: Mapped[str] = mapped_column(Text, nullable=False)
     text: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class DatasetCorpusRow(Base):
+    """The named corpus a dataset's questions retrieve from, in place of paragraphs of its own
+    (``hopkit ingest ... --on-corpus NAME``): the dataset's paragraphs are then the corpus's passages,
+    by position. A table of its own rather than a column of ``datasets``, so that a store made by an
+    older hopkit gains it by ``create_all`` and keeps opening read-only as it was."""
+
+    __tablename__ = "dataset_corpora"
+
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True)
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id"), nullable=False, index=True)

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from hopkit.data.corpus_source import SourcePassage
 from hopkit.errors import StoreError
 from hopkit.records import FingerprintHasher, Paragraph
-from hopkit.store.models import CorpusPassageRow, NamedCorpusRow, utc_now
+from hopkit.store.models import CorpusPassageRow, DatasetCorpusRow, DatasetRow, NamedCorpusRow, utc_now
 from hopkit.store.storable import storable_text
 from hopkit.store.store_base import StoreBase, _known
 from hopkit.store.stored_corpus import READ_BATCH, in_chunks
@@ -192,6 +192,12 @@ class NamedCorpora(StoreBase):
 
     @staticmethod
     def _drop(session: Session, row: NamedCorpusRow) -> None:
+        users = list(session.scalars(select(DatasetRow.name).join(
+            DatasetCorpusRow, DatasetCorpusRow.dataset_id == DatasetRow.id)
+            .where(DatasetCorpusRow.corpus_id == row.id).order_by(DatasetRow.name)))
+        if users:
+            raise StoreError(f"corpus {row.name!r} is the corpus of dataset(s) {_known(users)}, whose runs read its "
+                             "passages by position: it is kept; ingest them on another corpus (or delete them) first")
         session.execute(delete(CorpusPassageRow).where(CorpusPassageRow.corpus_id == row.id))
         session.delete(row)
         session.flush()
