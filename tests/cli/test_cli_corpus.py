@@ -14,7 +14,9 @@ import pytest
 from sqlalchemy import create_engine
 
 import hopkit
+from hopkit import environment
 from hopkit.errors import StoreError
+from hopkit.llm.testing_hub import loopback_only, serve_fake_hub
 from hopkit.records import Paragraph, corpus_fingerprint
 from hopkit.store import DBConnection, Store
 from hopkit.store.models import Base
@@ -58,8 +60,8 @@ def test_bad_input_is_one_line_and_exit_2(db: str, tmp_path: Path, capsys: pytes
     assert code == 2 and err.startswith(f"hopkit: error: {bad}:2") and err.count("\n") == 1
     code, _, err = cli("corpus", "add", "bad", str(tmp_path / "absent.jsonl"))
     assert code == 2 and "no such corpus file" in err and err.count("\n") == 1
-    code, _, err = cli("corpus", "add", "wiki18")
-    assert code == 2 and "give the corpus file (PATH)" in err
+    code, _, err = cli("corpus", "add", "mine")
+    assert code == 2 and "'mine' is not a corpus hopkit downloads by name (wiki18); give the corpus file" in err
     wiki = wiki18_file(tmp_path / "w.jsonl", 10)
     cli.ok("corpus", "add", "w", str(wiki))
     code, _, err = cli("corpus", "add", "w", str(dpr_file(tmp_path / "p.tsv")))
@@ -130,3 +132,32 @@ def test_a_killed_corpus_add_resumes_and_stores_each_passage_once(
             assert (passage.id, passage.source_id, passage.title, passage.text) == (position, *expected[position])
             position += 1
     assert position == KILL_FILE_PASSAGES
+
+
+WIKI18_ON_HUB = "datasets/PeterJinGo/wiki-18-corpus/wiki-18.jsonl.gz"
+
+
+def test_wiki18_by_name_is_downloaded_once_from_the_hub(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    cli = StoreCli(db, capsys)
+    monkeypatch.setenv(environment.HOPKIT_CACHE_DIR, str(tmp_path / "cache"))
+    body = wiki18_file(tmp_path / "published.jsonl.gz", 1200, first_id=0).read_bytes()
+    with loopback_only() as hosts:
+        with serve_fake_hub({}) as empty:  # a Hub without the file: one line naming it, exit 2
+            monkeypatch.setenv(environment.HF_ENDPOINT, empty.url)
+            code, _, err = cli("corpus", "add", "wiki18", "--quiet")
+            assert code == 2 and "cannot download hf://datasets/PeterJinGo/wiki-18-corpus/wiki-18.jsonl.gz" in err
+            assert len(err.strip().splitlines()) == 1, err
+        with serve_fake_hub({WIKI18_ON_HUB: body}) as hub:
+            monkeypatch.setenv(environment.HF_ENDPOINT, hub.url)
+            out = cli.ok("corpus", "add", "wiki18", "--quiet")
+            assert out.startswith("stored corpus wiki18: 1,200 passages (flashrag) from "
+                                  "hf://datasets/PeterJinGo/wiki-18-corpus/wiki-18.jsonl.gz;")
+            asked = len(hub.requests)
+            assert cli.ok("corpus", "add", "wiki18") == "corpus wiki18 was already stored whole (1,200 passages)\n"
+            assert len(hub.requests) == asked  # read from the cache
+    assert set(hosts) <= {"127.0.0.1"}, hosts
+    passages = [p for batch in Store.connect(db).corpora.passages("wiki18") for p in batch]
+    assert [(p.id, p.source_id, p.title, p.text) for p in passages] == [
+        (i, *row) for i, row in enumerate(expected_wiki18(1200, first_id=0))]
+    assert cli.ok("corpora").splitlines()[1].split()[-1] == "hf://datasets/PeterJinGo/wiki-18-corpus/wiki-18.jsonl.gz"

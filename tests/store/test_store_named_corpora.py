@@ -105,3 +105,10 @@ def test_hostile_text_is_stored_readably(store: Store) -> None:
     store.corpora.finish(info.corpus_id)
     [passage] = next(store.corpora.passages("odd"))
     assert "\x00" not in passage.title + passage.source_id and "\ud800" not in passage.text
+
+
+def test_a_corpus_downloaded_by_name_resumes_without_a_path(store: Store) -> None:
+    store.corpora.begin("wiki18", source="hf://datasets/PeterJinGo/wiki-18-corpus/wiki-18.jsonl.gz",
+                        format="flashrag", source_bytes=10)
+    with pytest.raises(StoreError, match=r"run `hopkit corpus add wiki18` again to finish it$"):
+        store.corpora.get("wiki18")

@@ -8,6 +8,7 @@ import argparse
 from hopkit.cli.numbers import integer
 from hopkit.cli.run import named
 from hopkit.cli.store_access import existing_factory, session_factory
+from hopkit.data.corpus_hub import KNOWN_CORPORA, corpus_hub_file, download_corpus
 from hopkit.data.corpus_source import FORMATS, CorpusSource
 from hopkit.errors import ConfigError
 from hopkit.store.corpus_ingest import BATCH, add_corpus_file
@@ -26,7 +27,8 @@ def add_arguments(corpus: argparse.ArgumentParser) -> None:
     add.add_argument("name", help="the corpus's name in the store, e.g. wiki18")
     add.add_argument("path", nargs="?", help="the corpus file: FlashRAG's / Search-R1's JSONL ({id, contents}), "
                                              "DPR's psgs_w100.tsv or hopkit's {title, text} JSONL; plain, .gz "
-                                             "or .bz2")
+                                             f"or .bz2 (default, for {', '.join(KNOWN_CORPORA)}: downloaded once "
+                                             "from the Hugging Face Hub)")
     add.add_argument("--format", choices=FORMATS, help="the file's format (default: told from its first line)")
     add.add_argument("--batch-size", type=integer(1), default=BATCH, metavar="N",
                      help=f"passages committed at a time, the most a kill loses (default {BATCH:,})")
@@ -38,20 +40,24 @@ def add_arguments(corpus: argparse.ArgumentParser) -> None:
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     named("corpus name", args.name)
-    if args.path is None:
-        raise ConfigError(f"corpus add {printable(args.name)}: give the corpus file (PATH); downloading a corpus "
-                          "by name is not built yet")
-    source = CorpusSource.open(args.path, args.format)
+    origin = None
+    if args.path is None:  # a corpus hopkit knows by name: downloaded once from the Hub
+        hub_file, fmt = corpus_hub_file(args.name)
+        if args.format not in (None, fmt):
+            raise ConfigError(f"--format {args.format}: {hub_file.uri} is in the {fmt} format")
+        source, origin = CorpusSource.open(download_corpus(args.name), fmt), hub_file.uri
+    else:
+        source = CorpusSource.open(args.path, args.format)
     store = Store(session_factory(args))
     done = add_corpus_file(store.corpora, args.name, source, batch=args.batch_size, replace=args.replace,
-                           progress=not args.quiet)
+                           progress=not args.quiet, origin=origin)
     corpus = done.corpus
     if done.added == 0 and done.resumed_from == corpus.passages and done.resumed_from and not args.replace:
         print(f"corpus {printable(corpus.name)} was already stored whole ({corpus.passages:,} passages)")
     else:
         resumed = f", resumed after {done.resumed_from:,} stored before" if done.resumed_from else ""
         print(f"stored corpus {printable(corpus.name)}: {corpus.passages:,} passages ({source.format}) from "
-              f"{printable(str(source.path))}{resumed}; fingerprint {corpus.fingerprint}")
+              f"{printable(origin or str(source.path))}{resumed}; fingerprint {corpus.fingerprint}")
     return 0
 
 

@@ -32,7 +32,7 @@ class CorpusIngest:
 
 
 def add_corpus_file(corpora: NamedCorpora, name: str, source: CorpusSource, *, batch: int = BATCH,
-                    replace: bool = False, progress: bool = True) -> CorpusIngest:
+                    replace: bool = False, progress: bool = True, origin: str | None = None) -> CorpusIngest:
     """Store the corpus file ``source`` as the named corpus ``name``, or finish storing it.
 
     Args:
@@ -42,6 +42,8 @@ def add_corpus_file(corpora: NamedCorpora, name: str, source: CorpusSource, *, b
         batch: passages committed at a time (what a kill can lose and the command redoes).
         replace: store the file in place of a corpus of that name stored from another file or complete.
         progress: show a progress bar (passages, passages/s, time left) on a terminal.
+        origin: what the corpus is stored from, when not the file's path: the ``hf://`` name of a file
+            downloaded from the Hub (a resume then needs no path).
 
     Raises:
         DataError: a bad record in the file (naming file, line and field); what was committed before it
@@ -50,7 +52,7 @@ def add_corpus_file(corpora: NamedCorpora, name: str, source: CorpusSource, *, b
     """
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
-    info = corpora.begin(name, source=str(Path(source.path).resolve()), format=source.format,
+    info = corpora.begin(name, source=origin or str(Path(source.path).resolve()), format=source.format,
                          source_bytes=source.size, replace=replace)
     if info.complete:
         return CorpusIngest(info, info.passages, 0)

@@ -15,7 +15,7 @@ from hopkit.records import ContextParagraph, Corpus, corpus_fingerprint
 from hopkit.store import convert
 from hopkit.store.models import DatasetCorpusRow, DatasetRow, NamedCorpusRow, ParagraphRow, QueryRow
 from hopkit.store.storable import storable_text
-from hopkit.store.stored_corpus import stored_fingerprint
+from hopkit.store.stored_corpus import finish_command, stored_fingerprint
 
 INSERT_BATCH = 5_000
 
@@ -56,8 +56,7 @@ def complete_corpus(session: Session, name: str) -> NamedCorpusRow:
                          "`hopkit corpus add NAME PATH`")
     if not row.complete:
         raise StoreError(f"corpus {name!r} is incomplete ({row.passages:,} passages stored so far, its ingest was "
-                         f"stopped): nothing uses it so; run `hopkit corpus add {name} {row.source}` again to "
-                         "finish it")
+                         f"stopped): nothing uses it so; {finish_command(name, row.source)}")
     return row
 
 

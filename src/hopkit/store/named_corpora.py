@@ -25,7 +25,7 @@ from hopkit.records import FingerprintHasher, Paragraph
 from hopkit.store.models import CorpusPassageRow, DatasetCorpusRow, DatasetRow, NamedCorpusRow, utc_now
 from hopkit.store.storable import storable_text
 from hopkit.store.store_base import StoreBase, _known
-from hopkit.store.stored_corpus import READ_BATCH, in_chunks
+from hopkit.store.stored_corpus import READ_BATCH, finish_command, in_chunks
 from hopkit.terminal import name_clash, printable
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def _info(row: NamedCorpusRow) -> NamedCorpusInfo:
 
 def resume_hint(info: NamedCorpusInfo) -> str:
     """The command that finishes storing an incomplete corpus."""
-    return f"run `hopkit corpus add {printable(info.name)} {printable(info.source)}` again to finish it"
+    return finish_command(info.name, info.source)
 
 
 class NamedCorpora(StoreBase):

@@ -24,9 +24,17 @@ from hopkit.errors import StoreError
 from hopkit.records import FingerprintHasher, Paragraph
 from hopkit.store.connection import transaction
 from hopkit.store.models import CorpusPassageRow, DatasetCorpusRow, DatasetRow, NamedCorpusRow, ParagraphRow
+from hopkit.terminal import printable
 
 READ_BATCH = 10_000
 SELECT_BATCH = 900  # ids in one IN (...): below SQLite's oldest limit of 999 parameters
+
+
+def finish_command(name: str, source: str) -> str:
+    """The command that finishes storing the corpus ``name`` from ``source`` (no path for a corpus
+    downloaded by name: its ``hf://`` source)."""
+    where = "" if source.startswith("hf://") else f" {printable(source)}"
+    return f"run `hopkit corpus add {printable(name)}{where}` again to finish it"
 
 
 @dataclass(frozen=True)
@@ -65,8 +73,7 @@ def paragraph_source(session: Session, dataset: DatasetRow) -> ParagraphSource:
     corpus = session.get(NamedCorpusRow, corpus_id)
     if corpus is None or not corpus.complete:
         state = "gone" if corpus is None else f"incomplete ({corpus.passages:,} passages stored so far)"
-        finish = ("" if corpus is None else
-                  f"; run `hopkit corpus add {corpus.name} {corpus.source}` again to finish it")
+        finish = "" if corpus is None else f"; {finish_command(corpus.name, corpus.source)}"
         raise StoreError(f"dataset {dataset.name!r} retrieves from corpus {getattr(corpus, 'name', corpus_id)!r}, "
                          f"which is {state}: a run never uses it so{finish}")
     return ParagraphSource(CorpusPassageRow, corpus_id, corpus.name, corpus.passages)
