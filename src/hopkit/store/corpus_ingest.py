@@ -68,7 +68,9 @@ def add_corpus_file(corpora: NamedCorpora, name: str, source: CorpusSource, *, b
                 bar.total = max(stored, round(stored * size / done))
         bar.total = stored
         bar.refresh()
-    final = corpora.finish(info.corpus_id)
+    with tqdm(desc=f"fingerprinting corpus {name}", unit=" passages", unit_scale=True, total=stored,
+              disable=None if progress else True, mininterval=1, smoothing=0.1) as bar:
+        final = corpora.finish(info.corpus_id, on_batch=bar.update)
     return CorpusIngest(final, start, stored - start)
 
 

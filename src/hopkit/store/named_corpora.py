@@ -12,7 +12,7 @@ half-stored corpus is never used by a run.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -160,8 +160,12 @@ class NamedCorpora(StoreBase):
                 session.execute(CorpusPassageRow.__table__.insert(), rows)
         return first + len(rows)
 
-    def finish(self, corpus_id: int) -> NamedCorpusInfo:
+    def finish(self, corpus_id: int, on_batch: Callable[[int], None] | None = None) -> NamedCorpusInfo:
         """Mark the corpus complete, with the fingerprint of what is stored (read back in position order).
+
+        Args:
+            corpus_id: the corpus.
+            on_batch: called with the size of each batch read (a progress bar's update).
 
         Raises:
             StoreError: the corpus is gone, or the write fails.
@@ -169,6 +173,8 @@ class NamedCorpora(StoreBase):
         hasher = FingerprintHasher()
         for batch in self._batches(corpus_id):
             hasher.update([Paragraph(p.id, p.title, p.text) for p in batch])
+            if on_batch is not None:
+                on_batch(len(batch))
         with self._transaction("completing the corpus") as session:
             row = session.get(NamedCorpusRow, corpus_id)
             if row is None:
