@@ -11,7 +11,7 @@ Two kinds of folder, beside the BM25 indexes:
 Each is used only when whole and matching: a folder built for other paragraphs, another
 dimension or that cannot be read is rebuilt, with a line saying why. A finished folder's metadata
 records the CRC-32 of each shard of its vectors (and of a structure's file); the first load after the
-file changed reads it whole and checks them (about 1.3 s a GB from the page cache), a shard that no
+file changed reads it whole and checks them (docs/benchmarks.md, section index-check), a shard that no
 longer matches is encoded again (a structure built again), and a file that passed is stamped
 (:mod:`hopkit.retrieval.mapped_files`) so that later loads only ``stat`` it.
 """
