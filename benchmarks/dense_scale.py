@@ -20,6 +20,14 @@ Phases, each in a process of its own (its peak memory its own):
     .venv/bin/python -m benchmarks.dense_scale [--passages 5000000] [--work /tmp/hopkit-dense-scale]
 
 Writes benchmarks/results/dense_scale.json and the ``dense-scale`` section of docs/benchmarks.md.
+
+With ``--check-cost MIB [MIB ...]`` it measures instead what checking a finished index file against its
+recorded CRC-32 costs (``hopkit.retrieval.mapped_files.matches_recorded_crc``): float32 vectors of those
+sizes, written, then read from the page cache as a load right after a build would, whole (the first load
+after a change) and stamped (every later load); ``benchmarks/results/index_check.json`` and the
+``index-check`` section::
+
+    .venv/bin/python -m benchmarks.dense_scale --check-cost 256 1024
 """
 
 from __future__ import annotations
@@ -27,9 +35,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -41,6 +52,7 @@ from hopkit.campaign.page_sections import command_line, markdown_table, write_se
 from hopkit.campaign.probes import made_up_words
 from hopkit.campaign.environment import RESULTS as RESULTS_DIR
 from hopkit.records import Paragraph
+from hopkit.retrieval import mapped_files
 from hopkit.retrieval.ann import IVFPQ_RESCORE, lists_searched
 from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.dense_store import load_or_build_dense, load_or_build_vectors
@@ -58,6 +70,7 @@ def section_name(passages: int) -> str:
     return "dense-scale" if passages == DEFAULT_PASSAGES else f"dense-scale-{passages}"
 VOCABULARY = 200_000
 DIM = 384
+CHECK_RESULTS = RESULTS_DIR / "index_check.json"
 SWEEP = ((128, 200), (512, 1000), (1024, 1000), (1024, 2000), (2048, 1000), (2048, 2000))  # (nprobe, rescore)
 
 
@@ -212,6 +225,60 @@ def workers(passages: int, work: Path, count: int, number: int = 4) -> dict[str,
             "rss_per_worker_mib": float(np.mean([m["rss_mib"] for m in memories]))}
 
 
+def _write_vectors(path: Path, mib: int) -> int:
+    """A file of ``mib`` MiB of float32 vectors (384 wide, as MiniLM's); its CRC-32."""
+    rows = mib * 2**20 // (384 * 4)
+    generator = np.random.default_rng(0)
+    with open(path, "wb") as handle:
+        for start in range(0, rows, 65536):
+            handle.write(generator.standard_normal((min(65536, rows - start), 384), dtype=np.float32).tobytes())
+    return mapped_files.file_crc32(path)
+
+
+def _timed(call: Any) -> float:
+    started = time.perf_counter()
+    assert call()
+    return time.perf_counter() - started
+
+
+def check_cost(mib: int, repeats: int, folder: Path) -> dict[str, float]:
+    """The seconds of checking a finished index file of ``mib`` MiB against its recorded CRC-32: read whole
+    (the first load after a change), then stamped (every later load), each the median of ``repeats``."""
+    path = folder / f"vectors-{mib}.npy"
+    crc = _write_vectors(path, mib)
+    time.sleep(mapped_files.RACY_SECONDS + 0.5)  # as an index finished a while ago: a check then stamps it
+    whole = []
+    for _ in range(repeats):
+        mapped_files._checked_here.clear()
+        mapped_files._stamp_path(path).unlink(missing_ok=True)
+        whole.append(_timed(lambda: mapped_files.matches_recorded_crc(path, crc)))
+    mapped_files._checked_here.clear()  # the stamp beside the file is what another process reads
+    stamped = [_timed(lambda: mapped_files.matches_recorded_crc(path, crc)) for _ in range(repeats)]
+    path.unlink()
+    return {"mib": mib, "whole_read_s": statistics.median(whole), "stamped_s": statistics.median(stamped),
+            "gib_per_s": mib / 1024 / statistics.median(whole)}
+
+
+def check_cost_section(sizes: list[int], repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        rows = [check_cost(mib, repeats, Path(folder)) for mib in sizes]
+    machine = f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}"
+    CHECK_RESULTS.write_text(json.dumps({"command": command_line(), "machine": machine, "rows": rows}, indent=2) + "\n")
+    table = markdown_table(
+        ["file", "first load after a change: the whole read (s)", "GiB/s", "later loads: the stamped check (ms)"],
+        [f"| {row['mib']} MiB | {row['whole_read_s']:.2f} | {row['gib_per_s']:.2f} | {row['stamped_s'] * 1000:.2f} |"
+         for row in rows])
+    write_section("index-check", f"""## Checking a finished index against its recorded CRC-32 (`benchmarks/dense_scale.py --check-cost`)
+
+`{command_line()}` ({machine}; medians of {repeats}; the file in the page cache, as right after a
+build). A finished index is read whole once after each change of a file and stamped; every later load
+only `stat`s the file and reads its stamp. Results: `benchmarks/results/index_check.json`.
+
+{table}
+""")
+    print(table)
+
+
 def phase(name: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.dense_scale", "--phase", name, "--passages", str(args.passages),
                "--work", str(args.work), "--queries", str(args.queries)]
@@ -227,7 +294,13 @@ def main() -> None:
     parser.add_argument("--phase", choices=["build", "query", "worker"], help=argparse.SUPPRESS)
     parser.add_argument("--again", nargs="+", choices=["query", "workers"],
                         help="measure these again over the index built before, keeping the saved build figures")
+    parser.add_argument("--check-cost", type=int, nargs="+", metavar="MIB",
+                        help="measure instead the check of a finished index file of these sizes against its CRC-32")
+    parser.add_argument("--repeats", type=int, default=5, help="with --check-cost: measurements of each size")
     args = parser.parse_args()
+    if args.check_cost:
+        check_cost_section(args.check_cost, args.repeats)
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     if args.phase == "build":
         print(json.dumps(build(args.passages, args.work)))
