@@ -11,13 +11,13 @@ import bz2
 import gzip
 import json
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
 from hopkit.errors import DataError
-from hopkit.records import ContextParagraph
+from hopkit.records import ContextParagraph, Example
 
 YES_NO = frozenset({"yes", "no"})
 
@@ -152,6 +152,23 @@ def iter_jsonl(path: Path) -> Iterator[tuple[Where, Any]]:
         except (OSError, EOFError) as exc:  # a truncated or corrupt compressed file
             raise DataError(f"cannot read the file past line {line_no} ({exc})", path=str(path)) from exc
 
+
+
+def load_jsonl_examples(path: Path, parse: Callable[[Any, Where], Example]) -> list[Example]:
+    """Every line of a JSONL dataset file parsed by ``parse``, each id once.
+
+    Raises:
+        DataError: what ``parse`` raises, or an id used on an earlier line (naming both lines).
+    """
+    examples = []
+    seen: dict[str, int] = {}
+    for where, row in iter_jsonl(path):
+        example = parse(row, where)
+        if example.id in seen:
+            raise where.with_id(example.id).error(f"id already used on line {seen[example.id]}", "id")
+        seen[example.id] = where.line or 0
+        examples.append(example)
+    return examples
 
 def _open_text(path: Path) -> IO[str]:
     if path.suffix == ".gz":

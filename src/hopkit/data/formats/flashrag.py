@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hopkit.data.formats._common import Where, answer_type_of, as_object, check_str, get_list, get_str, iter_jsonl, \
-    unique_answers
+from hopkit.data.formats._common import Where, answer_type_of, as_object, check_str, get_list, get_str, \
+    load_jsonl_examples, unique_answers
 from hopkit.records import Example
 
 
@@ -36,16 +36,7 @@ def load_flashrag(path: str | Path) -> list[Example]:
             object, a missing, empty or wrongly typed ``id``, ``question`` or
             ``golden_answers``, no golden answer, or an id used on an earlier line.
     """
-    path = Path(path)
-    examples = []
-    seen: dict[str, int] = {}
-    for where, row in iter_jsonl(path):
-        example = parse_flashrag_record(row, where)
-        if example.id in seen:
-            raise where.with_id(example.id).error(f"id already used on line {seen[example.id]}", "id")
-        seen[example.id] = where.line or 0
-        examples.append(example)
-    return examples
+    return load_jsonl_examples(Path(path), parse_flashrag_record)
 
 
 def parse_flashrag_record(row: Any, where: Where) -> Example:

@@ -25,7 +25,7 @@ from hopkit.data.formats._common import (
     get_bool,
     get_list,
     get_str,
-    iter_jsonl,
+    load_jsonl_examples,
     unique_answers,
 )
 from hopkit.records import ContextParagraph, Example
@@ -46,16 +46,7 @@ def load_jsonl(path: str | Path) -> list[Example]:
         DataError: a malformed line, a missing or wrongly typed field, an empty
             question or answer list, an unknown answer_type, or a repeated id.
     """
-    path = Path(path)
-    examples = []
-    seen: dict[str, int] = {}
-    for where, row in iter_jsonl(path):
-        example = parse_jsonl_record(row, where)
-        if example.id in seen:
-            raise where.with_id(example.id).error(f"id already used on line {seen[example.id]}", "id")
-        seen[example.id] = where.line or 0
-        examples.append(example)
-    return examples
+    return load_jsonl_examples(Path(path), parse_jsonl_record)
 
 
 def parse_jsonl_record(row: Any, where: Where) -> Example:
