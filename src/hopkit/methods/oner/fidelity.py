@@ -1,24 +1,22 @@
-"""OneR compared with the IRCoT authors' one-step retrieval baseline (StonyBrookNLP/ircot, the ``oner_qa_*`` configs)."""
+"""OneR compared with the IRCoT authors' one-step retrieval baseline (StonyBrookNLP/ircot, the
+``oner_qa_*`` configs)."""
 
 from __future__ import annotations
 
 from hopkit.methods.fidelity import Difference, FidelityTable, Reference
-
-_IRCOT = "3c1820f698eea5eeddb4fba3c56b64c961e063e4"
+from hopkit.methods.ircot.fidelity import BASELINE_CONFIGS_NOTE, IRCOT_COMMIT, IRCOT_REPOSITORY
 
 FIDELITY = FidelityTable(
     method="oner",
     reference=Reference(
         paper="Trivedi et al., Interleaving Retrieval with Chain-of-Thought Reasoning, ACL 2023 (OneR, Section 4.1)",
-        repository="StonyBrookNLP/ircot",
-        commit=_IRCOT,
+        repository=IRCOT_REPOSITORY,
+        commit=IRCOT_COMMIT,
         files=("base_configs/oner_qa_codex_hotpotqa.jsonnet", "base_configs/oner_qa_flan_t5_xl_hotpotqa.jsonnet",
                "commaqa/inference/ircot.py", "commaqa/inference/participant_qa.py",
                "commaqa/execution/llm_qa_model.py", "commaqa/models/gpt3generator.py",
                "commaqa/models/llm_client_generator.py", "commaqa/inference/prompt_reader.py"),
-        note="The configs in base_configs/ are the templates the authors' grid search instantiates; values "
-             "cited from them are the templates' (HotpotQA files; the other datasets' files agree on every "
-             "value cited here)."),
+        note=BASELINE_CONFIGS_NOTE),
     rows=(
         Difference(
             "prompt", "few-shot layout",
