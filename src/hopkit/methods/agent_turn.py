@@ -29,6 +29,11 @@ def prompt_size(llm: LLM, instruction: str, written: str) -> int:
     return llm.count_tokens(instruction + written)
 
 
+def turn_fits(llm: LLM, instruction: str, written: str, budget: int) -> bool:
+    """Whether the turn :func:`continue_turn` sends leaves ``budget`` tokens (its generation) of the context."""
+    return prompt_size(llm, instruction, written) + budget <= llm.context_length
+
+
 # The agents' own markup, whose content is no answer: reasoning, searches and what a search gave back (the tags
 # of Search-R1, R1-Searcher, AutoRefine, Search-o1 and their kin).
 _MARKUP_ELEMENTS = frozenset({"think", "search", "query", "information", "documents", "document", "refine",

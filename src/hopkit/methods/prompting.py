@@ -62,11 +62,6 @@ class DemonstrationFitter:
         return self.join(self.count_fitting(instance_tokens, reserve), test_instance)
 
 
-def fits(llm: LLM, prompt: str, reserve: int) -> bool:
-    """Whether ``prompt`` leaves ``reserve`` tokens (a call's generation budget) of the model's context."""
-    return llm.count_tokens(prompt) + reserve <= llm.context_length
-
-
 def fitted(llm: LLM, prompt: str, reserve: int) -> str:
     """``prompt``, once :func:`check_fits` has found that it leaves ``reserve`` tokens of the context.
 

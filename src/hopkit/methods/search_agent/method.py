@@ -30,7 +30,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from hopkit.llm.protocol import LLM
-from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
+from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size, turn_fits
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_agent.actions import Action, read_action
@@ -113,7 +113,7 @@ class SearchAgent:
             searching = turn <= self.max_turns
             seen, seen_written = self._rolling(instruction, written)                               # P
             prompt_cut = (seen, seen_written) != (instruction, written)
-            if not self._fits(seen, seen_written, self.max_tokens):
+            if not turn_fits(self.llm, seen, seen_written, self.max_tokens):
                 forced = "context_full"
                 break
             action = self._generate(seen, seen_written)                                            # g
@@ -164,11 +164,9 @@ class SearchAgent:
         k = self.k
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
-        block = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits])
-        if self.template.max_documents_tokens is not None:  # the authors' _process_next_obs: the first tokens
-            block, whole = head_tokens(self.llm, block, self.template.max_documents_tokens), block
-        else:
-            whole = block
+        whole = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits])
+        limit = self.template.max_documents_tokens  # the authors' _process_next_obs: its first tokens kept
+        block = whole if limit is None else head_tokens(self.llm, whole, limit)
         step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
                                           documents_cut=block != whole),
                       parent=parent, paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
@@ -184,9 +182,6 @@ class SearchAgent:
         if start <= len(instruction):
             return instruction[start:], written
         return "", written[start - len(instruction):]
-
-    def _fits(self, instruction: str, written: str, budget: int) -> bool:
-        return prompt_size(self.llm, instruction, written) + budget <= self.llm.context_length
 
     def _forced_answer(self, query: Query, instruction: str, written: str, reason: ForcedReason,
                        parent: int | None) -> tuple[str, str]:

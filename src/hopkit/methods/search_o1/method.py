@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 
 from hopkit.llm.protocol import LLM
-from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size
+from hopkit.methods.agent_turn import agent_answer, continue_turn, prompt_size, turn_fits
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.search_o1.prompts import (ALREADY_SEARCHED, BEGIN_SEARCH_QUERY, BEGIN_SEARCH_RESULT,
@@ -118,7 +118,7 @@ class SearchO1:
         parent: int | None = None
         forced: ForcedReason = "turn_limit"
         for turn in range(1, config.max_turns + 1):
-            if prompt_size(self.llm, instruction, output) + config.max_tokens > self.llm.context_length:
+            if not turn_fits(self.llm, instruction, output, config.max_tokens):
                 forced = "context_full"
                 break
             generation = self._reason(instruction, output)                                          # g
@@ -178,7 +178,7 @@ class SearchO1:
         that goes back into it (None: its prompt does not fit in the context, and the loop ends)."""
         reasoning = reasoning_for_documents(output)
         prompt = reason_in_documents_instruction(reasoning, asked, self._documents(paragraphs))
-        if prompt_size(self.llm, prompt, "") + self.config.condense_tokens > self.llm.context_length:
+        if not turn_fits(self.llm, prompt, "", self.config.condense_tokens):
             return None
         with usage_component(f"{self.name}:reason_in_documents"):
             completion = continue_turn(self.llm, prompt, "", chat=True, stop=(),
