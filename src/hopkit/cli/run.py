@@ -146,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     executor = chosen_executor(args, config)
     session_factory = session_factory or existing_factory(args)
     check_new_name("run", "--name" if args.name else f"{source}: field 'name'", config.name,
-                   [run.name for run in Store(session_factory).runs()])
+                   Store(session_factory).run_names())
     pipeline = config.build(session_factory)
     check_retrieval_option(args.retrieval, pipeline, source)
     with run_log("run") as log_file:

@@ -7,6 +7,7 @@ import logging
 from typing import Any, Iterable, Sequence
 
 from sqlalchemy import delete, or_, select
+from sqlalchemy.orm import Session
 
 from hopkit.errors import StoreError
 from hopkit.store import convert
@@ -44,7 +45,7 @@ class RunTables(StoreBase):
             fingerprint = self._dataset(session, spec.dataset).fingerprint
             row = session.get(RunRow, run_id)
             if row is None:
-                clash = name_clash("run", spec.name, session.scalars(select(RunRow.name).distinct()))
+                clash = name_clash("run", spec.name, self._run_names(session))
                 if clash:
                     raise StoreError(clash)
                 session.execute(
@@ -212,6 +213,15 @@ class RunTables(StoreBase):
                 self._dataset(session, dataset)
                 statement = statement.where(RunRow.dataset == dataset)
             return run_infos(session, list(session.scalars(statement)))
+
+    def run_names(self) -> list[str]:
+        """The names of the stored runs, each once (without reading their results)."""
+        with self._transaction("listing run names") as session:
+            return self._run_names(session)
+
+    @staticmethod
+    def _run_names(session: Session) -> list[str]:
+        return list(session.scalars(select(RunRow.name).distinct()))
 
     def find_runs(self, name_or_id: str) -> list[RunInfo]:
         """Runs whose id, id prefix (at least 4 characters) or name matches, oldest first.
