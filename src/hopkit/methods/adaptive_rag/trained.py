@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from hopkit.errors import ConfigError
+from hopkit.retrieval.mapped_files import write_atomically
 
 KIND = "hopkit-adaptive-rag-classifier"
 VERSION = 1
@@ -72,9 +73,8 @@ class TrainedClassifier:
         save that is killed leaves the file that was there, never an empty or partial one."""
         arrays = {"kind": np.array(KIND), "version": np.array(VERSION), "labels": np.array(self.labels),
                   "weights": self.weights, "bias": self.bias}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
+
+        def write(temporary: Path) -> None:
             with open(temporary, "wb") as file:
                 with zipfile.ZipFile(file, "w") as archive:
                     for name, array in arrays.items():
@@ -83,9 +83,9 @@ class TrainedClassifier:
                         archive.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_TIME), data.getvalue())
                 file.flush()
                 os.fsync(file.fileno())
-            os.replace(temporary, path)
-        finally:
-            temporary.unlink(missing_ok=True)
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, write)
 
 
 def train(questions: Sequence[str], labels: Sequence[str], label_set: Sequence[str], *, buckets: int = 4096,
