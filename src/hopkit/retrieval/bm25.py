@@ -157,8 +157,9 @@ class BM25Retriever:
                 changed since the index was finished.
         """
         directory = Path(directory)
-        _check_files(directory, read_meta(directory, "bm25"))
-        return cls._loaded(directory, CorpusView(in_id_order(paragraphs)), mmap)
+        meta = read_meta(directory, "bm25")
+        _check_files(directory, meta)
+        return cls._loaded(directory, meta, CorpusView(in_id_order(paragraphs)), mmap)
 
     @classmethod
     def load_from(cls, directory: Path, source: ParagraphSource, *, mmap: bool = True) -> BM25Retriever:
@@ -170,16 +171,16 @@ class BM25Retriever:
             RetrievalError: as :meth:`load`.
         """
         directory = Path(directory)
-        _check_files(directory, read_meta(directory, "bm25"))  # before the row ids are mapped
+        meta = read_meta(directory, "bm25")
+        _check_files(directory, meta)  # before the row ids are mapped
         ids = mapped_row_ids(directory)
-        retriever = cls._loaded(directory, SourceView(source, ids=ids), mmap)
+        retriever = cls._loaded(directory, meta, SourceView(source, ids=ids), mmap)
         if ids is None:  # written once the index is known to be this corpus's
             _add_to_older_index(directory, "row ids", lambda: write_row_ids(directory, retriever.corpus))
         return retriever
 
     @classmethod
-    def _loaded(cls, directory: Path, corpus: RankedCorpus, mmap: bool) -> BM25Retriever:
-        meta = read_meta(directory, "bm25")
+    def _loaded(cls, directory: Path, meta: dict[str, object], corpus: RankedCorpus, mmap: bool) -> BM25Retriever:
         rebuild = f"delete {directory} and rebuild it with BM25Retriever.build(paragraphs).save(...)"
         if meta.get("tokenizer") != TOKENIZER_ID:
             raise RetrievalError(
