@@ -22,6 +22,15 @@ def _shown(value: str) -> str:
     return repr(value if len(value) <= 200 else value[:200] + "...")
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The nearest part of ``path`` that exists, where it is not a folder (None where it is: hopkit may then
+    make the rest of ``path``)."""
+    for existing in (path, *path.parents):
+        if existing.exists():
+            return None if existing.is_dir() else existing
+    return None
+
+
 def folder(name: str, value: str, *, expects: str, must_exist: bool) -> Path:
     """``value`` (``~`` expanded) as a folder: one that exists when ``must_exist``, else one hopkit may create
     (whatever of it exists is a folder, not a file).
@@ -33,12 +42,10 @@ def folder(name: str, value: str, *, expects: str, must_exist: bool) -> Path:
     if _CONTROL.search(value):
         raise ConfigError(f"{name}: {_shown(value)} holds a control character; expected {expects}")
     path = Path(value).expanduser()
-    for existing in (path, *path.parents):  # the nearest part that exists must be a folder
-        if existing.exists():
-            if not existing.is_dir():
-                through = "" if existing == path else f" ({existing} is a file)"
-                raise ConfigError(f"{name}: {path} is not a folder{through}; expected {expects}")
-            break
+    blocking = file_in_the_way(path)
+    if blocking is not None:
+        through = "" if blocking == path else f" ({blocking} is a file)"
+        raise ConfigError(f"{name}: {path} is not a folder{through}; expected {expects}")
     if must_exist and not path.is_dir():
         raise ConfigError(f"{name}: there is no folder {path}; expected {expects}")
     return path

@@ -85,13 +85,11 @@ def hopkit_home() -> Path:
         ConfigError: ``$HOPKIT_HOME`` names a file, or a path through a file, where a folder must be.
     """
     home = Path(_non_empty(HOPKIT_HOME) or DEFAULT_HOME).expanduser()
-    for folder in (home, *home.parents):  # the nearest existing one must be a folder, for hopkit to make the rest
-        if folder.exists():
-            if not folder.is_dir():
-                where = "" if folder == home else f" ({folder} is a file)"
-                raise ConfigError(f"{HOPKIT_HOME}: {home} is not a folder{where}; set {HOPKIT_HOME} to a folder "
-                                  f"(it is created if missing), or leave it unset for ./{DEFAULT_HOME}")
-            break
+    blocking = env_values.file_in_the_way(home)
+    if blocking is not None:
+        where = "" if blocking == home else f" ({blocking} is a file)"
+        raise ConfigError(f"{HOPKIT_HOME}: {home} is not a folder{where}; set {HOPKIT_HOME} to a folder "
+                          f"(it is created if missing), or leave it unset for ./{DEFAULT_HOME}")
     return home
 
 
