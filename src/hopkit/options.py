@@ -188,6 +188,14 @@ def _resolve_types(target: Any) -> dict[str, Any]:
 ADDED_AFTER_FIRST_RUNS = {"run_identity": "when_not_default"}
 
 
+def fixed_after_runs(before: Any) -> dict[str, Any]:
+    """Field metadata of an option that fixes a departure from the authors' method after runs existed:
+    its default is the fixed (faithful) behaviour, and the value ``before`` (what those runs did) is left
+    out of the run's identity, so a config that pins ``before`` still resumes the saved runs, and a run
+    with the fix never shares their id."""
+    return {"run_identity": "when_not", "identity_omits": before}
+
+
 def choices(values: collections.abc.Callable[[], collections.abc.Iterable[Any]],
             **metadata: Any) -> dict[str, Any]:
     """Field metadata of an option that names one of a set its type does not spell (a shipped template's
@@ -207,10 +215,19 @@ def run_options(config: Any) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for item in dataclasses.fields(config):
         value = getattr(config, item.name)
-        if item.metadata.get("run_identity") == "when_not_default" and value == _default_of(item):
+        if _omitted_from_identity(item, value):
             continue
         values[item.name] = run_options(value) if dataclasses.is_dataclass(value) else _plain(value)
     return values
+
+
+def _omitted_from_identity(item: dataclasses.Field[Any], value: Any) -> bool:
+    rule = item.metadata.get("run_identity")
+    if rule == "when_not_default":
+        return bool(value == _default_of(item))
+    if rule == "when_not":
+        return bool(value == item.metadata["identity_omits"])
+    return False
 
 
 def _default_of(item: dataclasses.Field[Any]) -> Any:
