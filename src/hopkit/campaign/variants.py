@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hopkit.campaign.saved_run_pins import with_pins
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.experiments import Calibrated, Experiment, datasets_with_own_keys, experiment_names, load_experiment
 
@@ -27,7 +28,8 @@ def variant_names() -> list[str]:
 
 
 def load_variant(name: str, dataset: str) -> Variant:
-    """Variant ``name`` as it runs on ``dataset``, its run named ``<name>-<dataset>``.
+    """Variant ``name`` as it runs on ``dataset``, its run named ``<name>-<dataset>``, with the options its
+    method's saved runs are pinned to (:mod:`hopkit.campaign.saved_run_pins`).
 
     Raises:
         SystemExit: no variant has that name, or its declaration extends one in a circle.
@@ -36,7 +38,7 @@ def load_variant(name: str, dataset: str) -> Variant:
         experiment = load_experiment(name, dataset, [VARIANTS_DIR])
     except (UnknownNameError, ConfigError) as exc:
         raise SystemExit(str(exc)) from None
-    config = {**experiment.config, "name": f"{experiment.config['name']}-{dataset}"}
+    config = {**with_pins(experiment.config), "name": f"{experiment.config['name']}-{dataset}"}
     return replace(experiment, config=config)
 
 
