@@ -260,6 +260,11 @@ class CachedLLM(LLMWrapper):
         attending: AttendingLLM = self._able(ATTENTION)
         return attending.attend(text)
 
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        """The wrapped model's ``token_texts``."""
+        attending: AttendingLLM = self._able(ATTENTION)
+        return attending.token_texts(text, special_tokens=special_tokens)
+
     def _stored_completion(self, key: str, started: float) -> Completion | None:
         row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))
         if row is None:

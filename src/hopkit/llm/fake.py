@@ -167,6 +167,12 @@ class ScriptedLLM:
         self.attended.append(text)
         return uniform_attention(tuple(_PIECES.findall(text)))
 
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        """Each word of ``text`` a token, with the space before it (no special tokens)."""
+        if self.entropies is None:
+            raise missing_capability(self, ATTENTION)
+        return tuple(_PIECES.findall(text))
+
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 

@@ -154,6 +154,11 @@ class MeteredLLM(LLMWrapper):
         self._add(len(attention.tokens), 0, 0, seconds)
         return attention
 
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        """The wrapped LLM's ``token_texts`` (the tokenizer alone: not a call, not recorded)."""
+        attending: AttendingLLM = self._able(ATTENTION)
+        return attending.token_texts(text, special_tokens=special_tokens)
+
     def _timed(self, call: Callable[[], T]) -> tuple[T, float]:
         """What ``call`` returned and the seconds it took; a call that raised is counted (no tokens) and re-raised."""
         started = time.perf_counter()

@@ -47,7 +47,7 @@ ATTENTION: Final = "attention"
 CONCURRENT_CALLS: Final = "concurrent_calls"
 CAPABILITY_METHODS: Final[dict[str, tuple[str, ...]]] = {
     EARLY_STOP: ("complete_until",), SCORING: ("score_continuations",), TOKEN_SCORING: ("score_tokens",),
-    CHAT: ("complete_chat",), SAMPLING: ("complete_sample",), ATTENTION: ("complete_attended", "attend")}
+    CHAT: ("complete_chat",), SAMPLING: ("complete_sample",), ATTENTION: ("complete_attended", "attend", "token_texts")}
 Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
@@ -382,6 +382,12 @@ class AttendingLLM(LLM, Protocol):
         Raises:
             LLMError: an empty text, or one that does not fit the context.
         """
+        ...
+
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        """The tokens the model's tokenizer makes of ``text`` (with the special tokens it adds when
+        ``special_tokens``), each as :class:`Attention` gives them: a word's first token carries the space
+        before it. No model call."""
         ...
 
 

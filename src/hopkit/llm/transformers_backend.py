@@ -25,6 +25,7 @@ from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.llama_cpp import default_model_path
 from hopkit.llm.protocol import (ATTENTION, TOKEN_SCORING, AttendedCompletion, Attention, Completion, TokenScores)
 from hopkit.llm.text import cut_at_stop
+from hopkit.llm.token_pieces import piece_texts
 from hopkit.options import NonNegativeInt, PositiveInt
 
 logger = logging.getLogger(__name__)
@@ -157,7 +158,7 @@ class TransformersLLM:
             generated, logits, reused = self._generate(ids, stop, max_tokens, 0.0, scores=True)
             completion = self._completion(ids, generated, stop, max_tokens, started, reused)
             kept = self._kept_tokens(generated, completion.text)
-            tokens = tuple(self._tokenizer.decode([token]) for token in kept)
+            tokens = piece_texts(self._tokenizer, kept)
             entropies = tuple(_entropy(torch, row) for row in logits[:len(kept)])
             attention = self._attention(kept) if kept else np.zeros((1, 0, 0), dtype=np.float32)
             return AttendedCompletion(completion=completion, tokens=tokens, entropies=entropies,
@@ -177,8 +178,11 @@ class TransformersLLM:
             raise ContextFullError(f"{self.model_id}: a text of {len(ids)} tokens does not fit the context of "
                                    f"{self.context_length}")
         with self._lock:
-            return Attention(tokens=tuple(self._tokenizer.decode([token]) for token in ids),
+            return Attention(tokens=piece_texts(self._tokenizer, ids),
                              weights=self._attention(ids))
+
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        return piece_texts(self._tokenizer, self._tokenizer.encode(text, add_special_tokens=special_tokens))
 
     def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
         """Each token of ``continuation`` after ``prompt``, with its log-probability.
@@ -200,7 +204,7 @@ class TransformersLLM:
             ids = torch.tensor([prompt_ids + continuation_ids], device=self.device)
             logits = self._model(ids).logits[0, len(prompt_ids) - 1:-1].float()
             logprobs = torch.log_softmax(logits, dim=-1).gather(1, ids[0, len(prompt_ids):, None])[:, 0]
-            return TokenScores(tokens=tuple(self._tokenizer.decode([t]) for t in continuation_ids),
+            return TokenScores(tokens=piece_texts(self._tokenizer, continuation_ids),
                                logprobs=tuple(float(v) for v in logprobs.tolist()), prompt_tokens=len(prompt_ids),
                                seconds=time.perf_counter() - started)
 

@@ -74,14 +74,15 @@ def test_a_model_that_is_never_sure_ends_within_its_bounds() -> None:
     forever = lambda prompt: "Zorn Zorn Zorn."  # noqa: E731
     llm = ScriptedLLM(forever, entropies=4.0)
     result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_generations=5, max_length=1000)).generate(QUESTION)
-    assert len(llm.prompts) <= 5 + 1
+    assert len(llm.prompts) <= 5 + 1 + 1                  # the generations, a continuation, the answer stage
+    assert llm.prompts[-1].endswith(" So the answer is ")
     assert result.metadata.stopped in ("no_progress", "generation_limit")
 
 
 def test_the_text_past_its_budget_ends_the_loop() -> None:
     llm = ScriptedLLM(lambda prompt: "Ada Quill founded Velmora Ironworks in 1871 with two partners.", entropies=0.1)
     result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_length=12)).generate(QUESTION)
-    assert result.metadata.stopped == "length" and len(llm.prompts) == 2
+    assert result.metadata.stopped == "length" and len(llm.prompts) == 2 + 1   # and the answer stage's call
 
 
 def test_a_model_without_attention_is_refused_by_name() -> None:
@@ -106,17 +107,38 @@ def test_exemplars_that_do_not_exist_or_are_too_few_are_refused_by_option() -> N
         METHOD.build(MethodParts(llm, BM25Retriever.build(CORPUS), DRAGINConfig(shots=9), dataset="2wikimultihopqa"))
 
 
-def test_the_answer_ends_with_its_sentence_or_a_turn_the_model_runs_on_into() -> None:
-    from hopkit.judges.sentences import SyntokSplitter
-    from hopkit.methods.dragin.method import answer_of
+def test_the_answer_is_everything_after_the_phrase_as_the_authors_read_it() -> None:
+    from hopkit.methods.dragin.answer import real_prediction
 
-    splitter = SyntokSplitter()
-    assert answer_of("Ada was born there. So the answer is the Orl River.Human: Given the context, which", splitter) \
-        == "the Orl River"
-    assert answer_of("So the answer is The Operation M.D.. It was their debut.", splitter) == "The Operation M.D."
-    assert answer_of("So the answer is Tarsk. Tarsk is a port.", splitter) == "Tarsk"
-    assert answer_of("So the answer is: Tarsk.", splitter) == "Tarsk"
-    assert answer_of("Ada Quill was born in Tarsk.", splitter) == "Ada Quill was born in Tarsk"
+    assert real_prediction("So the answer is Tarsk.", "span") == "Tarsk"
+    assert real_prediction("So the answer is Tarsk. Tarsk is a port.", "span") == "Tarsk. Tarsk is a port"
+    assert real_prediction("So the answer is Tarsk.</s>", "span") == "Tarsk"
+    assert real_prediction("Ada Quill was born in Tarsk.", "span") == ""                   # HotpotQA's reading
+    assert real_prediction("Ada Quill was born in Tarsk.", "span_or_text") == "Ada Quill was born in Tarsk."  # 2Wiki's
+    assert real_prediction("So The answer is Tarsk.", "span") == ""                        # case-sensitive, as theirs
+
+
+def test_a_text_is_cut_at_a_run_on_mark_that_is_not_its_start() -> None:
+    from hopkit.methods.dragin.answer import cut_run_on
+
+    assert cut_run_on("So the answer is Tarsk.Question: Where is Zorn?") == "So the answer is Tarsk."
+    assert cut_run_on("It is Tarsk. Note: ports vary. Question: x") == "It is Tarsk. "
+    assert cut_run_on("Question: x") == "Question: x"
+
+
+def test_a_text_that_never_says_the_answer_gets_one_generated_after_so_the_answer_is() -> None:
+    replies = ["Ada Quill founded Velmora Ironworks. She was born in Tarsk.", "", "Tarsk.\nQuestion: Where is Zorn?"]
+    result, steps, llm = run(replies, 0.1)
+    assert result.metadata.stopped == "no_progress" and len(llm.prompts) == 3
+    assert llm.prompts[-1].endswith("Answer: Ada Quill founded Velmora Ironworks. She was born in Tarsk.  So the "
+                                    "answer is ")                                 # the authors' spaces
+    assert "Context:" not in llm.prompts[-1]                                      # exemplars and case only
+    extract = steps[-1]
+    assert isinstance(extract, DRAGINExtract) and extract.regenerated
+    assert extract.read == "Ada Quill founded Velmora Ironworks. She was born in Tarsk.  So the answer is Tarsk."
+    assert result.text == "Tarsk"
+    without, _, quiet = run(replies[:2], 0.1, regenerate_answer=False)
+    assert without.text == "" and len(quiet.prompts) == 2
 
 
 def test_on_strategyqa_the_authors_exemplars_ask_step_by_step_and_the_answer_reads_yes_or_no() -> None:
@@ -134,15 +156,14 @@ def test_on_strategyqa_the_authors_exemplars_ask_step_by_step_and_the_answer_rea
 
 
 def test_a_yes_no_answer_is_yes_only_when_it_begins_so_and_nothing_without_the_answer_phrase() -> None:
-    from hopkit.judges.sentences import SyntokSplitter
-    from hopkit.methods.dragin.method import answer_of
+    from hopkit.methods.dragin.answer import real_prediction
 
-    splitter = SyntokSplitter()
-    assert answer_of("So the answer is yes.", splitter, "yes_no") == "yes"
-    assert answer_of("So the answer is: Yes", splitter, "yes_no") == "yes"
-    assert answer_of("So the answer is no.", splitter, "yes_no") == "no"
-    assert answer_of("So the answer is probably yes.", splitter, "yes_no") == "no"  # the authors' reading
-    assert answer_of("Tarsk has ships, yes.", splitter, "yes_no") == ""
+    assert real_prediction("So the answer is yes.", "yes_no") == "yes"
+    assert real_prediction("So the answer is Yes", "yes_no") == "yes"
+    assert real_prediction("So the answer is: Yes", "yes_no") == "no"           # the authors skip one character
+    assert real_prediction("So the answer is no.", "yes_no") == "no"
+    assert real_prediction("So the answer is probably yes.", "yes_no") == "no"  # the authors' reading
+    assert real_prediction("Tarsk has ships, yes.", "yes_no") == ""
 
 
 def test_the_plain_case_lays_the_question_out_as_the_exemplars_do_without_the_instruction() -> None:
@@ -160,9 +181,10 @@ def test_with_turn_stop_a_generation_ends_at_a_chat_turn_on_the_answers_line() -
     plain, _, _ = run([reply], 0.1)
     assert plain.metadata.text.endswith("Human: Is Tarsk a port? Tarsk is a port.")
     guarded, steps, _ = run([reply], 0.1, turn_stop=True)
-    assert guarded.metadata.text == "Ada Quill was born in Tarsk. So the answer is Tarsk."
+    assert guarded.metadata.text == " Ada Quill was born in Tarsk. So the answer is Tarsk."   # the authors' spacing
     assert steps[0].generation == "Ada Quill was born in Tarsk. So the answer is Tarsk."
-    assert guarded.text == plain.text == "Tarsk"
+    assert guarded.text == "Tarsk"
+    assert plain.text == "Tarsk.Human: Is Tarsk a port? Tarsk is a port"   # the authors keep what follows
 
 
 def test_with_repeats_skipped_the_continuation_adds_its_first_sentence_the_output_lacks() -> None:
@@ -180,8 +202,36 @@ def test_with_repeats_skipped_the_continuation_adds_its_first_sentence_the_outpu
 
 def test_a_continuation_that_only_repeats_the_output_ends_the_loop_as_no_progress() -> None:
     replies = ["Velmora Ironworks was founded by Ada Quill.", "Ada Quill was born in Zorn.",
-               "velmora ironworks was  founded by Ada Quill.", "never asked"]
+               "velmora ironworks was  founded by Ada Quill.", "Tarsk."]
     result, steps, llm = run(replies, unsure_of("Zorn"), repeats="skip")
     assert steps[3].after_retrieval and steps[3].kept == ""
-    assert result.metadata.stopped == "no_progress" and len(llm.prompts) == 3
+    assert result.metadata.stopped == "no_progress" and len(llm.prompts) == 3 + 1    # and the answer stage
+    assert result.text == "Tarsk"
     assert result.metadata.text == "Velmora Ironworks was founded by Ada Quill."
+
+
+def test_the_query_searched_is_its_last_max_query_tokens_tokens() -> None:
+    replies = ["Velmora Ironworks was founded by Ada Quill. Ada Quill was born in Zorn.",
+               "Ada Quill was born in Tarsk.", "So the answer is Tarsk."]
+    _, whole, _ = run(list(replies), unsure_of("Zorn"))
+    _, cut, _ = run(list(replies), unsure_of("Zorn"), max_query_tokens=2)
+    assert len(whole[1].query.split()) > 2
+    assert cut[1].query == " ".join(whole[1].query.split()[-2:])
+
+
+class _WithBOS(ScriptedLLM):
+    """A tokenizer that puts a beginning-of-sequence token before a text, as Llama's does."""
+
+    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
+        return (("<s>",) if special_tokens else ()) + super().token_texts(text)
+
+
+def test_the_length_stop_counts_the_tokens_as_the_tokenizer_encodes_them_with_its_bos() -> None:
+    reply = "Ada Quill founded Velmora Ironworks in 1871."
+    budget = len(ScriptedLLM([], entropies=0.1).token_texts(reply))
+    plain_llm = ScriptedLLM([reply, "So the answer is Tarsk."], entropies=0.1)
+    DRAGIN(plain_llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_length=budget)).generate(QUESTION)
+    bos_llm = _WithBOS([reply, "Tarsk."], entropies=0.1)
+    result = DRAGIN(bos_llm, BM25Retriever.build(CORPUS), DRAGINConfig(max_length=budget)).generate(QUESTION)
+    assert not plain_llm.prompts[1].endswith("So the answer is ")       # within the budget: a second generation
+    assert result.metadata.stopped == "length" and bos_llm.prompts[1].endswith("So the answer is ")

@@ -19,7 +19,7 @@ TRIGGER = Trigger(sentence="She was born in Zorn.", before="Ada Quill founded it
 
 
 def test_the_model_reads_the_question_the_text_so_far_and_the_sentence() -> None:
-    assert attended_text("Where?", "", TRIGGER) == "Where? Ada Quill founded it. She was born in Zorn."
+    assert attended_text("Where?", "", TRIGGER) == "Where?  Ada Quill founded it. She was born in Zorn."  # theirs
 
 
 def test_the_words_attended_most_are_kept_in_text_order() -> None:

@@ -64,9 +64,11 @@ def test_a_stopword_never_fires_however_uncertain() -> None:
     assert detect(attended(tokens, [0.1, 0.1, 9.0, 0.1, 0.1]), SyntokSplitter(), threshold=1.4) is None
 
 
-def test_the_answers_sentence_and_what_follows_are_not_checked() -> None:
-    tokens = ["So", " the", " answer", " is", " Zorn", ".", " Zorn", " is", " far", "."]
-    assert detect(attended(tokens, [5.0] * 10), SyntokSplitter(), threshold=1.4) is None
+def test_an_uncertain_answer_sentence_triggers_retrieval() -> None:
+    tokens = ["Ada", " was", " born", " there", ".", " So", " the", " answer", " is", " Zorn", "."]
+    trigger = detect(attended(tokens, [0.1] * 9 + [5.0, 5.0]), SyntokSplitter(), threshold=1.4)
+    assert trigger is not None and trigger.sentence == "So the answer is Zorn."
+    assert trigger.before == "Ada was born there." and trigger.hit_words == ("Zorn.",)
 
 
 def test_scores_that_are_not_numbers_never_fire() -> None:

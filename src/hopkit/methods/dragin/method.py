@@ -3,14 +3,16 @@
     T <- ""                                                      (the output so far)
     repeat until T says "the answer is", passes L tokens, stops growing, or G generations were made:
         g <- LLM(exemplars, case, T), with each token's entropy and the attention among its tokens
-        s <- RIND(g): its first sentence with a content word scored above θ (the answer's sentence unchecked)
+        s <- RIND(g): its first sentence with a content word scored above θ
         if there is none:  T <- T + g
         else:
-            q <- QFS(question, T, the sentences of g before s, s): the content words s attends to most
+            q <- QFS(question, T, the sentences of g before s, s): the content words s attends to most,
+                 cut to its last 64 tokens
             D <- top-k paragraphs for q
             g' <- LLM(exemplars, D, "Answer in the same format as before.", case, T, the sentences before s)
             T <- T + the sentences before s + the first sentence of g' (repeats: skip: its first that T lacks)
-    answer <- what follows "the answer is" in T, to the end of its sentence
+    answer <- the authors' answer stage (answer.py): T cut at a run-on; "So the answer is" and 20 tokens
+              generated where T never says it; the words after "the answer is"
 
 The entropies and the attention come from the model's ``attention`` capability (the ``transformers``
 backend): a backend without it is refused, by name, when the method is built.
@@ -18,7 +20,6 @@ backend): a backend without it is refused, by name, when the method is built.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -26,16 +27,16 @@ from annotated_types import Gt
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM, require
-from hopkit.methods.dragin.prompts import (AnswerForm, PromptSet, generation_prompt, joined, known_sets,
-                                           prompt_set, retrieval_prompt)
+from hopkit.methods.dragin.answer import (ANSWER_SAYS, ANSWER_TOKENS, RUN_ON_MARKS, cut_run_on, real_prediction,
+                                          regeneration_prompt, with_generated_answer)
+from hopkit.methods.dragin.prompts import PromptSet, generation_prompt, joined, known_sets, prompt_set, retrieval_prompt
 from hopkit.methods.dragin.qfs import attended_text, query_of
-from hopkit.methods.dragin.rind import ANSWER_SAYS, Trigger, detect
+from hopkit.methods.dragin.rind import Trigger, detect
 from hopkit.methods.dragin.steps import (DRAGINExtract, DRAGINGenerate, DRAGINRetrieve, DRAGINSummary, DRAGINTrigger,
                                          StopReason)
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import fitted
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields, choices
-from hopkit.parsing.answers import extract_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.corpus_view import dedup_key
 from hopkit.retrieval.protocol import Retriever
@@ -46,19 +47,23 @@ from hopkit.usage import usage_component
 LINE_END = "\n"
 #: the turns a chat model writes after its answer on the same line
 TURN_MARKERS = ("Human:", "Assistant:", "User:", "Question:")
-_TURN_MARKER = re.compile(r"\b(?:" + "|".join(marker.rstrip(":") for marker in TURN_MARKERS) + r")\s*:")
 
 
 @dataclass(frozen=True)
 class DRAGINConfig:
     """Options of DRAGIN's loop (defaults: the authors' HotpotQA configuration for Llama2-7B-chat,
-    ``config/Llama2-7b-chat/HotpotQA/DRAGIN.json``).
+    ``config/Llama2-7b-chat/HotpotQA/DRAGIN.json`` at oneal2000/DRAGIN 4d71efc).
 
     Attributes:
-        threshold: θ, a content word scored above it triggers retrieval (``hallucination_threshold``: 1.4
-            on HotpotQA, 1.2 on 2WikiMultihopQA).
+        threshold: θ, a content word scored above it triggers retrieval (``hallucination_threshold``: 0.8
+            on HotpotQA since 58dca59, 1.0 on 2WikiMultihopQA since 47c4cdc).
         k: paragraphs per retrieval (``retrieve_topk``: 3).
-        keep_words: QFS's query holds at most this many words (``retrieve_keep_top_k``: 35; 40 on 2Wiki).
+        keep_words: QFS's query holds at most this many words (``retrieve_keep_top_k``: 35; 25 on 2Wiki).
+        max_query_tokens: the query searched is its last this many tokens of the model's tokenizer
+            (``BasicRAG.retrieve``'s ``max_query_length``: 64, cut on the left).
+        regenerate_answer: the authors' answer stage (``eval.py regenerate_answer``): a text that never says
+            "the answer is" gets " So the answer is " and 20 generated tokens before the answer is read;
+            False reads it as it is (no call; the answer is then empty on HotpotQA's reading).
         max_length: the output's budget in tokens, and each generation's (``generate_max_length``: 100;
             64 on 2Wiki).
         max_generations: generations at most, a bound the authors' loop does not need (it stops when the
@@ -74,9 +79,11 @@ class DRAGINConfig:
             ``skip``: its first sentence the output does not hold yet (none: the output stops growing).
     """
 
-    threshold: Annotated[float, Gt(0)] = 1.4
+    threshold: Annotated[float, Gt(0)] = 0.8
     k: PositiveInt = 3
     keep_words: PositiveInt = 35
+    max_query_tokens: PositiveInt = 64
+    regenerate_answer: bool = True
     max_length: PositiveInt = 100
     max_generations: PositiveInt = 12
     exemplars: str | None = field(default=None, metadata=choices(lambda: [None, *sorted(known_sets())]))
@@ -123,7 +130,7 @@ class DRAGIN:
             trigger = detect(attended, self.splitter, self.config.threshold)                               # s
             generation = attended.completion.text
             if trigger is None:
-                text = joined(text.strip(), generation.strip())
+                text = text.strip() + " " + generation.strip()                      # the authors' spacing
                 parent = record(DRAGINGenerate(generation=generation, kept=generation.strip()), parent=parent)
             else:
                 parent = record(DRAGINGenerate(generation=generation, kept=trigger.before, trigger=_step(trigger)),
@@ -142,8 +149,10 @@ class DRAGIN:
             if reason is not None:
                 stopped = reason
                 break
-        answer = answer_of(text, self.splitter, self.prompts.answers)
-        record(DRAGINExtract(text=text, answer=answer, stopped=stopped), parent=parent)
+        read, regenerated = self._answer_text(case, text)
+        answer = real_prediction(read, self.prompts.answers)
+        record(DRAGINExtract(text=text, read=read, regenerated=regenerated, answer=answer, stopped=stopped),
+               parent=parent)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
             metadata=DRAGINSummary(text=text, retrievals=len(queries), queries=tuple(queries), stopped=stopped,
@@ -151,7 +160,7 @@ class DRAGIN:
 
     def _finished(self, before: str, text: str) -> StopReason | None:
         """The authors' three ends of the loop, in their order of precedence."""
-        if self.llm.count_tokens(text) > self.config.max_length:
+        if len(self.llm.token_texts(text, special_tokens=True)) > self.config.max_length:
             return "length"
         if len(text) <= len(before):
             return "no_progress"
@@ -176,11 +185,30 @@ class DRAGIN:
         attended = fitted(self.llm, attended_text(question, text, trigger), 1)
         with usage_component("dragin:qfs"):
             attention = self.llm.attend(attended)
-        search = query_of(attention, trigger, self.config.keep_words)
+        search = self._last_tokens(query_of(attention, trigger, self.config.keep_words))
         if search:
             return search, False
         kept = " ".join(w for w, hit in zip(trigger.words, trigger.hits) if not hit)
-        return (kept or question), True
+        return self._last_tokens(kept or question), True
+
+    def _last_tokens(self, query: str) -> str:
+        """The query's last ``max_query_tokens`` tokens (the authors' left truncation before BM25)."""
+        tokens = self.llm.token_texts(query)
+        if len(tokens) <= self.config.max_query_tokens:
+            return query
+        return "".join(tokens[-self.config.max_query_tokens:]).strip()
+
+    def _answer_text(self, case: str, text: str) -> tuple[str, bool]:
+        """The text the answer is read from (the authors' ``regenerate_answer``), and whether the answer was
+        generated for it."""
+        cut = cut_run_on(text)
+        if ANSWER_SAYS in cut or not self.config.regenerate_answer:
+            return cut, False
+        prompt = fitted(self.llm, regeneration_prompt(self.demonstrations, case, cut), ANSWER_TOKENS)
+        with usage_component("dragin:answer"):
+            generated = self.llm.complete(prompt, stop=list(RUN_ON_MARKS), max_tokens=ANSWER_TOKENS,
+                                          temperature=0.0).text
+        return with_generated_answer(cut, generated), True
 
     def _retrieve(self, search: str, fallback: bool, gathered: Gathered,
                   parent: int | None) -> tuple[list[Paragraph], int | None]:
@@ -197,22 +225,6 @@ class DRAGIN:
         with usage_component("dragin:continue"):
             return self.llm.complete(prompt, stop=self.stops, max_tokens=self.config.max_length,
                                      temperature=0.0).text
-
-
-def answer_of(text: str, splitter: SentenceSplitter, form: AnswerForm = "span") -> str:
-    """What follows the first "the answer is" (the authors' reading), up to the end of its sentence or a turn
-    marker a chat model runs on into ("...River.Human: Given..."); the whole text's reading when none says it.
-
-    ``yes_no`` (the authors' StrategyQA reading): "yes" when those words begin with it, else "no"; "" when
-    the text never says "the answer is"."""
-    at = text.lower().find(ANSWER_SAYS)
-    if at < 0:
-        return "" if form == "yes_no" else extract_answer(text)
-    rest = _TURN_MARKER.split(text[at + len(ANSWER_SAYS):], maxsplit=1)[0].lstrip(" :")
-    if form == "yes_no":
-        return "yes" if rest.lower().startswith("yes") else "no"
-    answer = splitter.first(rest).strip()
-    return answer[:-1].strip() if answer.endswith(".") else answer
 
 
 def _step(trigger: Trigger) -> DRAGINTrigger:

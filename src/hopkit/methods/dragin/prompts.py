@@ -7,19 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Sequence
 
 import yaml
 
 from hopkit.errors import ConfigError
+from hopkit.methods.dragin.answer import ANSWER_FORMS, AnswerForm
 from hopkit.records import Paragraph
 
 EXEMPLARS_FILE = Path(__file__).with_name("exemplars.yaml")
 #: the exemplar set a dataset without its own uses
 FALLBACK_SET = "hotpotqa"
-#: how a set's answers read: the words after "the answer is", or yes/no (StrategyQA)
-AnswerForm = Literal["span", "yes_no"]
-ANSWER_FORMS: tuple[AnswerForm, ...] = ("span", "yes_no")
 
 
 @dataclass(frozen=True)
@@ -87,14 +85,15 @@ def generation_prompt(demonstrations: str, case: str, text: str) -> str:
 
 
 def retrieval_prompt(demonstrations: str, documents: Sequence[Paragraph], case: str, text: str, prefix: str) -> str:
+    """The prompt after a retrieval; each document is its text alone, as the authors' Elasticsearch hit
+    gives its ``txt`` field (its title searched, not shown)."""
     context = "".join(f"[{i}] {_one_line(p)}\n" for i, p in enumerate(documents, start=1))
     return (demonstrations + "Context:\n" + context + "Answer in the same format as before.\n"
             + joined(case, text, prefix.strip()))
 
 
 def _one_line(paragraph: Paragraph) -> str:
-    body = " ".join(paragraph.text.split())
-    return f"{paragraph.title}: {body}" if paragraph.title else body
+    return " ".join(paragraph.text.split())
 
 
 def check_shots(name: str, shots: int) -> None:

@@ -19,8 +19,9 @@ from hopkit.methods.dragin.rind import Trigger, Word, is_real_word, words_of
 
 def attended_text(question: str, text: str, trigger: Trigger) -> str:
     """What the model reads for QFS: the question, the text so far, the sentences before the trigger and
-    the triggering sentence's words."""
-    return " ".join(part for part in (question, text, trigger.before, " ".join(trigger.words)) if part)
+    the triggering sentence's words, each joined by a space, empty ones too (the authors'
+    ``keep_real_words`` input)."""
+    return " ".join((question, text, trigger.before, " ".join(trigger.words)))
 
 
 def word_attention(attention: Attention, words: Sequence[Word], rows: Sequence[int]) -> np.ndarray:

@@ -5,7 +5,8 @@ each was drawn from) times the attention the generation pays it (over the last l
 token pays it, averaged over the heads, summed over its tokens; normalised within its sentence and
 scaled by the sentence's length in words, as the authors' ``AttnWeightRAG.modifier`` does), and
 zero for a stopword (the paper's s_i). The first sentence with a word scored above the threshold
-needs retrieval; the sentence that gives the answer and those after it are not checked.
+needs retrieval; every sentence is checked, the one that gives the answer too (an uncertain answer
+retrieves, as in the authors' ``modifier``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from hopkit.judges.sentences import SentenceSplitter
 from hopkit.llm.protocol import AttendedCompletion, Attention
 from hopkit.retrieval.tokenize import STOPWORDS_EN
 
-ANSWER_SAYS = "the answer is"
 # Words that are never "real" (the authors keep spaCy's NOUN, ADJ, VERB, PROPN and NUM): Lucene's English
 # stopwords and the other pronouns, determiners, auxiliaries, prepositions, conjunctions and adverbs a
 # chain of thought is full of.
@@ -74,7 +74,8 @@ class Trigger:
 
 def words_of(tokens: Sequence[str]) -> list[Word]:
     """The words of a token sequence: a word starts at the first token, at a token that begins with
-    whitespace, and after a newline; the tokens in between continue it (the authors' merge)."""
+    whitespace, and after a newline; the tokens in between continue it (the authors' merge of pieces, given
+    token texts that keep their piece's word-start space: :func:`hopkit.llm.token_pieces.piece_texts`)."""
     words: list[Word] = []
     for i, token in enumerate(tokens):
         starts = i == 0 or token[:1].isspace() or tokens[i - 1].endswith("\n")
@@ -120,8 +121,6 @@ def detect(attended: AttendedCompletion, splitter: SentenceSplitter, threshold: 
     sentences = splitter.split("".join(attended.tokens))
     spans = _sentence_spans("".join(attended.tokens), sentences)
     for index, (sentence, (begin, end)) in enumerate(zip(sentences, spans)):
-        if ANSWER_SAYS in sentence.lower():
-            return None
         members = [i for i, start in enumerate(starts) if begin <= start < end]
         if not members:
             continue

@@ -1,6 +1,6 @@
 """DRAGIN's steps, each naming the one before::
 
-    reason (a generation, RIND finds no need) -> reason -> ... -> extract
+    reason (a generation, RIND finds no need) -> reason -> ... -> extract (the authors' answer stage)
     reason (RIND fires on a sentence) -> retrieve (QFS's query) -> reason (continued over the documents) -> ...
 
 A ``reason`` step is one generation: either checked by RIND (``trigger`` set when a sentence needs
@@ -57,12 +57,15 @@ class DRAGINRetrieve(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class DRAGINExtract(Payload):
-    """The answer read off the text (after "the answer is"), and why the loop ended."""
+    """The answer stage: the loop's ``text`` and why the loop ended, the text the answer is ``read`` from (cut
+    before a run-on; with "So the answer is" and the generated words when ``regenerated``), the answer."""
 
     kind = "extract"
     text: str = at("input")
     answer: str = at("output")
     stopped: StopReason
+    read: str = ""
+    regenerated: bool = False
 
 
 #: DRAGIN's payloads, one per kind.
