@@ -41,7 +41,7 @@ def test_when_nothing_passes_the_filter_the_model_is_asked_what_it_knows(kit: Si
 
 def test_without_knowledge_prompting_nothing_is_read_and_new_queries_are_asked(kit: SimpleNamespace) -> None:
     handlers = {**kit.two_hop_handlers(), "final_main": lambda text: kit.TARSK_ANSWER}
-    model, result, trace = run(kit, handlers, knowledge_prompting=False, max_iterations=2)
+    model, result, trace = run(kit, handlers, knowledge_prompting=False, max_iterations=1)
     assert "knowledge" not in model.modules() and "leaf" not in model.modules()
     assert model.modules() == ["main", "query", "final_main"]
     assert model.prompts_of("main")[0].startswith("Information: None\n")
@@ -51,4 +51,4 @@ def test_without_knowledge_prompting_nothing_is_read_and_new_queries_are_asked(k
 def test_empty_knowledge_is_not_read(kit: SimpleNamespace) -> None:
     handlers = {**kit.two_hop_handlers(), "knowledge": lambda text: "  "}
     model, result, _ = run(kit, handlers, max_iterations=1)
-    assert model.modules() == ["knowledge", "final_main"]
+    assert model.modules() == ["knowledge", "main", "query", "knowledge", "final_main"]

@@ -36,12 +36,12 @@ def test_a_passage_used_twice_is_exhausted() -> None:
     assert memory.exhausted(11) and memory.uses(11) == 2 and not memory.exhausted(12)
 
 
-def test_the_query_generator_repeating_earlier_queries_ends_the_search(kit: SimpleNamespace) -> None:
+def test_with_no_new_queries_last_main_repeated_queries_end_the_search(kit: SimpleNamespace) -> None:
     handlers = {**kit.two_hop_handlers(), "query": lambda text: f"{kit.QUESTION.text}\n",
                 "final_main": lambda text: kit.TARSK_ANSWER}
     model = kit.ModuleModel(handlers)
     with collect_trace() as trace:
-        result = kit.build(model).generate(kit.QUESTION)
+        result = kit.build(model, no_new_queries="last_main").generate(kit.QUESTION)
     assert model.modules() == ["leaf", "main", "query", "final_main"]
     queries = next(s for s in trace.steps if s.extra.get("module") == "query")
     assert queries.output == [] and queries.extra["repeated"] == [kit.QUESTION.text]
@@ -53,7 +53,7 @@ def test_at_most_the_configured_number_of_new_queries(kit: SimpleNamespace) -> N
     handlers = {**kit.two_hop_handlers(), "query": lambda text: "A?\nB?\nC?\nD?"}
     model = kit.ModuleModel(handlers)
     with collect_trace() as trace:
-        result = kit.build(model, max_iterations=2, max_new_queries=3,
+        result = kit.build(model, max_iterations=1, max_new_queries=3,
                            knowledge_prompting=False).generate(kit.QUESTION)
     queries = next(s for s in trace.steps if s.extra.get("module") == "query")
     assert queries.output == ["A?", "B?", "C?"] and queries.extra["over_limit"] == ["D?"]
@@ -69,7 +69,7 @@ def test_a_passage_shown_and_cited_is_not_given_to_the_leaf_again(kit: SimpleNam
                 "final_main": lambda text: kit.TARSK_ANSWER}
     model = kit.ModuleModel(handlers)
     with collect_trace() as trace:
-        kit.build(model, reranker=reranker, max_iterations=3, knowledge_prompting=False).generate(kit.QUESTION)
+        kit.build(model, reranker=reranker, max_iterations=2, knowledge_prompting=False).generate(kit.QUESTION)
     # shown once and cited once: two uses, so the second query's retrieval drops it unscored
     assert model.modules() == ["leaf", "main", "query", "query", "final_main"]  # the second Main verdict reused
     second = [s for s in trace.steps if s.kind == "retrieve"][1]

@@ -57,37 +57,41 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "prompt", "2Wiki relationship hints",
-            "RetGBatched.__init__: a question containing 'maternal grandmother' (and three more relations) "
-            "starts with that relation's definition as known information.",
-            "No such seed: known information starts empty (hopkit.methods.migres.memory.Memory).",
-            "changes-algorithm",
-            reason="On 2Wiki's relation questions the authors' Main Module sees a definition hopkit's does not. "
-                   "Fix: seed it as the code does (or disclose it as a dataset-specific aid)."),
+            "RetGBatched.__init__: a question containing 'maternal grandmother' (or 'maternal grandfather', "
+            "'paternal grandmother', 'paternal grandfather', lower-cased) starts with that relation's definition "
+            "('maternal grandmother is mother's mother') as known information, on every dataset.",
+            "MIGRESConfig.relation_hints (default true): the same four definitions, matched the same way, learnt "
+            "into the Memory before the first retrieval (hopkit.methods.migres.knowledge_rules). "
+            "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "documents", "passages shown to the Leaf Module",
             "promptPassages: 'Passage i: (Title: t) text' lines, at most top_k (5), best reranked first; a "
-            "snippet under 5 space-separated words is skipped; LLM knowledge shows '(Title: None)'.",
-            "hopkit.methods.migres.method.MIGRES._retrieve_and_read and prompts.leaf_instance: the same lines, "
-            "the best 5 by relevance; no word floor; LLM knowledge without a title.",
-            "changes-algorithm",
-            reason="A kept snippet under 5 words reaches hopkit's Leaf Module and takes one of the 5 places; "
-                   "fix: skip it as promptPassages does. The missing '(Title: None)' is cosmetic."),
+            "snippet under 5 space-separated words (len(text.split(' ')) < 5) is skipped; LLM knowledge shows "
+            "'(Title: None)'.",
+            "MIGRES._retrieve_and_read and prompts.leaf_instance: the same lines, the best 5 by relevance; "
+            "MIGRESConfig.min_snippet_words (default 5) skips a passage or LLM knowledge under 5 words counted "
+            "the same way, before the 5 are taken; LLM knowledge without a title (cosmetic). "
+            "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "documents", "LLM knowledge kept",
             "promptPassages drops generated knowledge containing 'sorry', '2022', 'have no specific "
-            "iinformation' or 'no publicly available information'.",
-            "MIGRES._retrieve_and_read keeps any non-empty knowledge the model writes.",
-            "changes-algorithm",
-            reason="A refusal ('Sorry, I have no information...') goes to hopkit's Leaf Module; fix: drop it "
-                   "with the authors' strings."),
+            "iinformation' or 'no publicly available information' (lower-cased).",
+            "MIGRESConfig.drop_knowledge_refusals (default true): the same four strings, the authors' typo "
+            "included, drop the knowledge before the Leaf Module (knowledge_rules.is_refusal). "
+            "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "retrieval", "BM25 and its hits",
             "search_engine.py Bm25Searcher (pyserini, k1 0.9, b 0.4): num_bm25 50 hits per query; with fewer "
-            "than 50, searches again with 'Find information about ' + query; hits deduplicated by text.",
-            "retrieval pipeline bm25-migres (k1 0.9, b 0.4), hits_per_query 50; no second search.",
-            "changes-algorithm",
-            reason="On a small corpus a rare query returns under 50 hits, and the authors' second search then "
-                   "brings more passages to the reranker; fix: search again with the prefix."),
+            "than 50, searches again with 'Find information about ' + query and keeps that search's hits; hits "
+            "deduplicated by text.",
+            "retrieval pipeline bm25-migres (k1 0.9, b 0.4; hits of distinct text), hits_per_query 50; "
+            "MIGRESConfig.second_search (default true): under 50 hits, the prefixed search's hits replace the "
+            "first's (the trace's retrieve step names it under 'searched'); the filter scores them against the "
+            "query, as the authors' reranker does. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "retrieval", "Knowledge Filter (passage level)",
             "Reranker.sentenceRerank: BGE reranker on (query, 'title [SEP] text'), kept at score ≥ δ; a "
@@ -115,10 +119,13 @@ FIDELITY = FidelityTable(
             "at 3); none left -> the original question is asked again.",
             "MIGRES._new_queries with responses.parse_queries: lines (or a list), markers removed, only "
             "question sentences when there are some; at most 3 not asked before (Memory.ask_at_most); none "
-            "left -> the next iteration is the last.",
-            "changes-algorithm",
-            reason="The cap of 3 is the paper's (Section 3.2) and disclosed; but where the authors retrieve "
-                   "again with the question, hopkit stops searching. Fix: fall back to the question."),
+            "left -> MIGRESConfig.no_new_queries (default 'ask_question') retrieves with the original question "
+            "again, as the authors do. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "disclosed",
+            reason="The cap of 3 is the paper's (Section 3.2), which the authors' instruction also states "
+                   "('write no more than 3 queries') where their code reads every line; hopkit's parser reads "
+                   "the numbered or labelled query lines small models write. The fall-back to the question is "
+                   "the authors'."),
         Difference(
             "loop", "the order of the modules",
             "RetGBatched._iteration: retrieve with the question, Leaf, then Main; while unanswerable: Query "
@@ -129,11 +136,10 @@ FIDELITY = FidelityTable(
             "loop", "how many rounds",
             "_iteration: up to max_iter (5) Main calls with the iteration instruction, each followed by a "
             "round of queries, retrieval and Leaf, then one more Main with instruction_main_last.",
-            "MIGRES.generate: max_iterations (5) Main calls in all, the 5th with the last instruction; so at "
-            "most 4 rounds of queries after the first retrieval.",
-            "changes-algorithm",
-            reason="hopkit's MIGRES searches one round less than the authors' before the last answer. Fix: "
-                   "T Main calls with the iteration instruction, then the last one."),
+            "MIGRESConfig.last_main (default 'after_iterations'): max_iterations (5) Main calls with the "
+            "iteration instruction, each followed by a round, then the last Main (MIGRESConfig.main_calls). "
+            "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "loop", "no new information",
             "promptMain skips the Main call while the known information is unchanged (step > 1), keeping the "
@@ -189,10 +195,10 @@ FIDELITY = FidelityTable(
             "answer", "missing information for the Query Generator",
             "extractNewinfo('main'): the explanation replaces the missing information when that is under 10 "
             "characters.",
-            "responses.MainVerdict.missing_information: the explanation only when it is blank.",
-            "changes-algorithm",
-            reason="A short 'None' or 'N/A' goes to hopkit's Query Generator as the missing information; fix: "
-                   "the authors' 10-character rule."),
+            "MIGRESConfig.min_missing_information_chars (default 10): responses.MainVerdict.wanted gives the "
+            "explanation when the missing information (stripped) is under 10 characters. "
+            "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "answer", "NLI check of extracted facts",
             "verify_info: t5_xxl_true_nli_mixture on 'premise: (Title: t) text hypothesis: fact' -> '1'; the "

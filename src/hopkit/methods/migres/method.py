@@ -2,28 +2,39 @@
 
 Algorithm (Section 3.1, Figure 1; settings from Table 11)::
 
-    (a)  Memory <- {}; queries <- [q]                       the question is the first query
-    (b)  for each query: K <- BM25(query, 50)                 Retriever
+    (a)  Memory <- {definitions of the grandparent relations  the question is the first query;
+                    q names}; queries <- [q]                   the relations as in the authors' code
+    (b)  for each query: K <- BM25(query, 50); with fewer     Retriever (the second search: the
+             than 50 hits, BM25("Find information about "     authors' search_engine.py)
+             + query, 50) instead
     (c)      K <- passages with relevance >= δ, then their     Knowledge Filter
                  sentences >= δ unless the passage outscores each of its sentences;
                  passages used twice (Memory) are not given again
-    (d)  if K is empty: K <- LLM knowledge about the query    LLM knowledge prompting (Table 15)
-    (e)  I' <- Leaf(top 5 of K, queries), each fact citing     Leaf Module
+    (d)  if K is empty: K <- LLM knowledge about the query    LLM knowledge prompting (Table 15),
+                 unless it is a refusal                        refusals as the authors' code drops them
+    (e)  I' <- Leaf(top 5 of K, snippets under 5 words        Leaf Module
+                 skipped, queries), each fact citing
                  the passages that support it
     (f)  I <- I + {i in I' : its cited passages entail i}     NLI check; Memory drops known facts
-         for t = 1 .. T:
-    (g)      answer, confidence, I_miss <- Main(I, q)         Main Module (at t = T: may answer
+         for t = 1 .. T + 1:
+    (g)      answer, confidence, I_miss <- Main(I, q)         Main Module (at t = T + 1: may answer
                                                               from the model's own knowledge)
-    (h)      stop if an answer was given or t = T
-    (i)      queries <- at most 3 new queries for I_miss,     Query Generator; Memory drops
-                 none asked before                             those asked before
+    (h)      stop if an answer was given or t = T + 1
+    (i)      queries <- at most 3 new queries for I_miss       Query Generator; Memory drops
+                 (the explanation when I_miss is under         those asked before
+                 10 characters), none asked before;
+                 none left: the question again
              (b)-(f) with these queries
 
 A response the model writes that cannot be read is asked once more; if it still cannot
 be read the step is recorded as failed with its raw text and the loop goes straight to
-the last iteration, so the question still gets an answer. So does a round in which the
-Query Generator has nothing new to ask. While no new fact was learnt since the last
+the last iteration, so the question still gets an answer. While no new fact was learnt since the last
 Main call, its verdict is reused instead of asking again (the authors' code).
+
+The options ``relation_hints``, ``min_snippet_words``, ``drop_knowledge_refusals``,
+``second_search``, ``no_new_queries``, ``last_main`` and ``min_missing_information_chars``
+default to the authors' code; their other values are what the campaign's saved runs did
+(``hopkit/campaign/saved_run_pins.yaml``).
 
 Judges: the reranker of (c) is a relevance judge and the NLI check of (f) an entailment
 judge (:mod:`hopkit.judges`), given as config options (``reranker: llm``,
@@ -48,12 +59,13 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.migres.filter import Knowledge, KnowledgeFilter
 from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.migres.memory import Memory
+from hopkit.methods.migres.knowledge_rules import SECOND_SEARCH_PREFIX, is_refusal, relation_hints, too_short
 from hopkit.methods.migres.modules import Asked, MIGRESModules
 from hopkit.methods.migres.responses import LeafFact, MainVerdict
 from hopkit.methods.migres.steps import (MIGRESSummary, StopReason, record_citation, record_failure, record_knowledge,
                                          record_leaf, record_main, record_queries, record_retrieval,
                                          record_verification)
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, NonNegativeInt, PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing import clean_direct_answer
 from hopkit.methods.migres.demonstrations import MIGRESDemonstrations, Task
 from hopkit.records import GenerationResult, Query
@@ -62,6 +74,8 @@ from hopkit.retrieval.protocol import Retriever
 JudgeOption = str | Mapping[str, Any]
 _KEPT = ("learnt", "already_known")  # outcomes of an extracted fact that passed the checks
 AnswerFormat = Literal["span", "yes_no"]
+NoNewQueries = Literal["ask_question", "last_main"]
+LastMain = Literal["after_iterations", "iteration_t"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +83,8 @@ class MIGRESConfig:
     """Options of MIGRES; defaults are the paper's for multi-hop QA (Table 11).
 
     Attributes:
-        max_iterations: T, Main Module calls at most (Table 11: 5 multi-hop and
-            StrategyQA, 3 open-domain QA).
+        max_iterations: T, Main Module calls with the iteration instruction at most (Table 11: 5
+            multi-hop and StrategyQA, 3 open-domain QA); see ``last_main`` for the last call.
         relevance_threshold: δ, in the reranker's own scale (Table 11: 3.0 multi-hop, 5.0
             ODQA, 0.0 StrategyQA with the BGE reranker's logits; Table 6 uses 1.0). For
             another reranker choose it by the paper's rule, see docs/migres.md.
@@ -101,6 +115,26 @@ class MIGRESConfig:
         reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``).
         nli: the entailment judge (``llm``, or ``{kind: nli, model: ...}``).
         max_tokens: most tokens per model response.
+        relation_hints: a question naming a grandparent relation ("maternal grandmother" and
+            three more) starts with that relation's definition as known information (the authors'
+            code; False: known information starts empty, as the campaign's saved runs did).
+        min_snippet_words: a passage or LLM knowledge of fewer space-separated words is not shown
+            to the Leaf Module (the authors' 5; 0 shows every one, as the saved runs did).
+        drop_knowledge_refusals: LLM knowledge containing the authors' refusal strings ("sorry",
+            "2022", ...) is not shown to the Leaf Module (False: kept, as the saved runs did).
+        second_search: when BM25 returns fewer than ``hits_per_query`` hits, search again with
+            "Find information about " before the query and take that search's hits (the authors'
+            code; False: no second search, as the saved runs did).
+        no_new_queries: when the Query Generator asks nothing new, "ask_question" retrieves with
+            the original question again (the authors' code); "last_main" makes the next Main
+            call the last (as the saved runs did).
+        last_main: "after_iterations": ``max_iterations`` Main calls with the iteration
+            instruction, each followed by a round of queries, then one more with the last
+            instruction (the authors' code); "iteration_t": the ``max_iterations``-th call is the
+            last, one round fewer (as the saved runs did).
+        min_missing_information_chars: when the Main Module's missing information is shorter
+            than this, its explanation goes to the Query Generator instead (the authors' 10;
+            1: only when it is blank, as the saved runs did).
     """
 
     max_iterations: PositiveInt = 5
@@ -122,6 +156,18 @@ class MIGRESConfig:
     reranker: JudgeOption = "llm"
     nli: JudgeOption = "llm"
     max_tokens: PositiveInt = 300
+    relation_hints: bool = field(default=True, metadata=fixed_after_runs(False))
+    min_snippet_words: NonNegativeInt = field(default=5, metadata=fixed_after_runs(0))
+    drop_knowledge_refusals: bool = field(default=True, metadata=fixed_after_runs(False))
+    second_search: bool = field(default=True, metadata=fixed_after_runs(False))
+    no_new_queries: NoNewQueries = field(default="ask_question", metadata=fixed_after_runs("last_main"))
+    last_main: LastMain = field(default="after_iterations", metadata=fixed_after_runs("iteration_t"))
+    min_missing_information_chars: PositiveInt = field(default=10, metadata=fixed_after_runs(1))
+
+    @property
+    def main_calls(self) -> int:
+        """Main Module calls at most, the last one's included."""
+        return self.max_iterations + (1 if self.last_main == "after_iterations" else 0)
 
     def __post_init__(self) -> None:
         check_fields(self, "MIGRES option")  # types and ranges, as annotated above
@@ -218,11 +264,14 @@ class MIGRES(WarmsUp):
         modules = MIGRESModules(self.llm, self.demonstrations, yes_no=self.config.answer_format == "yes_no",
                                 max_tokens=self.config.max_tokens)
         question = _Question(query.text.strip(), Memory(self.config.max_passage_uses), modules)
+        if self.config.relation_hints:
+            for hint in relation_hints(question.text):
+                question.memory.learn(hint)
         first, _ = question.memory.ask([question.text])                                 # (a)
         self._retrieve_and_read(first or [question.text], question)                    # (b)-(f)
-        for iteration in range(1, self.config.max_iterations + 1):
+        for iteration in range(1, self.config.main_calls + 1):
             question.iterations = iteration
-            final = iteration == self.config.max_iterations or question.ending is not None
+            final = iteration == self.config.main_calls or question.ending is not None
             verdict = self._main(question, final)                                      # (g)
             if final or (verdict is not None and self._answers(verdict)):              # (h)
                 break
@@ -238,11 +287,15 @@ class MIGRES(WarmsUp):
         config = self.config
         best: dict[Hashable, Knowledge] = {}  # by paragraph: the best-scored of its queries
         for text in queries:
+            searched = None
             hits = self.retriever.retrieve(text, config.hits_per_query)                        # (b)
+            if config.second_search and len(hits) < config.hits_per_query:
+                searched = SECOND_SEARCH_PREFIX + text
+                hits = self.retriever.retrieve(searched, config.hits_per_query)
             kept, outcomes = self.filter.filter(text, hits, question.memory.exhausted)         # (c)
             question.last_step = record_retrieval(text, hits, outcomes, config.hits_per_query,
                                                   config.relevance_threshold, question.last_step,
-                                                  rerank_top=config.rerank_top)
+                                                  rerank_top=config.rerank_top, searched=searched)
             question.reranked += sum(1 for outcome in outcomes if outcome["relevance"] is not None)
             for piece in kept:
                 held = best.get(piece.memory_key)
@@ -253,8 +306,10 @@ class MIGRES(WarmsUp):
             own = question.modules.knowledge(queries[0])
             question.knowledge_prompts += 1
             question.last_step = record_knowledge(queries[0], own, question.last_step)
-            if own and not question.memory.exhausted(own):
+            refused = config.drop_knowledge_refusals and is_refusal(own)
+            if own and not refused and not question.memory.exhausted(own):
                 knowledge = [Knowledge(own, queries[0])]
+        knowledge = [k for k in knowledge if not too_short(k.text, config.min_snippet_words)]
         if knowledge:
             self._read(knowledge[:config.passages_per_leaf_call], question)                  # (e), (f)
 
@@ -347,7 +402,7 @@ class MIGRES(WarmsUp):
     def _new_queries(self, question: _Question, verdict: MainVerdict) -> list[str]:
         """Step (i): at most ``max_new_queries`` queries for the missing information, none asked before."""
         memory = question.memory
-        missing = verdict.missing_information
+        missing = verdict.wanted(self.config.min_missing_information_chars)
         asked = question.modules.queries(question.text, memory.asked, memory.facts, missing)
         if asked.value is None:
             question.last_step = record_failure("reason", "query", asked, question.last_step)
@@ -357,6 +412,8 @@ class MIGRES(WarmsUp):
         over = [q for q in asked.value if q not in new and q not in repeated]
         question.last_step = record_queries(missing, new, repeated, over, asked.generations, question.last_step)
         if not new:
+            if self.config.no_new_queries == "ask_question":
+                return [question.text]  # the authors' code asks the original question again
             question.ending = "no_new_queries"
         return new
 
@@ -373,7 +430,7 @@ class MIGRES(WarmsUp):
         return answer
 
     def _result(self, question: _Question) -> GenerationResult:
-        stop_reason = question.ending or ("answered" if question.iterations < self.config.max_iterations
+        stop_reason = question.ending or ("answered" if question.iterations < self.config.main_calls
                                           else "max_iterations")
         summary = MIGRESSummary(iterations=question.iterations, stop_reason=stop_reason,
                                 confidence=question.confidence, passages_used=len(question.used),

@@ -54,9 +54,15 @@ class MainVerdict:
 
     @property
     def missing_information(self) -> str:
-        """What to ask for next: the missing information, or the explanation when that is blank
-        (as the authors' code does)."""
-        return self.missing.strip() or self.explanation.strip()
+        """What to ask for next with the authors' rule (:meth:`wanted` with 10 characters)."""
+        return self.wanted(10)
+
+    def wanted(self, min_chars: int) -> str:
+        """What to ask for next: the missing information, or the explanation when the missing
+        information is shorter than ``min_chars`` characters (the authors' code: 10; 1: only when
+        it is blank)."""
+        missing = self.missing.strip()
+        return self.explanation.strip() if len(missing) < min_chars else missing
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ class Filtered(Record):
 class MIGRESRetrieve(Payload):
     """One query's retrieval and the knowledge filter's verdict on each BM25 hit (the step's
     ``paragraph_ids`` and ``scores``): ``k`` hits per query, δ the ``threshold``, ``reranked``
-    the passages the relevance judge scored, ``rerank_top`` only when set."""
+    the passages the relevance judge scored, ``rerank_top`` only when set; ``searched`` the second
+    search's query when the first had fewer than ``k`` hits (its hits are the step's)."""
 
     kind = "retrieve"
     query: str = at("input")
@@ -59,6 +60,7 @@ class MIGRESRetrieve(Payload):
     threshold: float
     reranked: int = 0
     rerank_top: int | None = at("extra", "rerank_top", default=None, omit_none=True)
+    searched: str | None = at("extra", "searched", default=None, omit_none=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,12 +250,14 @@ def migres_payload(step: Step) -> MIGRESPayload | None:
 
 
 def record_retrieval(query: str, hits: Sequence[ScoredParagraph], outcomes: Sequence[Mapping[str, Any]], k: int,
-                     threshold: float, parent: int | None, *, rerank_top: int | None = None) -> int | None:
+                     threshold: float, parent: int | None, *, rerank_top: int | None = None,
+                     searched: str | None = None) -> int | None:
     """One query's retrieval and what the knowledge filter did with each hit (how many it scored)."""
     filtered = [Filtered(**o) for o in outcomes]
     payload = MIGRESRetrieve(query=query, kept=tuple(f for f in filtered if f.outcome in _KEPT),
                              dropped=tuple(f for f in filtered if f.outcome not in _KEPT), k=k, threshold=threshold,
-                             reranked=sum(1 for f in filtered if f.relevance is not None), rerank_top=rerank_top)
+                             reranked=sum(1 for f in filtered if f.relevance is not None), rerank_top=rerank_top,
+                             searched=searched)
     return record(payload, parent=parent, paragraph_ids=[hit.id for hit in hits],
                   scores=[float(hit.score) for hit in hits])
 
