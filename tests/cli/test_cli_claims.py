@@ -65,16 +65,22 @@ def test_claims_are_checked_paired_and_worded_by_the_rule(hopkit: Hopkit, tmp_pa
     code, out, err = hopkit("claims", "self-ask")
     assert code == 0, err
     # HotpotQA: 10 won, 0 lost: McNemar p = 2 / 2**10; the paper puts Self-Ask above ReAct: holds
-    assert row(out, "hotpotqa")[3:] == ["12", "100.0", "16.7", "+83.3 [+58.3, +100.0]", "10/0", "0.002",
-                                        "above (MIGRES, Table 3)", "holds"]
+    assert row(out, "hotpotqa")[3:9] == ["12", "100.0", "16.7", "+83.3 [+58.3, +100.0]", "10/0", "0.002"]
+    assert row(out, "hotpotqa")[-2:] == ["above (MIGRES, Table 3)", "holds"]
+    # the anytime-valid columns, in stored order: two ties, then ten wins take the capital to
+    # (1.5**10 + 0.5**10) / 2 = 28.8 >= 20 at n = 12 (tests/evaluation/test_anytime.py), p = 1 / 28.8
+    assert row(out, "hotpotqa")[-4:-2] == ["0.035", "12"] and row(out, "hotpotqa")[-5].startswith("[+")
     # MuSiQue: 5 won, 0 lost: p = 2 / 2**5 = 0.0625, not below 0.05
-    assert row(out, "musique")[-3:] == ["0.062", "above (MIGRES, Table 3)", "cannot tell at n = 12"]
+    assert row(out, "musique")[-2:] == ["above (MIGRES, Table 3)", "cannot tell at n = 12"]
+    assert row(out, "musique")[-6] == "0.062"
+    assert row(out, "musique")[-3] == "-"  # 5 wins: (1.5**5 + 0.5**5) / 2 = 3.8, not decided either
     assert row(out, "pooled: hotpotqa, musique")[3] == "24" and row(out, "pooled: hotpotqa, musique")[-1] == "holds"
     assert row(out, "hotpotqa", "LLM Acc")[-1] == "not judged"  # no judge's verdicts stored
     assert "5 checks: 2 hold, 0 reversed, 1 cannot tell, 2 not judged" in out
     assert "not in the store, not checked: 2wikimultihopqa, strategyqa" in out
     saved = json.loads((tmp_path / "claims" / "self-ask.json").read_text(encoding="utf-8"))
     assert [c["verdict"] for c in saved["checks"] if c["metric"] == "em"] == ["holds", "cannot tell at n = 12", "holds"]
+    assert [c["decided_at"] for c in saved["checks"] if c["metric"] == "em"][:2] == [12, None]
     assert "| self-ask vs react-shao | EM | hotpotqa | 12 |" in (tmp_path / "claims" / "self-ask.md").read_text()
 
 

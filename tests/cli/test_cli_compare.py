@@ -73,9 +73,9 @@ def test_compare_prints_the_hand_computed_statistics(hopkit: Hopkit) -> None:
     # EM: A right on all 12, B on 2: 10 won, 0 lost, 2 tied; McNemar p = 2 / 2**10 = 0.00195
     em = metric_row(out, "EM")
     assert em[:5] == ["EM", "12", "100.0", "16.7", "+83.3"]
-    assert em[-8:] == ["0.002", "McNemar", "exact", "10", "0", "2", "good", "higher"]
+    assert em[-12:-4] == ["0.002", "McNemar", "exact", "10", "0", "2", "good", "higher"]
     # F1 is 1 or 0 here too: ten differences of +1, so the sign-flip p is 2 / 2**10 as well
-    assert metric_row(out, "F1")[-8:] == ["0.002", "sign-flip", "permutation", "10", "0", "2", "good", "higher"]
+    assert metric_row(out, "F1")[-12:-4] == ["0.002", "sign-flip", "permutation", "10", "0", "2", "good", "higher"]
     # bad does not retrieve: no recall to compare
     assert "Not compared: Para R@15, Title R@15, Ans R@15" in out
     assert "At 95%, good is higher than bad on EM (by 83.3 points, p = 0.002), F1 (by 83.3 points" in out
@@ -88,7 +88,7 @@ def test_compare_says_when_a_difference_is_noise(hopkit: Hopkit) -> None:
     code, out, err = hopkit("compare", "six", "one")
     assert code == 0, err
     # 5 won, 0 lost: p = 2 / 32 = 0.0625, not below 0.05
-    assert metric_row(out, "EM")[-8:] == ["0.062", "McNemar", "exact", "5", "0", "7", "cannot", "tell"]
+    assert metric_row(out, "EM")[-12:-4] == ["0.062", "McNemar", "exact", "5", "0", "7", "cannot", "tell"]
     assert "EM, F1, Cover-EM: no difference distinguishable from noise at 95%." in out
 
 
@@ -171,7 +171,7 @@ def test_compare_includes_llm_accuracy_when_both_runs_are_judged(hopkit: Hopkit)
     # 9 won, 0 lost, 3 tied: McNemar p = 2 / 2**9 = 0.0039
     row = metric_row(out, "LLM Acc")
     assert row[:6] == ["LLM", "Acc", "12", "100.0", "25.0", "+75.0"]
-    assert row[-8:] == ["0.004", "McNemar", "exact", "9", "0", "3", "good", "higher"]
+    assert row[-12:-4] == ["0.004", "McNemar", "exact", "9", "0", "3", "good", "higher"]
     assert "LLM Acc: judged by judge-model" in out
     assert "Not compared: Para R@15, Title R@15, Ans R@15 (" in out
 
@@ -193,7 +193,9 @@ def test_report_gains_paired_comparisons(hopkit: Hopkit, tmp_path: Path) -> None
     section = markdown.split("## Paired comparisons", 1)[1]
     assert "### qs" in section
     assert re.search(r"^\| good \| bad \| EM \| 12 \| 100\.0 \| 16\.7 \| \+83\.3 \| \[.*\] \| 0\.002 \| "
-                     r"McNemar exact \| 10 \| 0 \| 2 \| good higher \|$", section, re.M)
+                     r"McNemar exact \| 10 \| 0 \| 2 \| good higher \| \[.*\] \| 0\.035 \| 12 \|$", section, re.M)
+    # the anytime columns: two ties then ten straight wins, capital (1.5**10 + 0.5**10) / 2 = 28.8 >= 20 at n = 12
+    assert "Anytime 95% CS" in section and "Decided at n" in section
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(
         ["comparison.md", "comparison.csv", "comparison.png", "time_split.png", "leaderboard.md", "index.html",
          "explorer.html", "html-report"])
@@ -220,3 +222,45 @@ def test_evaluate_shows_the_columns_compared_first_and_fits_a_terminal(hopkit: H
     assert header.split() == ["Run", "Dataset", "n", "Failed", "EM", "F1", "Cover-EM", "s/q"]
     assert max(len(line) for line in out.splitlines()[:3]) <= 100
     assert "--wide, or the report's comparison.csv" in out
+
+
+def test_compare_anytime_prints_the_sequence_beside_the_fixed_n_test(hopkit: Hopkit) -> None:
+    hopkit.add_run("good", range(12))
+    hopkit.add_run("bad", {0, 1})
+    hopkit.add_run("six", range(6))
+    out = hopkit.ok("compare", "good", "bad", "--anytime")
+    anytime = out.split("Anytime-valid, in the dataset's stored question order:", 1)[1]
+    em = metric_row(anytime, "EM")
+    # the fixed-n test's p beside the sequence: two ties then ten straight wins, capital (1.5**10 + 0.5**10) / 2
+    # = 28.83 at n = 12 (tests/evaluation/test_anytime.py): e-value 28.8, anytime p 1 / 28.83 = 0.035
+    assert em[:6] == ["EM", "12", "+83.3", "0.002", "McNemar", "exact"]
+    assert em[-3:] == ["28.8", "0.035", "12"]
+    assert "EM: decided at n = 12 (good higher)" in anytime
+    # five wins in six questions then ties: (1.5**5 + 0.5**5) / 2 = 3.8 < 20, the sequence still holds 0
+    assert "EM: not decided at n = 12 (the sequence still holds 0)" in hopkit.ok("compare", "six", "bad", "--anytime")
+    assert "Anytime-valid" not in hopkit.ok("compare", "good", "bad")
+
+
+def test_compare_plan_reads_the_pilot_s_discordance(hopkit: Hopkit) -> None:
+    hopkit.add_run("good", range(8))
+    hopkit.add_run("bad", {0, 1, 2, 9})
+    out = hopkit.ok("compare", "good", "bad", "--plan", "20")
+    plan = out.split("Plan for a true difference of 20 points, from these runs as the pilot:", 1)[1]
+    em = metric_row(plan, "EM")
+    # 6 of 12 questions discordant: mean d^2 = 0.5; Connor's
+    # n = (1.959964 * sqrt(0.5) + 0.841621 * sqrt(0.5 - 0.04))**2 / 0.04 = (1.385904 + 0.570814)**2 / 0.04 = 95.7,
+    # so 96 questions at 80% power
+    assert em[:4] == ["EM", "12", "0.500", "96"]
+    assert int(em[4]) > 0 and em[-2:] == ["by", "384"]  # the simulation's cap: 4 x 96
+    # 60 points is more than these runs ever differ per question on average (50): said, not planned
+    wide = hopkit.ok("compare", "good", "bad", "--plan", "60")
+    assert "a difference of 60.0 points cannot be planned from this pilot" in wide
+
+
+@pytest.mark.parametrize("value", ["0", "100", "250"])
+def test_compare_plan_refuses_a_difference_outside_0_to_100(hopkit: Hopkit, value: str) -> None:
+    hopkit.add_run("good", range(8))
+    hopkit.add_run("bad", {0})
+    code, out, err = hopkit("compare", "good", "bad", "--plan", value)
+    assert code == 2 and "--plan" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2  # argparse's usage line and one message, or one line

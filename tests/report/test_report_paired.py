@@ -40,11 +40,15 @@ def test_table_rows_hold_the_hand_computed_numbers() -> None:
     text = to_text(paired_table([pair]))
     header, _, row = text.splitlines()[:3]
     assert header.split() == ["A", "B", "Metric", "n", "A", "%", "B", "%", "A-B", "95%", "CI", "p", "Test",
-                              "A", "won", "B", "won", "Tied", "At", "95%"]
+                              "A", "won", "B", "won", "Tied", "At", "95%", "Anytime", "95%", "CS", "Anytime", "p",
+                              "Decided", "at", "n"]
     # 8 won, 1 lost, 1 tied: McNemar p = 2 * 10 / 512 = 0.039
     assert row.split()[:6] == ["strong", "weak", "EM", "10", "80.0", "10.0"]
     assert "+70.0" in row and "0.039" in row and "McNemar exact" in row
-    assert row.split()[-5:] == ["8", "1", "1", "strong", "higher"]
+    assert row.split()[-9:-4] == ["8", "1", "1", "strong", "higher"]
+    # the anytime sequence, in stored order: 8 straight wins bring the capital to (1.5**8 + 0.5**8) / 2 = 12.8,
+    # short of 1 / 0.05 = 20 (see tests/evaluation/test_anytime.py), so p = 1 / 12.8 and nothing decided
+    assert row.split()[-2:] == ["0.078", "-"]
     assert [c.key for c in paired_table([pair], with_runs=False).columns][0] == "metric"
 
 

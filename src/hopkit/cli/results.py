@@ -6,14 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from hopkit.cli.numbers import number
 from hopkit.cli.store_access import one_run, reading_factory, select_runs
 from hopkit.environment import hopkit_home
-from hopkit.errors import ComparisonError, ReportError
+from hopkit.errors import ComparisonError, ConfigError, ReportError
 from hopkit.evaluation.compare import compare_scores
+from hopkit.evaluation.planning import QuestionPlan, pilot_differences, plan_questions
 from hopkit.evaluation.llm_judge import JudgeIdentity
 from hopkit.evaluation.scoring import QuestionScores
 from hopkit.judging_runs import choose_judge
 from hopkit.report.files import REPORT_FILES, write_report
+from hopkit.report.anytime import PLAN_NOTE, anytime_sentences, anytime_table, plan_table
 from hopkit.report.html import collect_report
 from hopkit.report.leaderboard import leaderboard, run_setup
 from hopkit.report.paired import ComparedPair, paired_notes, paired_table, verdict_sentence
@@ -44,6 +47,12 @@ def add_compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("run_b", metavar="RUN_B", help="the run to compare it with, on the same dataset")
     compare.add_argument("--judge", help="model id of the LLM judge whose stored verdicts give LLM Acc "
                                          "(default: the only judge of the two runs)")
+    compare.add_argument("--anytime", action="store_true",
+                         help="also the anytime-valid confidence sequence, e-value and p-value, in the dataset's "
+                              "stored question order, and the n at which the sequence first excluded 0")
+    compare.add_argument("--plan", type=number, metavar="DIFF",
+                         help="treat the two runs as a pilot: the questions a true difference of DIFF points "
+                              "would need (fixed n at 80%% power, and the expected n of the sequential stop)")
 
 
 def _judged_scores(store: Store, run: RunInfo, verdicts: VerdictStore | None,
@@ -125,12 +134,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ComparisonError(f"cannot compare {both}: they ran on different datasets ({run_a.dataset!r} "
                               f"and {run_b.dataset!r}); a paired comparison needs the same questions, "
                               "so compare two runs on one dataset")
+    plan = getattr(args, "plan", None)
+    if plan is not None and not 0 < plan < 100:
+        raise ConfigError(f"option '--plan': expected a difference in points above 0 and below 100, got {plan:g}")
     verdicts = VerdictStore(session_factory)
     judge = choose_judge(verdicts, [run_a.run_id, run_b.run_id], args.judge)
     summary_a, scores_a = _judged_scores(store, run_a, verdicts, judge)
     summary_b, scores_b = _judged_scores(store, run_b, verdicts, judge)
+    stored_order = [q.id for q in store.queries(run_a.dataset)]
     try:
-        comparison = compare_scores(scores_a, scores_b)
+        comparison = compare_scores(scores_a, scores_b, order=stored_order)
     except ComparisonError as exc:
         raise ComparisonError(f"cannot compare {both} on {run_a.dataset!r}: {exc}") from exc
     label_a, label_b = run_labels([summary_a, summary_b])
@@ -149,4 +162,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print("\n".join(paired_notes()))
     if judge is not None:
         print(f"LLM Acc: judged by {judge}; compared only when it judged every answer of both runs")
+    if getattr(args, "anytime", False):
+        print("\nAnytime-valid, in the dataset's stored question order:\n")
+        print(to_text(anytime_table(pair)), end="")
+        print("\n" + "\n".join(anytime_sentences(pair)))
+    if plan is not None:
+        ordered = {s.query_id: s for s in scores_a}
+        pilot_a = [ordered[q] for q in stored_order if q in ordered]
+        plans = [(m.metric, _plan(pilot_differences(pilot_a, scores_b, m.metric), plan / 100))
+                 for m in comparison.metrics]
+        print(f"\nPlan for a true difference of {plan:g} points, from these runs as the pilot:\n")
+        print(to_text(plan_table(plans)), end="")
+        print("\n" + PLAN_NOTE)
     return 0
+
+
+def _plan(pilot: list[float], difference: float) -> QuestionPlan | str:
+    try:
+        return plan_questions(pilot, difference)
+    except ValueError as exc:
+        return str(exc).removeprefix("plan: ")

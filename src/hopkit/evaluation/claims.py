@@ -168,7 +168,7 @@ class ClaimChecker:
             return ClaimCheck(claim, dataset, subject, baseline, None, NOT_JUDGED,
                               f"no LLM judge has judged every answer of both runs: `hopkit judge {subject.name} "
                               f"{baseline.name} --dataset {dataset}`" + note)
-        comparison = _metric(claim.metric, *scored)
+        comparison = _metric(claim.metric, *scored, order=[q.id for q in self.store.queries(dataset)])
         if comparison is None:
             return ClaimCheck(claim, dataset, subject, baseline, None, NOT_RUN,
                               f"no question of {dataset} has {claim.metric} for both runs" + note)
@@ -215,10 +215,11 @@ def _keyed(dataset: str, scores: Sequence[QuestionScores]) -> list[QuestionScore
     return [dataclasses.replace(score, query_id=f"{dataset}/{score.query_id}") for score in scores]
 
 
-def _metric(metric: str, scores_a: Sequence[QuestionScores], scores_b: Sequence[QuestionScores]
-            ) -> MetricComparison | None:
+def _metric(metric: str, scores_a: Sequence[QuestionScores], scores_b: Sequence[QuestionScores],
+            order: Sequence[str] | None = None) -> MetricComparison | None:
+    """The comparison on ``metric``; its anytime-valid sequence sees the questions in ``order`` (None: run A's)."""
     try:
-        comparison = compare_scores(scores_a, scores_b)
+        comparison = compare_scores(scores_a, scores_b, order=order)
     except ComparisonError:
         return None
     return next((m for m in comparison.metrics if m.metric == metric), None)

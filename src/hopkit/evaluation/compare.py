@@ -37,6 +37,7 @@ import numpy as np
 
 from hopkit.errors import ComparisonError
 from hopkit.evaluation.aggregate import Estimate, paired_bootstrap
+from hopkit.evaluation.anytime import AnytimeTest, anytime_test
 from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
 
 __all__ = [
@@ -153,7 +154,8 @@ class MetricComparison:
     Means are fractions (0-1), as the metrics are. ``difference`` is mean(A) - mean(B)
     with its paired bootstrap interval; ``won`` / ``lost`` / ``tied`` count the
     questions where A scored higher / lower / the same as B. ``alpha`` is the test's
-    level (0.05 for 95%).
+    level (0.05 for 95%). ``anytime`` is the anytime-valid confidence sequence and e-value
+    (:mod:`hopkit.evaluation.anytime`) over the same questions in the order they were asked.
     """
 
     metric: str
@@ -167,6 +169,7 @@ class MetricComparison:
     lost: int
     tied: int
     alpha: float = 0.05
+    anytime: AnytimeTest | None = None
 
     @property
     def distinguishable(self) -> bool:
@@ -202,7 +205,7 @@ def _by_id(scores: Sequence[QuestionScores], side: str) -> dict[str, QuestionSco
     return out
 
 
-def _compare_metric(metric: str, a: list[float], b: list[float], *, n_resamples: int,
+def _compare_metric(metric: str, a: list[float], b: list[float], in_order: list[float], *, n_resamples: int,
                     confidence: float, seed: int) -> MetricComparison:
     va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     diff = va - vb
@@ -228,12 +231,13 @@ def _compare_metric(metric: str, a: list[float], b: list[float], *, n_resamples:
         lost=lost,
         tied=len(a) - won - lost,
         alpha=round(1.0 - confidence, 12),
+        anytime=anytime_test(in_order, alpha=round(1.0 - confidence, 12)),
     )
 
 
 def compare_scores(a: Sequence[QuestionScores], b: Sequence[QuestionScores], *,
                    metrics: Sequence[str] = METRIC_NAMES, n_resamples: int = 1000,
-                   confidence: float = 0.95, seed: int = 0) -> PairedComparison:
+                   confidence: float = 0.95, seed: int = 0, order: Sequence[str] | None = None) -> PairedComparison:
     """Compare run A with run B on the questions both scored, metric by metric.
 
     A metric is compared on the shared questions where both runs have a value for
@@ -247,6 +251,8 @@ def compare_scores(a: Sequence[QuestionScores], b: Sequence[QuestionScores], *,
         n_resamples: Bootstrap resamples of each difference's interval.
         confidence: Coverage of the intervals; the tests use level ``1 - confidence``.
         seed: Seed of the bootstrap and of the random sign flips.
+        order: Question ids in the order the anytime-valid sequence sees them (the dataset's
+            stored order); shared questions it does not name come last, by id. None: run A's order.
 
     Returns:
         The comparison.
@@ -262,6 +268,8 @@ def compare_scores(a: Sequence[QuestionScores], b: Sequence[QuestionScores], *,
             raise KeyError(f"unknown metric {metric!r}; known: {', '.join(METRIC_NAMES)}")
     left, right = _by_id(a, "A"), _by_id(b, "B")
     shared = sorted(left.keys() & right.keys())
+    rank = {q: i for i, q in enumerate(dict.fromkeys(order if order is not None else left))}
+    in_order = sorted(shared, key=lambda q: (rank.get(q, len(rank)), q))
     if not shared:
         raise ComparisonError(f"the runs share no question (A scored {len(left)}, B {len(right)}); "
                               "compare two runs on the same dataset's questions")
@@ -278,7 +286,9 @@ def compare_scores(a: Sequence[QuestionScores], b: Sequence[QuestionScores], *,
         if not va:
             skipped.append(metric)
             continue
-        compared.append(_compare_metric(metric, va, vb, n_resamples=n_resamples,
+        ordered = [x - y for q in in_order
+                   for x, y in [(left[q].get(metric), right[q].get(metric))] if x is not None and y is not None]
+        compared.append(_compare_metric(metric, va, vb, ordered, n_resamples=n_resamples,
                                         confidence=confidence, seed=seed))
     return PairedComparison(shared=len(shared), only_a=len(left) - len(shared),
                             only_b=len(right) - len(shared), metrics=tuple(compared),

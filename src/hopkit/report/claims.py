@@ -7,6 +7,7 @@ from typing import Any, Iterable, Sequence
 
 from hopkit.evaluation.claims import HOLDS, NOT_JUDGED, NOT_RUN, REVERSED, ClaimCheck
 from hopkit.report.escape import markdown_cell
+from hopkit.report.paired import anytime_cells
 from hopkit.report.table import Cell, Column, Table, metric_header, to_markdown
 
 RULE = ("Verdict rule: \"holds\" where the paired test gives p < 0.05 and the difference points the paper's "
@@ -15,7 +16,10 @@ RULE = ("Verdict rule: \"holds\" where the paired test gives p < 0.05 and the di
         "cover-EM, LLM Acc), the paired sign-flip permutation test for F1 and recall; the interval is the "
         "paired bootstrap's, which with few questions can leave out 0 where the test does not reach 0.05. "
         "Pooled rows pair every question of the datasets above them. No correction for multiple comparisons: "
-        "of many claims checked, one in twenty shows p < 0.05 by chance alone.")
+        "of many claims checked, one in twenty shows p < 0.05 by chance alone. anytime [95%], anytime p, decided "
+        "at n: the anytime-valid confidence sequence of the difference (valid at every n at once, in the "
+        "dataset's stored question order), its p-value, and the first n at which it excluded 0 (- : not yet); "
+        "a column beside the fixed-n test, which gives the verdict.")
 
 
 def _points(value: float) -> str:
@@ -29,21 +33,23 @@ def claims_table(checks: Sequence[ClaimCheck]) -> Table:
                Column("dataset", "dataset", "text"), Column("n", "n", "text"),
                Column("subject", "subject %", "text"), Column("baseline", "baseline %", "text"),
                Column("difference", "difference [95%]", "text"), Column("won", "won/lost", "text"),
-               Column("p", "p", "text"), Column("paper", "paper", "text"), Column("verdict", "verdict", "text"))
+               Column("p", "p", "text"), Column("anytime_cs", "anytime [95%]", "text"),
+               Column("anytime_p", "anytime p", "text"), Column("decided_at", "decided at n", "text"),
+               Column("paper", "paper", "text"), Column("verdict", "verdict", "text"))
     rows: list[tuple[Cell, ...]] = []
     for check in checks:
         claim, m = check.claim, check.comparison
         who = f"{claim.subject} vs {claim.baseline}"
         paper = f"{claim.direction} ({claim.source})"
         if m is None:
-            rows.append((who, metric_header(claim.metric), check.dataset, "-", "-", "-", "-", "-", "-", paper,
-                         check.verdict))
+            rows.append((who, metric_header(claim.metric), check.dataset, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                         paper, check.verdict))
             continue
         rows.append((who, metric_header(claim.metric), check.dataset, str(m.n), f"{100 * m.mean_a:.1f}",
                      f"{100 * m.mean_b:.1f}",
                      f"{_points(m.difference.mean)} [{_points(m.difference.low)}, {_points(m.difference.high)}]",
-                     f"{m.won}/{m.lost}", "<0.001" if m.p_value < 0.001 else f"{m.p_value:.3f}", paper,
-                     check.verdict))
+                     f"{m.won}/{m.lost}", "<0.001" if m.p_value < 0.001 else f"{m.p_value:.3f}",
+                     *anytime_cells(m), paper, check.verdict))
     return Table(columns, tuple(rows))
 
 
@@ -78,7 +84,11 @@ def claims_json(subject: str, checks: Sequence[ClaimCheck]) -> dict[str, Any]:
             **({} if m is None else {"n": m.n, "subject_mean": m.mean_a, "baseline_mean": m.mean_b,
                                      "difference": m.difference.mean, "low": m.difference.low,
                                      "high": m.difference.high, "won": m.won, "lost": m.lost,
-                                     "p": m.p_value, "test": m.test}),
+                                     "p": m.p_value, "test": m.test,
+                                     **({} if m.anytime is None else {
+                                         "anytime_low": m.anytime.low, "anytime_high": m.anytime.high,
+                                         "anytime_p": m.anytime.p_value, "e_value": m.anytime.e_value,
+                                         "decided_at": m.anytime.decided_at})}),
         })
     return {"subject": subject, "rule": RULE, "tally": tally(checks), "checks": rows}
 

@@ -23,8 +23,8 @@ from hopkit.evaluation.scoring import METRIC_NAMES, QuestionScores
 from hopkit.report.escape import markdown_cell
 from hopkit.report.table import Cell, Column, Table, metric_header, run_labels, to_markdown
 
-__all__ = ["ALL_PAIRS_UP_TO", "REPORT_METRICS", "ComparedPair", "ScoredRun", "paired_notes", "paired_section",
-           "paired_table", "verdict_sentence"]
+__all__ = ["ALL_PAIRS_UP_TO", "ANYTIME_NOTE", "REPORT_METRICS", "ComparedPair", "ScoredRun", "anytime_cells",
+           "paired_notes", "paired_section", "paired_table", "verdict_sentence"]
 
 #: The metrics of the report's section (the CLI compares every metric the runs have):
 #: the answer metrics, paragraph recall, and LLM-judged accuracy where the kit scores it.
@@ -53,6 +53,15 @@ class ComparedPair:
     comparison: PairedComparison
 
 
+#: What the anytime-valid columns mean (the report, ``hopkit compare`` and ``hopkit claims`` share it).
+ANYTIME_NOTE = (
+    "Anytime 95% CS: a confidence sequence for A-B (Waudby-Smith & Ramdas' hedged betting capital) that "
+    "holds at every n at once, so it stays valid however often one looks and whenever one stops; it is "
+    "wider than the fixed-n interval. Anytime p: its p-value, valid at any stopping time. Decided at n: the "
+    "first question, in the dataset's stored order, after which the sequence excluded 0 (- : not by the "
+    "last shared question). The fixed-n test stays the verdict for runs of a planned size.")
+
+
 def _points(value: float) -> str:
     return f"{100 * value:+.1f}"
 
@@ -67,8 +76,19 @@ def _verdict(m: MetricComparison, label_a: str, label_b: str) -> str:
     return f"{label_a if m.difference.mean > 0 else label_b} higher"
 
 
+def anytime_cells(m: MetricComparison) -> tuple[str, str, str]:
+    """The anytime-valid columns of one metric: the confidence sequence at n, its p-value, and the n at
+    which it first excluded 0 ("-" when it has not; all "-" when the comparison has none)."""
+    a = m.anytime
+    if a is None:
+        return "-", "-", "-"
+    return (f"[{_points(a.low)}, {_points(a.high)}]", _p(a.p_value),
+            "-" if a.decided_at is None else str(a.decided_at))
+
+
 def paired_table(pairs: Sequence[ComparedPair], *, with_runs: bool = True, budget: int = 15) -> Table:
-    """One row per (pair, metric): means, difference with interval, p-value, wins.
+    """One row per (pair, metric): means, difference with interval, p-value, wins, and the anytime-valid
+    confidence sequence with its p-value and the n at which it decided.
 
     Args:
         pairs: The compared pairs.
@@ -93,6 +113,9 @@ def paired_table(pairs: Sequence[ComparedPair], *, with_runs: bool = True, budge
         Column("lost", "B won", "int"),
         Column("tied", "Tied", "int"),
         Column("verdict", "At 95%", "text"),
+        Column("anytime_cs", "Anytime 95% CS", "text"),
+        Column("anytime_p", "Anytime p", "text"),
+        Column("decided_at", "Decided at n", "text"),
     ]
     rows: list[tuple[Cell, ...]] = []
     for pair in pairs:
@@ -102,7 +125,7 @@ def paired_table(pairs: Sequence[ComparedPair], *, with_runs: bool = True, budge
                          _points(m.difference.mean),
                          f"[{_points(m.difference.low)}, {_points(m.difference.high)}]",
                          _p(m.p_value), m.test, m.won, m.lost, m.tied,
-                         _verdict(m, pair.label_a, pair.label_b)))
+                         _verdict(m, pair.label_a, pair.label_b), *anytime_cells(m)))
     return Table(tuple(columns), tuple(rows))
 
 
@@ -130,6 +153,7 @@ def paired_notes(budget: int = 15) -> tuple[str, ...]:
         "At 95%: a difference with p < 0.05 is distinguishable from noise (the higher run is named); "
         "otherwise these questions cannot tell the runs apart. The verdict follows the test; with "
         "few questions the approximate bootstrap interval can exclude 0 where the test does not reject.",
+        ANYTIME_NOTE,
     )
 
 
