@@ -51,10 +51,10 @@ FIDELITY = FidelityTable(
             "inference l. 633: text = text.strip() + ' ' + new_text.strip(), so after a first generation "
             "without retrieval the text starts with a space and the next prompt holds case + two spaces; "
             "keep_real_words's input is question + ' ' + text + ' ' + ptext with empty parts kept (l. 667).",
-            "prompts.joined and qfs.attended_text join only non-empty, stripped parts: one space everywhere.",
-            "changes-algorithm",
-            reason="A one-space difference in the prompt and in QFS's input (a SentencePiece tokenizer makes "
-                   "the extra space a token of its own); small, but not the authors' exact input."),
+            "DRAGIN.generate: text.strip() + ' ' + generation.strip() without a trigger, the non-empty stripped "
+            "parts joined after one; qfs.attended_text joins its four parts by spaces, empty ones kept: the "
+            "authors' spaces (tests/methods/dragin/test_qfs.py, test_dragin_loop.py).",
+            "faithful"),
         Difference(
             "prompt", "the test case layout option",
             "Always the dataset's test_input_template (data.py).",
@@ -68,11 +68,9 @@ FIDELITY = FidelityTable(
             "documents", "what a document shows",
             "retriever.py ElasticSearch search (l. 163): the hit's `txt` body only, although the query is "
             "matched against title and text; shown as '[i] <body>'.",
-            "prompts._one_line: '[i] <title>: <text>' with whitespace collapsed.",
-            "changes-algorithm",
-            reason="The title is added to every passage the model reads, so the continuation's prompt is "
-                   "not the authors'; show the body alone, or keep the title and say why (hopkit's "
-                   "paragraph corpora often need it to name the entity)."),
+            "prompts._one_line: '[i] <text>', the title left out; whitespace runs collapsed to one space, so a "
+            "paragraph stays on its numbered line (DPR's passages have no line breaks).",
+            "faithful"),
         Difference(
             "documents", "fewer hits than k",
             "retriever.py BM25.retrieve pads to topk with empty documents (l. 84-86), so the prompt gets "
@@ -86,11 +84,9 @@ FIDELITY = FidelityTable(
             "retrieval", "which sentences RIND checks",
             "generate.py AttnWeightRAG.modifier (l. 485-525) scores every sentence of the generation in turn, "
             "the one saying 'the answer is' included; there is no check for the phrase.",
-            "rind.detect returns None at the first sentence containing 'the answer is', so that sentence and "
-            "those after it never trigger retrieval.",
-            "changes-algorithm",
-            reason="An uncertain answer sentence can never trigger retrieval in hopkit, as it can in the "
-                   "authors' code and the paper (issue 71, item 1)."),
+            "rind.detect scores every sentence in turn, the answer's too "
+            "(tests/methods/dragin/test_rind.py::test_an_uncertain_answer_sentence_triggers_retrieval).",
+            "faithful"),
         Difference(
             "retrieval", "RIND's score",
             "generate_attn (l. 93-150): last layer's attention of the model reading the generated tokens "
@@ -104,13 +100,12 @@ FIDELITY = FidelityTable(
             "generate_attn (l. 82-91) and keep_real_words (l. 537-546) group tokenizer pieces "
             "(convert_ids_to_tokens): a word starts at a piece beginning with '▁' (Llama) or the "
             "tokenizer's space piece, at the newline token (id 13) and after '</s>'.",
-            "llm/transformers_backend.py decodes each token alone (decode([id])) and rind.words_of starts a "
-            "word at a token beginning with whitespace or after a newline. Llama-2's tokenizer drops a lone "
-            "piece's leading space on decode (read from its decoder, not run here), so a whole line becomes "
-            "one 'word'; byte-level BPE tokenizers (Qwen, SmolLM2) keep the space and group as the authors do.",
-            "changes-algorithm",
-            reason="With the paper's Llama-2 models RIND and QFS score lines, not words (issue 71, item 3); "
-                   "group by the tokenizer's own pieces and word-start mark."),
+            "llm/token_pieces.piece_texts gives each token its lone decoding with the space its piece's '▁' "
+            "stands for put back (byte-level BPE pieces decode with theirs), and rind.words_of starts a word at "
+            "a token beginning with whitespace or after a newline: the authors' grouping, on a Llama-2-style "
+            "SentencePiece tokenizer, a byte-level one and Qwen's (tests/llm/test_token_pieces.py). A word "
+            "after '</s>' is not started (generations end at it).",
+            "faithful"),
         Difference(
             "retrieval", "content words",
             "modifier (l. 507-518) and keep_real_words (l. 579-595): spaCy en_core_web_sm part of speech in "
@@ -131,10 +126,10 @@ FIDELITY = FidelityTable(
         Difference(
             "retrieval", "sentence splitter",
             "spaCy en_core_web_sm `nlp(text).sents` in modifier, get_top_sentence and get_last_sentence.",
-            "hopkit.judges.sentences.SyntokSplitter (syntok) in rind.detect, DRAGIN._kept and answer_of.",
+            "hopkit.judges.sentences.SyntokSplitter (syntok) in rind.detect and DRAGIN._kept.",
             "disclosed",
-            reason="No spaCy model to download; sentence boundaries can differ on abbreviations and "
-                   "numbers. docs/methods/dragin.md does not say so yet."),
+            reason="No spaCy model to download here (syntok is a rule-based splitter on PyPI); sentence "
+                   "boundaries can differ on abbreviations and numbers (docs/methods/dragin.md says so)."),
         Difference(
             "retrieval", "words assigned to sentences",
             "modifier (l. 489-499): a sentence ends at the first prefix of words whose space-joined text "
@@ -156,10 +151,9 @@ FIDELITY = FidelityTable(
             "retrieval", "the query's 64-token cut",
             "BasicRAG.retrieve(max_query_length=64) (l. 204) -> retriever.py BM25.retrieve (l. 51-66): the "
             "query is tokenized with truncation_side 'left', so only its last 64 tokens are searched.",
-            "DRAGIN._retrieve passes the whole QFS query (up to keep_words words) to the retriever.",
-            "changes-algorithm",
-            reason="35-40 words can pass 64 tokens (names split into pieces), and then hopkit searches words "
-                   "the authors drop; add the cut with the model's tokenizer."),
+            "DRAGIN._last_tokens: the query's last max_query_tokens (64) tokens of the model's tokenizer "
+            "(token_texts), joined and stripped, the fallback query too.",
+            "faithful"),
         Difference(
             "retrieval", "QFS finds no word",
             "The query is '' (an empty join), sent to Elasticsearch.",
@@ -208,10 +202,9 @@ FIDELITY = FidelityTable(
         Difference(
             "limits", "the output's token count",
             "inference l. 702: len(tokenizer.encode(text)), which counts Llama's BOS token.",
-            "DRAGIN._finished: llm.count_tokens(text), without special tokens.",
-            "changes-algorithm",
-            reason="One token fewer on a tokenizer with a BOS (Llama), so the length stop can come one "
-                   "step later; count as encode() does."),
+            "DRAGIN._finished: the tokens of token_texts(text, special_tokens=True), the BOS counted as "
+            "encode() counts it (Qwen's tokenizer adds none).",
+            "faithful"),
         Difference(
             "limits", "budget per generation",
             "generate_max_length as max_new_tokens of every generation (100 HotpotQA/StrategyQA, 64 2Wiki).",
@@ -239,25 +232,25 @@ FIDELITY = FidelityTable(
             "eval.py regenerate_answer: cut the text at the first 'Question:', '#10000000' or 'Note:'; if "
             "'the answer is' is missing, append ' So the answer is ' and generate 20 tokens after the "
             "exemplars and the case, then cut again.",
-            "method.answer_of reads the final text as it is; no cut, no regeneration.",
-            "changes-algorithm",
-            reason="On texts that never say 'the answer is' the authors get an answer from a second call, "
-                   "hopkit reads the whole text (issue 71, item 2)."),
+            "dragin/answer.py and DRAGIN._answer_text: the same cut, prompt and 20 greedy tokens; the call "
+            "stops at the three marks, which gives what generating 20 tokens and cutting there gives. The "
+            "extract step records the text read and whether it was generated. regenerate_answer: false (not "
+            "the default) reads the cut text without the call.",
+            "faithful"),
         Difference(
             "answer", "the answer span",
             "data.py HotpotQA/WikiMultiHopQA.get_real_prediction: everything after 'the answer is ' to the "
             "end of the text, a final '</s>', '<|endoftext|>' and '.' removed; HotpotQA gives '' without the "
             "phrase, 2Wiki the whole text.",
-            "answer_of: the first sentence after the phrase, cut at a chat turn marker; without the phrase "
-            "hopkit.parsing.answers.extract_answer of the whole text.",
-            "changes-algorithm",
-            reason="Where more follows the answer sentence the authors keep it and hopkit does not; follow "
-                   "get_real_prediction per dataset."),
+            "answer.real_prediction with the set's answers form (exemplars.yaml): 'span' (HotpotQA, and the "
+            "datasets that take its exemplars) and 'span_or_text' (2WikiMultihopQA) as their readings, "
+            "case-sensitive, one character skipped after the phrase.",
+            "faithful"),
         Difference(
             "answer", "StrategyQA yes/no",
             "StrategyQA.get_real_prediction: 'yes' if the words after 'the answer is ' begin with yes, else "
             "'no'; '' without the phrase.",
-            "answer_of with form 'yes_no' (exemplars.yaml answers: yes_no).",
+            "answer.real_prediction with form 'yes_no' (exemplars.yaml answers: yes_no).",
             "faithful"),
         # defaults
         Difference(
@@ -265,11 +258,9 @@ FIDELITY = FidelityTable(
             "At 4d71efc: HotpotQA hallucination_threshold 0.8 (since 58dca59; 1.3 from c206034), "
             "retrieve_keep_top_k 35; 2Wiki 1.0 and 25 (since 47c4cdc). 1.4/35 and 1.2/40 are the first "
             "commit's, 168f3ab.",
-            "DRAGINConfig and experiments.yaml: 1.4/35 (HotpotQA, the default), 1.2/40 (2Wiki), naming no "
-            "commit.",
-            "changes-algorithm",
-            reason="The values are not those of the reference commit and the docs call them the authors' "
-                   "configuration; use main's or name 168f3ab and say why (issue 71, item 4)."),
+            "DRAGINConfig and experiments.yaml: main's 0.8/35 (HotpotQA, the default, and the datasets that "
+            "take its settings) and 1.0/25 (2Wiki), each commit named in experiments.yaml and DRAGINConfig.",
+            "faithful"),
         Difference(
             "defaults", "other settings",
             "Llama2-7b-chat configs: StrategyQA θ 0.75 / 35 words / 100 tokens / 6 shots (unchanged since "
