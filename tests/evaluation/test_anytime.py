@@ -62,12 +62,12 @@ def test_the_sequence_is_the_set_the_capital_has_not_rejected() -> None:
     d = rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=60)
     low, high = confidence_sequence(d)
     for n in (5, 20, 60):
-        rejected = [reference_capital(d[:n].tolist(), v)[-1] >= 20 for v in (low[n - 1], high[n - 1])]
+        rejected = [max(reference_capital(d[:n].tolist(), v)) >= 20 for v in (low[n - 1], high[n - 1])]
         assert rejected == [False, False]
     # the sequence only shrinks, and holds the difference where it is at n
     assert np.all(np.diff(low) >= 0) and np.all(np.diff(high) <= 0)
     test = anytime_test(d)
-    assert (test.low, test.high) == (low[-1], high[-1])
+    assert (test.low, test.high) == pytest.approx((low[-1], high[-1]), abs=GRID_STEP / 10)  # read off coarse, refined
     outside = [reference_capital(d.tolist(), test.low - 2 * GRID_STEP),
                reference_capital(d.tolist(), test.high + 2 * GRID_STEP)]
     assert all(max(k) >= 20 for k in outside)  # just beyond each end, some n rejected it

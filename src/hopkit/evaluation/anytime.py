@@ -45,6 +45,7 @@ __all__ = ["AnytimeTest", "GRID_STEP", "anytime_test", "confidence_sequence", "l
 #: Spacing, in difference units, of the candidate differences the sequence is read off.
 GRID_STEP = 0.0005
 _TRUNCATION = 0.5  # the bet never stakes more than half of what a loss could take
+_CHUNK_CELLS = 2_000_000  # (candidate, question) cells held at once
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,11 @@ def log_capital(differences: np.ndarray, null: float | np.ndarray = 0.0, alpha: 
         An array shaped like ``differences``: log K_1, ..., log K_n.
     """
     x = (np.asarray(differences, dtype=float) + 1.0) / 2.0
-    m = (np.asarray(null, dtype=float) + 1.0) / 2.0
-    stakes = _bets(x, alpha)
+    return _log_capital(x, _bets(x, alpha), np.asarray(null, dtype=float))
+
+
+def _log_capital(x: np.ndarray, stakes: np.ndarray, null: np.ndarray) -> np.ndarray:
+    m = (null + 1.0) / 2.0
     up = np.minimum(stakes, _TRUNCATION / m)
     down = np.minimum(stakes, _TRUNCATION / (1.0 - m))
     log_up = np.cumsum(np.log1p(up * (x - m)), axis=-1)
@@ -118,13 +122,41 @@ def log_capital(differences: np.ndarray, null: float | np.ndarray = 0.0, alpha: 
     return result
 
 
+def _highest_capital(d: np.ndarray, candidates: np.ndarray, alpha: float) -> np.ndarray:
+    """max over n of log K_n(candidate) for each candidate difference, one sequence ``d``."""
+    x = (d + 1.0) / 2.0
+    stakes = _bets(x, alpha)
+    rows = max(1, _CHUNK_CELLS // max(1, d.size))
+    return np.concatenate([_log_capital(x, stakes, candidates[start:start + rows, None]).max(axis=1)
+                           for start in range(0, candidates.size, rows)])
+
+
+def _final_interval(d: np.ndarray, alpha: float) -> tuple[float, float] | None:
+    """The sequence's interval after the last question: candidates 1 point apart first, then each end refined
+    to :data:`GRID_STEP` between the last candidate out and the first in (None: no candidate is in)."""
+    threshold = math.log(1 / alpha)
+    coarse = np.round(np.arange(-99, 100) / 100, 10)
+    inside = np.flatnonzero(_highest_capital(d, coarse, alpha) < threshold)
+    if inside.size == 0:
+        return None
+    steps = round(0.01 / GRID_STEP)
+    ends = []
+    for edge, direction in ((coarse[inside[0]], -1), (coarse[inside[-1]], 1)):
+        fine = np.round(edge + direction * GRID_STEP * np.arange(steps), 10)
+        fine = fine[np.abs(fine) < 1.0]
+        kept = fine[_highest_capital(d, fine, alpha) < threshold]
+        ends.append(float(kept.min() if direction < 0 else kept.max()))
+    return ends[0], ends[1]
+
+
 def confidence_sequence(differences: Sequence[float] | np.ndarray, alpha: float = 0.05
                         ) -> tuple[np.ndarray, np.ndarray]:
     """The (1 - alpha) confidence sequence for the mean difference after each question.
 
-    Each interval is read off a grid of candidate differences :data:`GRID_STEP` apart (an inner
-    approximation, off by less than one step) and intersected with every earlier one; where that
-    intersection would be empty (an event of probability at most alpha) the earlier interval stays.
+    At question n it is the set of candidate differences whose capital has stayed below 1/alpha at every
+    k <= n (the running intersection), read off a grid :data:`GRID_STEP` apart and reported as its lowest
+    and highest grid point (an inner approximation, off by less than one step). Where that set is empty
+    (an event of probability at most alpha) the last non-empty interval stays.
 
     Args:
         differences: per-question differences A - B in [-1, 1], in the order the questions were seen.
@@ -138,16 +170,20 @@ def confidence_sequence(differences: Sequence[float] | np.ndarray, alpha: float 
     """
     d = _checked(differences, alpha)
     grid = np.round(np.arange(1, round(2 / GRID_STEP)) * GRID_STEP - 1.0, 10)
-    inside = log_capital(np.broadcast_to(d, (grid.size, d.size)), grid[:, None], alpha) < math.log(1 / alpha)
-    low, high = np.empty(d.size), np.empty(d.size)
-    current = (-1.0, 1.0)
-    for n in range(d.size):
-        kept = grid[inside[:, n]]
-        if kept.size:
-            candidate = (max(current[0], float(kept[0])), min(current[1], float(kept[-1])))
-            if candidate[0] <= candidate[1]:
-                current = candidate
-        low[n], high[n] = current
+    first = np.full(d.size, grid.size)  # index of the lowest grid point still inside at each n
+    last = np.full(d.size, -1)
+    rows = max(1, _CHUNK_CELLS // max(1, d.size))
+    for start in range(0, grid.size, rows):
+        block = grid[start:start + rows, None]
+        inside = np.maximum.accumulate(log_capital(np.broadcast_to(d, (block.size, d.size)), block, alpha),
+                                       axis=1) < math.log(1 / alpha)
+        seen = inside.any(axis=0)
+        first = np.where(seen, np.minimum(first, start + inside.argmax(axis=0)), first)
+        last = np.where(seen, np.maximum(last, start + block.size - 1 - inside[::-1].argmax(axis=0)), last)
+    empty = last < 0
+    kept = np.maximum.accumulate(np.where(empty, -1, np.arange(d.size)))  # the last n with a non-empty set
+    low = np.where(kept >= 0, grid[np.minimum(first[np.maximum(kept, 0)], grid.size - 1)], -1.0)
+    high = np.where(kept >= 0, grid[np.maximum(last[np.maximum(kept, 0)], 0)], 1.0)
     return low, high
 
 
@@ -170,7 +206,11 @@ def anytime_test(differences: Sequence[float] | np.ndarray, alpha: float = 0.05)
         raise ValueError("anytime test: no paired difference to test")
     log_k = log_capital(d, 0.0, alpha)
     crossed = np.flatnonzero(log_k >= math.log(1 / alpha))
-    low, high = confidence_sequence(d, alpha)
-    return AnytimeTest(n=int(d.size), low=float(low[-1]), high=float(high[-1]), e_value=float(np.exp(log_k[-1])),
+    interval = _final_interval(d, alpha)
+    if interval is None:  # the running intersection is empty: the last interval that was not
+        lows, highs = confidence_sequence(d, alpha)
+        interval = float(lows[-1]), float(highs[-1])
+    low, high = interval
+    return AnytimeTest(n=int(d.size), low=low, high=high, e_value=float(np.exp(log_k[-1])),
                        p_value=float(min(1.0, math.exp(-float(log_k.max())))),
                        decided_at=int(crossed[0]) + 1 if crossed.size else None, alpha=alpha)
