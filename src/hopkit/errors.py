@@ -6,6 +6,7 @@ HopkitError
  ├── ConfigError          a YAML config is missing a field or has a wrong value
  ├── StoreError           the database cannot be reached or is inconsistent
  ├── RetrievalError       an index is missing, stale or cannot answer
+ │    └── RetrievalServerError a retrieval server errored, timed out or changed its index past the retries
  ├── ReportError          a report cannot be written where it was asked to go
  ├── ComparisonError      two runs cannot be compared (other datasets, no shared question)
  ├── UsageError           a usage record holds a bad count or a non-finite number of seconds
@@ -65,6 +66,11 @@ class StoreError(HopkitError):
 
 class RetrievalError(HopkitError):
     """An index is missing or cannot answer a query."""
+
+
+class RetrievalServerError(RetrievalError):
+    """A retrieval server (``hopkit serve-retrieval``, Search-R1's) kept failing past the retries, or now serves
+    another index than the one the run began on; a rerun asks its questions again."""
 
 
 class WorkerError(HopkitError):

@@ -6,7 +6,7 @@ import logging
 import time
 from dataclasses import dataclass, replace
 
-from hopkit.errors import EmptyAnswerError, LLMServerError, StoreError
+from hopkit.errors import EmptyAnswerError, LLMServerError, RetrievalServerError, StoreError
 from hopkit.methods.protocol import Method
 from hopkit.parsing.answers import is_blank_answer
 from hopkit.records import GenerationResult, Query
@@ -26,7 +26,8 @@ class StoredAnswer:
         query_id: the question.
         error: ``"ErrorClass: message"`` of a failed question, None when answered.
         failure_kind: the error's class name, None when answered.
-        server_failure: the model server kept failing for this question (:class:`LLMServerError`).
+        server_failure: the model server (or the retrieval server) kept failing for this question
+            (:class:`LLMServerError`, :class:`RetrievalServerError`).
         store_failure: the store refused the question's result (a full disk, say), so only its failure is kept.
         paragraphs: how many paragraphs the answer rests on.
         seconds: wall time from taking the question to having stored its result.
@@ -111,7 +112,7 @@ def stored_answer(result: QueryResult, failure: Exception | None) -> StoredAnswe
     """What the run sees of a stored result."""
     return StoredAnswer(query_id=result.query_id, error=result.error,
                         failure_kind=None if failure is None else type(failure).__name__,
-                        server_failure=isinstance(failure, LLMServerError),
+                        server_failure=isinstance(failure, (LLMServerError, RetrievalServerError)),
                         store_failure=isinstance(failure, StoreError), paragraphs=len(result.chunk_ids))
 
 

@@ -12,13 +12,19 @@ endpoint rests, the one whose rest ends first is tried anyway.
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from hopkit.errors import LLMError
+from hopkit.llm.retry import TransientError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 MAX_REST_SECONDS = 300.0
 
@@ -84,6 +90,29 @@ class EndpointPool:
         finally:
             with self._lock:
                 endpoint.in_flight -= 1
+
+    def call(self, attempt: Callable[[str], T]) -> tuple[str, T]:
+        """One attempt of a request, moved on to the next awake endpoint each time one fails in a way worth
+        retrying (:class:`~hopkit.llm.retry.TransientError`); returns the URL that answered and its answer.
+
+        Raises:
+            TransientError: every endpoint tried failed so (the last one's error).
+        """
+        tried: frozenset[str] = frozenset()
+        while True:
+            with self.lease(skip=tried) as url:
+                try:
+                    answer = attempt(url)
+                except TransientError as exc:
+                    self.failed(url)
+                    tried |= {url}
+                    if len(self._endpoints) > 1:
+                        logger.warning("%s: %s; trying another server", url, exc)
+                    if self.untried(tried):
+                        continue
+                    raise
+            self.succeeded(url)
+            return url, answer
 
     def succeeded(self, url: str) -> None:
         with self._lock:

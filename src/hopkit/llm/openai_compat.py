@@ -311,21 +311,7 @@ class OpenAICompatibleLLM:
         Raises:
             TransientError: every server tried failed in a way worth retrying (the last one's error).
         """
-        tried: frozenset[str] = frozenset()
-        while True:
-            with self.endpoints.lease(skip=tried) as url:
-                try:
-                    data = self._post_to(url, body)
-                except TransientError as exc:
-                    self.endpoints.failed(url)
-                    tried |= {url}
-                    if len(self.urls) > 1:
-                        logger.warning("%s: %s; trying another server", url, exc)
-                    if self.endpoints.untried(tried):
-                        continue
-                    raise
-            self.endpoints.succeeded(url)
-            return url, data
+        return self.endpoints.call(lambda url: self._post_to(url, body))
 
     def _post_to(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         """One request to one server; raises TransientError for what is worth retrying."""

@@ -14,7 +14,7 @@ import time
 from datetime import datetime, timezone
 from typing import Callable, TypeVar
 
-from hopkit.errors import LLMError, LLMServerError
+from hopkit.errors import HopkitError, LLMError, LLMServerError
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,8 @@ def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
-def retry_call(attempt: Callable[[], T], *, url: str, max_retries: int, backoff: float) -> T:
+def retry_call(attempt: Callable[[], T], *, url: str, max_retries: int, backoff: float,
+               error: type[HopkitError] = LLMServerError) -> T:
     """Run ``attempt`` until it succeeds, retrying transient failures at most ``max_retries`` times.
 
     Args:
@@ -86,12 +87,13 @@ def retry_call(attempt: Callable[[], T], *, url: str, max_retries: int, backoff:
         url: where the attempts go, named in the final error.
         max_retries: retries after the first attempt (0: try once).
         backoff: seconds before the first retry; doubled for each further one.
+        error: what the last failure becomes (a retrieval server's client raises its own).
 
     Returns:
         What the first successful attempt returned.
 
     Raises:
-        LLMServerError: every attempt failed transiently.
+        LLMServerError: every attempt failed transiently (or ``error``).
         Exception: whatever non-transient error an attempt raised, unchanged.
     """
     retry = 0
@@ -100,7 +102,7 @@ def retry_call(attempt: Callable[[], T], *, url: str, max_retries: int, backoff:
             return attempt()
         except TransientError as exc:
             if retry >= max_retries:
-                raise LLMServerError(
+                raise error(
                     f"{url} failed {retry + 1} time(s), giving up; last error: {exc}. Check that the server "
                     f"is up and not overloaded, or raise max_retries/backoff") from exc
             delay = backoff_delay(retry, backoff, exc.retry_after)
