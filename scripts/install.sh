@@ -10,7 +10,7 @@ if [ "${1:-}" = "test" ]; then
   # machines that keep torch 2.13.0+cpu on disk pip takes that file, and a bare "torch"
   # requirement would otherwise resolve to a CUDA build of several GB.
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[test,judges,transformers,ray,dense]"
+  .venv/bin/python -m pip install -q -e ".[test,judges,transformers,ray,dense,serve]"
 else
   .venv/bin/python -m pip install -q -e .
 fi

@@ -247,6 +247,7 @@ def test_docs_list_every_option() -> None:
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
     from hopkit.pipelines.retrieval.dense import DenseRetrievalPipeline
     from hopkit.pipelines.retrieval.hybrid import HybridRetrievalPipeline
+    from hopkit.pipelines.retrieval.remote import RemoteRetrievalPipeline
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
     shipped = [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN]
@@ -254,7 +255,8 @@ def test_docs_list_every_option() -> None:
     names: set[str] = set()
     for name in shipped:
         names |= option_names(entries()[name].options) | option_names(method_pipeline_config(name))
-    for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, LlamaCppLLM.load,
+    for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, RemoteRetrievalPipeline,
+                   LlamaCppLLM.load,
                    OpenAICompatibleLLM, TransformersLLM.load):
         names |= set(inspect.signature(target).parameters) - {"session_factory"}
     missing = sorted(name for name in names if f"`{name}`" not in docs)

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 from hopkit import __version__
 from hopkit.cli import (calibrate, campaign, claims, corpus, index, ingest, judge, quickstart, results, run, runs,
-                        sweep, train_router, transfer)
+                        serve_retrieval, sweep, train_router, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
 from hopkit.full_disk import free_space, is_disk_full, with_free_space
@@ -40,6 +40,9 @@ COMMANDS: tuple[Command, ...] = (
             corpus.cmd_corpora),
     Command("index", "build and save a retrieval index for a stored dataset", index.add_arguments, index.cmd_index,
             "the index was not saved (it is written whole or not at all); run the same command again"),
+    Command("serve-retrieval", "serve a stored corpus's retriever over HTTP: Search-R1's POST /retrieve, hopkit's "
+                               "own, GET /health (docs/serving.md)", serve_retrieval.add_arguments,
+            serve_retrieval.cmd_serve_retrieval, serve_retrieval.INTERRUPTED),
     Command("run", "run a pipeline config over a stored dataset (resumable)", run.add_arguments, run.cmd_run,
             RESUMES),
     Command("evaluate", "score runs and print the comparison table", results.add_scoring_arguments,

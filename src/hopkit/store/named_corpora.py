@@ -240,6 +240,34 @@ class NamedCorpora(StoreBase):
                 found.update((sid, CorpusPassage(pid, sid, title, text)) for pid, sid, title, text in rows)
         return found
 
+    def datasets_on(self, name: str) -> list[str]:
+        """The datasets that retrieve from the complete corpus ``name``, by name.
+
+        Raises:
+            StoreError: no such corpus, or it is not complete.
+        """
+        corpus_id = self.get(name).corpus_id
+        with self._transaction(f"listing the datasets of corpus {name!r}") as session:
+            return list(session.scalars(select(DatasetRow.name).join(
+                DatasetCorpusRow, DatasetCorpusRow.dataset_id == DatasetRow.id)
+                .where(DatasetCorpusRow.corpus_id == corpus_id).order_by(DatasetRow.name)))
+
+    def source_ids(self, name: str, positions: Sequence[int]) -> dict[int, str]:
+        """The source file's ids of the passages of the complete corpus ``name`` at these positions, by position
+        (an unknown position is absent): what a served retriever names them by.
+
+        Raises:
+            StoreError: no such corpus, or it is not complete.
+        """
+        corpus_id = self.get(name).corpus_id
+        found: dict[int, str] = {}
+        with self._transaction(f"reading passage ids of corpus {name!r}") as session:
+            for chunk in in_chunks(sorted(set(positions))):
+                found.update(session.execute(select(CorpusPassageRow.id, CorpusPassageRow.source_id)
+                                             .where(CorpusPassageRow.corpus_id == corpus_id,
+                                                    CorpusPassageRow.id.in_(chunk))).tuples())
+        return found
+
     def _batches(self, corpus_id: int, size: int = READ_BATCH) -> Iterator[list[CorpusPassage]]:
         """Keyset paging by position, one short read transaction a batch."""
         after = -1

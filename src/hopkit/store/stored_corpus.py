@@ -142,6 +142,11 @@ class StoredCorpus:
             self._source = paragraph_source(session, row)
             self.fingerprint: str = row.fingerprint
 
+    @property
+    def corpus_name(self) -> str | None:
+        """The named corpus the dataset retrieves from (``hopkit ingest --on-corpus``), None for its own paragraphs."""
+        return self._source.corpus
+
     def _read(self, action: str) -> AbstractContextManager[Session]:
         return transaction(self._factory, f"{action} of {self.dataset!r}")
 
