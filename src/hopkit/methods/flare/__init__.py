@@ -3,18 +3,20 @@ token is retrieved for (uncertain tokens masked) and written again."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from annotated_types import Ge
 
 from hopkit.llm.protocol import TOKEN_SCORING
-from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
+from hopkit.methods.demonstrations import DemonstrationSpec
 from hopkit.methods.flare.claims import CLAIMS
+from hopkit.methods.flare.exemplars import load_flare_exemplars, retrieves_for_exemplars
 from hopkit.methods.flare.method import FLARE, FLAREConfig
 from hopkit.methods.flare.steps import PAYLOADS, FLARESummary
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.options import fixed_after_runs
 
 
 @dataclass(frozen=True)
@@ -32,17 +34,28 @@ class FLAREOptions(FLAREConfig):
             2WikiMultihopQA configuration uses; ``{dataset: flare-strategyqa, distractors: 0}``
             for the authors' six StrategyQA exemplars); None for a zero-shot chain of thought.
         shots: how many of them the prompt holds (the authors' 8; 6 on StrategyQA).
+        exemplars: "flare": on 2WikiMultihopQA the authors' eight exemplars in their order (all eight
+            are IRCoT demonstrations, chains and answers the same); "ircot": the IRCoT authors'
+            selection (as the campaign's saved runs did). Other datasets have the IRCoT authors' set.
+        exemplar_paragraphs: "retrieved": each exemplar is shown with the retriever's top-k for its
+            own question, retrieved once before the first question (the authors'
+            ``use_ctx_for_examplars: ret``); "gold": the IRCoT files' gold paragraphs with their
+            ``distractors`` (as the saved runs did). The StrategyQA sets keep their statements.
     """
 
     demonstrations: DemonstrationSpec | None = None
     shots: Annotated[int, Ge(1)] = 8
+    exemplars: Literal["flare", "ircot"] = field(default="flare", metadata=fixed_after_runs("ircot"))
+    exemplar_paragraphs: Literal["retrieved", "gold"] = field(default="retrieved", metadata=fixed_after_runs("gold"))
 
 
 def build(parts: MethodParts) -> FLARE:
     retriever = parts.needed_retriever("FLARE")
     options = parts.options
-    demonstrations = load_demonstrations(options.demonstrations, "cot", with_context=True)[:options.shots]
-    return FLARE(parts.llm, retriever, options, demonstrations)
+    spec = options.demonstrations
+    demonstrations = load_flare_exemplars(spec, options.exemplars, options.exemplar_paragraphs, options.shots)
+    return FLARE(parts.llm, retriever, options, demonstrations,
+                 retrieve_for_demonstrations=retrieves_for_exemplars(spec, options.exemplar_paragraphs))
 
 
 def warnings(options: FLAREOptions) -> list[str]:

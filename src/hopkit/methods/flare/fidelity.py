@@ -26,21 +26,20 @@ FIDELITY = FidelityTable(
             "datasets.py WikiMultiHopQA.cot_examplars with --fewshot 8 (openai.sh): Hypocrite, Kurram Garhi, "
             "Coolie No. 1, Boraqchin, Martin Hodge, Laughter In Hell, The Gal Who Took the West, Krishna Shah, "
             "in that order; their chains of thought are the IRCoT authors' words.",
-            "hopkit.methods.flare.build: the first 8 of the IRCoT authors' 2WikiMultihopQA demonstrations in "
-            "their selection order (hopkit.prompts.ircot_files): the same except 'The Night Of Tricks or The "
-            "Genealogy' in place of Krishna Shah, and another order.",
-            "changes-algorithm",
-            reason="One exemplar of eight and the order are not the authors'; docs/methods/flare.md's settings "
-                   "table presents the set as theirs. Fix: their eight questions in their order."),
+            "FLAREOptions.exemplars (default 'flare'): hopkit.methods.flare.exemplars reads the same eight, by "
+            "question id and in the authors' order, from the IRCoT authors' 2WikiMultihopQA file, whose chains "
+            "and answers are the same (checked word for word). The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "prompt", "exemplars' paragraphs",
             "use_ctx_for_examplars 'ret': datasets.py retrieval_augment_examplars puts each exemplar's own "
-            "BM25 top-2 for its question before it (retrieved, not gold).",
-            "IRCoT's gold paragraphs with 2 distractors for each exemplar "
-            "(demonstrations: {distractors: 2} in experiments.yaml).",
-            "changes-algorithm",
-            reason="The exemplars show the model gold evidence where the authors show what the retriever finds "
-                   "for the exemplar's question; fix: retrieve the exemplars' top-k as the authors do."),
+            "BM25 top-2 for its question before it (retrieved, not gold), once before the run; the question is "
+            "not cut (is_question).",
+            "FLAREOptions.exemplar_paragraphs (default 'retrieved'): FLARE.build_heavy_parts puts the "
+            "retriever's top-k for each exemplar's whole question before it, once before the first question "
+            "(hopkit.methods.flare.exemplars.with_retrieved_paragraphs), on every IRCoT set; the StrategyQA "
+            "exemplars keep the authors' statements. The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "prompt", "layout of exemplars and test case",
             "templates.py CtxPrompt.format with the defaults format_reference_method 'searchresultsrank' and "
@@ -86,19 +85,18 @@ FIDELITY = FidelityTable(
             "retrieval", "the masked query",
             "use_as_query mask_method 'simple': each masked token becomes a space, the tokens are joined and "
             "stripped, so the pieces either side of a masked sub-word stay apart.",
-            "hopkit.methods.flare.method.masked_query: masked tokens are removed and the kept ones joined, so "
-            "kept sub-words either side of a masked one fuse into one word ('New'+'le' for 'New|cast|le').",
-            "changes-algorithm",
-            reason="The query can differ from the authors' where a masked token sits inside a word; fix: put a "
-                   "space in place of each masked token before joining."),
+            "FLAREConfig.query_masking (default 'space'): hopkit.methods.flare.method.masked_query puts a space "
+            "in place of each masked token, joins and collapses the spaces (the same words for BM25). "
+            "The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "retrieval", "a query with every token masked",
             "ret_prompt: an empty query is left out (nonemp_queries_to_issue), so nothing is retrieved and the "
-            "previous paragraphs stay.",
-            "FLARE.generate (d): an empty masked query is replaced by the question, which is retrieved for.",
-            "changes-algorithm",
-            reason="hopkit retrieves (with the question) where the authors do not retrieve at all; fix: keep the "
-                   "paragraphs and write the sentence again without retrieving."),
+            "previous paragraphs stay; the sentence is generated again over the same prompt.",
+            "FLAREConfig.query_masking 'space': an empty masked query retrieves nothing, the paragraphs stay and "
+            "the look-ahead sentence is kept, which is what greedy decoding writes again over the same prompt. "
+            "The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "retrieval", "query length and retriever",
             "QueryAgent.retrieve: a look-ahead query is cut to its last 64 GPT-2 tokens (max_query_length); "
@@ -114,8 +112,8 @@ FIDELITY = FidelityTable(
             "generate again (frequency 64, truncated at the first sentence) and keep that; the new sentence is "
             "not checked. Without retrieval the regeneration sees the same prompt, so greedy decoding writes the "
             "same sentence.",
-            "FLARE.generate: keep the look-ahead sentence when no token is uncertain, otherwise retrieve and keep "
-            "the sentence written again, unchecked.",
+            "FLARE.generate: keep the look-ahead sentence when no token is uncertain (or when its masked query is "
+            "empty), otherwise retrieve and keep the sentence written again, unchecked.",
             "faithful"),
         Difference(
             "loop", "sentence boundary",
@@ -124,17 +122,16 @@ FIDELITY = FidelityTable(
             "FLARE._look_ahead: hopkit.judges.sentences.SyntokSplitter.first.",
             "disclosed",
             reason="hopkit uses one sentence splitter (syntok) for every method; the two may place a boundary "
-                   "differently (after an abbreviation, say). flare.md does not say so yet."),
+                   "differently (after an abbreviation, say); docs/methods/flare.md says so."),
         Difference(
             "stops", "what ends a look-ahead and the loop",
             "final_stop_sym '\\n\\n' (openai_api.py __main__, a non-chat model); ret_prompt goes on until a "
-            "generation ends at that stop or the end-of-text token (finish_reason 'stop'), or 256 tokens in all.",
-            "FLARE._look_ahead: stop '\\n'; the loop ends on an empty first sentence, on a sentence holding "
-            "'answer is', or after max_sentences.",
-            "changes-algorithm",
-            reason="A model that puts a single newline between sentences gets an empty look-ahead and its loop "
-                   "ends before the answer, where the authors' would go on; fix: stop at '\\n\\n'. Ending after "
-                   "the 'answer is' sentence reads the same answer as the authors' first match."),
+            "kept generation ends at that stop or the end-of-text token (finish_reason 'stop', not cut at its "
+            "first sentence), or 256 tokens in all; a sentence saying 'answer is' does not end it.",
+            "FLAREConfig.stops (default 'paragraph'): FLARE._look_ahead stops at '\\n\\n'; the loop ends when the "
+            "kept generation is its first sentence and ended at the stop or the end of text (finish_reason "
+            "'stop'), on an empty sentence, or after max_sentences (the limits row). The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "limits", "generation budget and context",
             "openai.sh: --max_generation_len 256 for the whole answer; look-ahead 64 tokens; no handling of a "
@@ -154,13 +151,13 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "answer", "reading the answer",
-            "prep.py eval (2wikihop): the output cut at '\\n\\n', then the first match of 'answer is (.*)'; when "
-            "there is none the prediction is empty (counted 'wrongformat').",
-            "hopkit.parsing.answers.extract_answer over the kept sentences: after the last 'answer is:?', the "
-            "period dropped; when there is none, the whole chain of thought.",
-            "changes-algorithm",
-            reason="Without the phrase the authors predict nothing and hopkit predicts the chain of thought, "
-                   "which F1, cover-EM and Acc† can credit; fix: an empty answer as prep.py gives."),
+            "prep.py eval (2wikihop): the output cut at '\\n\\n', then the first match of 'answer is (.*)', to the "
+            "end of its line; when there is none the prediction is empty (counted 'wrongformat').",
+            "FLAREConfig.answer_reading (default 'authors'): hopkit.methods.flare.method.read_answer takes the "
+            "first 'answer is' of the kept text to the end of its line, the colon of hopkit's frame ('So the "
+            "answer is: X.', the layout row) allowed and a final period dropped (cosmetic: the metrics drop "
+            "punctuation); none: the empty answer, which fails the question as unanswered. The campaign's saved FLARE cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "defaults", "k, θ, β, look-ahead, shots",
             "2wikihop_flare_config.json: topk 2, look_ahead_filter_prob 0.8, look_ahead_mask_prob 0.4, "
