@@ -79,7 +79,7 @@ FIDELITY = FidelityTable(
         Difference(
             "retrieval", "trigger and masking thresholds",
             "ApiReturn.use_as_query: retrieve when some token has p <= 0.8; mask tokens with p <= 0.4.",
-            "FLARE.generate: retrieve when the lowest p < θ; masked_query drops tokens with p < β.",
+            "FLARE.generate: retrieve when the lowest p < θ; masked_query masks tokens with p < β.",
             "cosmetic"),
         Difference(
             "retrieval", "the masked query",

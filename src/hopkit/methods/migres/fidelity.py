@@ -40,7 +40,10 @@ FIDELITY = FidelityTable(
             "prompts.prefixed / main_instance / query_instance / leaf_instance: the same instances; "
             "instruction and demonstrations joined by one blank line; the Leaf instruction's two sentences "
             "joined by a space.",
-            "cosmetic"),
+            "disclosed",
+            reason="Whitespace only, but it is prompt text, so not cosmetic: hopkit lays every module out the "
+                   "same way (instruction, blank line, demonstrations, blank line, instance) and leaves out the "
+                   "code's extra line break after the Main and Leaf instructions."),
         Difference(
             "prompt", "chat or completion",
             "send_post_request: an OpenAI chat call (gpt-3.5-turbo-1106 or gpt-4-0613) with the system turn "
@@ -103,6 +106,17 @@ FIDELITY = FidelityTable(
             "disclosed",
             reason="The default judge is the run's own LLM, with δ calibrated for it by the paper's rule "
                    "(docs/migres.md); the best score orders a shared passage by its strongest query."),
+        Difference(
+            "retrieval", "which query scores which passage",
+            "search_bm25 / Bm25Searcher.perform_search: a round's queries are searched together and their hits "
+            "pooled (deduplicated by text); Reranker.sentenceRerank scores every query of the round against "
+            "every pooled passage, so a passage found by one query can be kept for another.",
+            "MIGRES._retrieve_and_read: each query's hits are scored against that query only (KnowledgeFilter."
+            "filter per query); the round's kept passages are then pooled.",
+            "disclosed",
+            reason="Kept for cost (no option yet): scoring every query against the pooled hits multiplies the relevance judge's calls by the number of queries (up to 3), "
+                   "and with hopkit's default LLM judge those calls are most of MIGRES's cost. The first round "
+                   "(one query, the question) is the same either way."),
         Difference(
             "retrieval", "sentence filter",
             "sentenceRerank with --sentRerank (not passed by migres.sh): nltk punkt sentences (a lower-case "
