@@ -95,7 +95,8 @@ def dataset_table(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
 
 
 def leaderboard(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
-                links: Mapping[str, str] | None = None, claims: Sequence[str] = ()) -> str:
+                links: Mapping[str, str] | None = None, claims: Sequence[str] = (),
+                references: Mapping[str, str] | None = None) -> str:
     """The whole page: a table per dataset, then what the columns mean. Names (runs, methods, datasets, models,
     retrievers) are written by :func:`~hopkit.report.escape.markdown_cell`.
 
@@ -104,6 +105,8 @@ def leaderboard(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
         setups: per run id, its model and retriever (:func:`run_setup`).
         links: per method, the address of its page.
         claims: lines about the methods' paper claims checked on these runs (``hopkit claims``).
+        references: per dataset, the published results beside its runs
+            (:func:`hopkit.report.published_rows.reference_tables`), shown under its table.
     """
     by_dataset: dict[str, list[RunSummary]] = defaultdict(list)
     for summary in summaries:
@@ -116,6 +119,8 @@ def leaderboard(summaries: Sequence[RunSummary], setups: Mapping[str, Setup],
                   f"Ranked by {NAMES[metric]} (mean over the questions each run answered or failed, a failed one "
                   "counting as wrong; 95% bootstrap interval).",
                   dataset_table(runs, setups, links)]
+        if references and dataset in references:
+            parts.append(references[dataset])
     parts += list(claims)
     parts.append("Pareto: no other run on the dataset is both faster (s/q) and at least as accurate. Overlapping "
                  "intervals do not make two runs level, and the ranks are not tests: the paired comparisons "
