@@ -10,6 +10,17 @@ to open one of the last page. Run from the project root (the machine may be busy
     nice -n 19 .venv/bin/python -m benchmarks.report_bench
 
 It writes the ``report`` section of docs/benchmarks.md.
+
+Two more modes check the report's anytime-valid column (:mod:`hopkit.evaluation.anytime`):
+
+    nice -n 10 .venv/bin/python -m benchmarks.report_bench --anytime-simulation
+        10,000 simulated pairs of runs looked at after every question up to 1,000: the share of no-difference
+        sequences ever declared decided (beside the naive repeated paired test) and the coverage of true
+        differences of 5, 10 and 20 points; writes the ``anytime-validity`` section of docs/benchmarks.md and
+        docs/img/anytime-validity.png.
+    HOPKIT_DATA_DIR=../shared/data nice -n 10 .venv/bin/python -m benchmarks.report_bench --anytime-saved-runs
+        the claims pages' comparisons on the saved runs, replayed as sequences: the n at which each would have
+        been decided; writes the ``anytime-saved-runs`` section of docs/results.md.
 """
 
 from __future__ import annotations
@@ -28,7 +39,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from hopkit.campaign import anytime_saved_runs, anytime_validity
+from hopkit.campaign.environment import ROOT, use_home
 from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.campaign.qa_sections import restored_store
 from hopkit.campaign.environment import chromium
 from hopkit.report.files import write_report
 from hopkit.records import Corpus, Paragraph, Query
@@ -259,7 +273,17 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, default=None, help="keep the store and report in this folder")
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/benchmarks.md alone")
+    parser.add_argument("--anytime-simulation", action="store_true",
+                        help="instead: the anytime-valid sequence's validity by simulation (see the docstring)")
+    parser.add_argument("--sequences", type=int, default=10_000, help="--anytime-simulation: simulated pairs")
+    parser.add_argument("--looks", type=int, default=1_000, help="--anytime-simulation: questions per pair")
+    parser.add_argument("--anytime-saved-runs", action="store_true",
+                        help="instead: the claims pages' comparisons replayed as anytime-valid sequences")
     args = parser.parse_args()
+    if args.anytime_simulation:
+        return _anytime_simulation(args)
+    if args.anytime_saved_runs:
+        return _anytime_saved_runs(args)
     work = args.keep or Path(tempfile.mkdtemp(prefix="hopkit-report-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     db = work / "bench.db"
@@ -339,6 +363,32 @@ def main() -> int:
         write_section("report", section)
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _anytime_simulation(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    nulls, truths = anytime_validity.simulate(args.sequences, args.looks, seed=0)
+    seconds = time.perf_counter() - start
+    image = ROOT / "docs" / "img" / "anytime-validity.png"
+    anytime_validity.plot(nulls, truths, image)
+    command = (f"nice -n {os.nice(0)} " if os.nice(0) else "") + command_line()
+    section = anytime_validity.section(nulls, truths, args.sequences, args.looks, command, seconds,
+                                       "img/anytime-validity.png")
+    print(section)
+    if not args.no_write:
+        write_section("anytime-validity", section)
+    return 0
+
+
+def _anytime_saved_runs(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        use_home(Path(scratch))
+        rows = anytime_saved_runs.replayed(restored_store(Path(scratch) / "hopkit.db"))
+    section = anytime_saved_runs.summary(rows, command_line())
+    print(section)
+    if not args.no_write:
+        write_section("anytime-saved-runs", section, ROOT / "docs" / "results.md")
     return 0
 
 

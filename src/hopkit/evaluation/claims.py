@@ -205,7 +205,8 @@ class ClaimChecker:
             scores_a, scores_b = self._pair(claim.metric, check.subject_run, check.baseline_run) or ([], [])
             pooled_a += _keyed(check.dataset, scores_a)
             pooled_b += _keyed(check.dataset, scores_b)
-        comparison = _metric(claim.metric, pooled_a, pooled_b)
+        order = [f"{check.dataset}/{q.id}" for check in checks for q in self.store.queries(check.dataset)]
+        comparison = _metric(claim.metric, pooled_a, pooled_b, order=order)
         assert comparison is not None  # each dataset had one
         name = f"{POOLED}: {', '.join(check.dataset for check in checks)}"
         return ClaimCheck(claim, name, None, None, comparison, verdict(claim.direction, comparison))
