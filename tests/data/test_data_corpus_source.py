@@ -86,3 +86,23 @@ def test_undetectable_empty_missing_and_truncated_files(tmp_path: Path) -> None:
     short.write_text("id\ttext\ttitle\n1\tonly text\n")
     with pytest.raises(DataError, match=r"short.tsv:2: expected 3 tab-separated fields"):
         read(CorpusSource.open(short))
+
+
+def test_search_r1s_wiki18_gz_is_a_tar_archive_read_as_its_one_file(tmp_path: Path) -> None:
+    """PeterJinGo/wiki-18-corpus's wiki-18.jsonl.gz is, despite its name, a gzipped tar archive holding one
+    file (FlashRAG's wiki_dump.jsonl, under data00/.../wiki_dpr_100w/): read as that file, resumable."""
+    import io
+    import tarfile
+
+    body = wiki18_file(tmp_path / "wiki_dump.jsonl", 500).read_bytes()
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        member = tarfile.TarInfo("data00/jiajie_jin/flashrag_indexes/wiki_dpr_100w/wiki_dump.jsonl")
+        member.size = len(body)
+        tar.addfile(member, io.BytesIO(body))
+    path = tmp_path / "wiki-18.jsonl.gz"
+    path.write_bytes(gzip.compress(archive.getvalue()))
+    source = CorpusSource.open(path)
+    assert source.format == "flashrag"
+    assert read(source) == expected_wiki18(500)
+    assert read(source, skip=480) == expected_wiki18(500)[480:]

@@ -27,6 +27,7 @@ import csv
 import gzip
 import io
 import json
+import tarfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from hopkit.errors import DataError
 
 FORMATS = ("flashrag", "dpr", "hopkit")
 DPR_HEADER = ("id", "text", "title")
+TAR_MARK, TAR_MARK_AT = b"ustar", 257  # a POSIX tar header's magic and where it is
 # csv's default limit (128 KiB) is below what a long Wikipedia passage can hold
 csv.field_size_limit(2**31 - 1)
 
@@ -186,7 +188,45 @@ def _decompressed(path: Path, raw: BinaryIO) -> IO[str]:
     elif path.suffix == ".bz2":
         stream = bz2.BZ2File(raw, mode="rb")  # type: ignore[assignment]
     # newline="" keeps a quoted DPR field's newlines for csv; JSONL lines end at "\n" either way
-    return io.TextIOWrapper(stream, encoding="utf-8", newline="")
+    return io.TextIOWrapper(_tar_member(path, stream), encoding="utf-8", newline="")
+
+
+def _tar_member(path: Path, stream: BinaryIO) -> BinaryIO:
+    """``stream`` itself, or, when it is a tar archive, its first regular file, read as a stream.
+
+    Search-R1's ``wiki-18.jsonl.gz`` (the Hub dataset PeterJinGo/wiki-18-corpus) is such a file: by its
+    name gzipped JSONL, but a gzipped tar archive holding one file, FlashRAG's ``wiki_dump.jsonl`` (its
+    README's ``gzip -d`` leaves the tar). Told by the POSIX tar header's ``ustar`` mark at byte 257.
+
+    Raises:
+        DataError: a tar archive holding no regular file.
+    """
+    buffered = io.BufferedReader(stream)  # type: ignore[arg-type]
+    header = buffered.peek(TAR_MARK_AT + len(TAR_MARK))[:TAR_MARK_AT + len(TAR_MARK)]
+    if header[TAR_MARK_AT:] != TAR_MARK:
+        return buffered
+    archive = tarfile.open(fileobj=buffered, mode="r|")
+    for member in archive:
+        if member.isfile():
+            found = archive.extractfile(member)
+            if found is not None:
+                return io.BufferedReader(_Forward(found))  # type: ignore[return-value]
+    raise DataError("a tar archive holding no file; give the corpus file itself", path=str(path))
+
+
+class _Forward(io.RawIOBase):
+    """A stream read forward only (a member of a tar archive read as a stream), as a raw stream that says so."""
+
+    def __init__(self, inner: IO[bytes]) -> None:
+        self.inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.inner.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def _source_id(obj: Mapping[str, Any], where: Where) -> str:
