@@ -247,6 +247,7 @@ def test_docs_list_every_option() -> None:
     from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
     from hopkit.pipelines.retrieval.dense import DenseRetrievalPipeline
     from hopkit.pipelines.retrieval.hybrid import HybridRetrievalPipeline
+    from hopkit.pipelines.retrieval.prebuilt import PrebuiltIndexPipeline
     from hopkit.pipelines.retrieval.remote import RemoteRetrievalPipeline
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "configs.md").read_text(encoding="utf-8")
@@ -256,7 +257,7 @@ def test_docs_list_every_option() -> None:
     for name in shipped:
         names |= option_names(entries()[name].options) | option_names(method_pipeline_config(name))
     for target in (BM25RetrievalPipeline, DenseRetrievalPipeline, HybridRetrievalPipeline, RemoteRetrievalPipeline,
-                   LlamaCppLLM.load,
+                   PrebuiltIndexPipeline, LlamaCppLLM.load,
                    OpenAICompatibleLLM, TransformersLLM.load):
         names |= set(inspect.signature(target).parameters) - {"session_factory"}
     missing = sorted(name for name in names if f"`{name}`" not in docs)
