@@ -10,7 +10,9 @@ How the question is put to the model (``ReaderConfig.format``):
 
 * ``"completion"`` (the authors' layout): demonstrations that fit, the paragraphs and
   ``Q: ...\\nA:``; without demonstrations a short instruction comes first, or the
-  zero-shot ``template`` when one is given (``{query}``, ``{paragraphs}``);
+  zero-shot ``template`` when one is given (``{query}``, ``{paragraphs}``). In the authors'
+  layout the generation ends where the reader's ``stop`` says (:data:`READER_STOPS`: ``"line"``,
+  the IRCoT authors' GPT3Generator stop, by default); a zero-shot template's ends at a blank line;
 * ``"chat"``: a system instruction, the demonstrations as earlier user and assistant
   turns, and the question, through the model's own chat template (the LLM's
   ``"chat"`` capability).
@@ -41,7 +43,13 @@ from hopkit.records import Paragraph
 ReaderMode = Literal["direct", "cot"]
 ReaderFormat = Literal["completion", "chat"]
 
-READER_STOP = ("\n\n", "\nQ:")
+ReaderStop = Literal["line", "paragraph"]
+#: What ends a completion reader's generation: ``"line"``, the first line break (the IRCoT authors'
+#: GPT3Generator stop, ``["\\n"]``); ``"paragraph"``, a blank line or the next question (hopkit's stop
+#: before issue 71, with which the campaign's saved NoR, OneR and IRCoT cells ran).
+READER_STOPS: dict[str, tuple[str, ...]] = {"line": ("\n",), "paragraph": ("\n\n", "\nQ:")}
+# hopkit's own prompts (a zero-shot template, the chat turns), which the authors have not, end at a blank line
+READER_STOP = READER_STOPS["paragraph"]
 # How the authors' CoT demonstrations end; after it, a direct reader writes only the answer.
 DIRECT_ANSWER_CUE = "So the answer is:"
 CUED_ANSWER_STOP = ("\n",)
@@ -54,10 +62,10 @@ ZERO_SHOT_INSTRUCTIONS: dict[str, str] = {
     "cot": "Answer the question by reasoning step by step, using the Wikipedia paragraphs if they help. "
            'End with "So the answer is: <short answer>."',
 }
-FLAN_QUESTION_PREFIXES: dict[str, str] = {
-    "direct": "Answer the following question.",
-    "cot": "Answer the following question by reasoning step-by-step.",
-}
+#: The question prefix of the IRCoT authors' NoR and OneR Flan-T5 configs (``qa_question_prefix`` of
+#: ``nor_qa_flan_t5_*`` and ``oner_qa_flan_t5_*``): the direct one for either reader, since the configs'
+#: test for the CoT prefix looks at the context type, which never ends in "cot".
+FLAN_READER_PREFIX = "Answer the following question.\n"
 
 # A prompt that has just been evaluated, with a test instance put after it.
 PromptBefore = Callable[[str], str]
@@ -114,14 +122,17 @@ class ReaderOutput:
 class Reader:
     """Answers a question from paragraphs with one LLM call; see the module docstring.
 
+    ``stop`` ends a generation in the authors' completion layout (:data:`READER_STOPS`).
+
     Raises:
         LLMError: ``format="chat"`` with a model that has no ``"chat"`` capability.
     """
 
     def __init__(self, llm: LLM, config: ReaderConfig = ReaderConfig(), demonstrations: Sequence[str] = (),
-                 splitter: SentenceSplitter | None = None) -> None:
+                 splitter: SentenceSplitter | None = None, stop: ReaderStop = "line") -> None:
         self.llm = llm
         self.config = config
+        self.stop = READER_STOPS[stop]
         self.fitter = DemonstrationFitter(llm, demonstrations)
         self.splitter = splitter or SyntokSplitter()
         if config.format == "chat":
@@ -138,7 +149,8 @@ class Reader:
         if self.config.format == "chat":
             completion = self._chat(question, paragraphs)
         else:
-            completion = self.llm.complete(self._completion_prompt(question, paragraphs), stop=READER_STOP,
+            stop = READER_STOP if self._template_prompt else self.stop
+            completion = self.llm.complete(self._completion_prompt(question, paragraphs), stop=stop,
                                            max_tokens=self.config.max_tokens, temperature=0.0)
         return self._output(completion.text, paragraphs)
 
@@ -148,7 +160,7 @@ class Reader:
         if self.config.mode == "cot":
             prompt = fitted(self.llm, prompt_before(test_block(paragraphs, question, question_prefix=prefix)),
                             self.config.max_tokens)
-            completion = self.llm.complete(prompt, stop=READER_STOP, max_tokens=self.config.max_tokens, temperature=0.0)
+            completion = self.llm.complete(prompt, stop=self.stop, max_tokens=self.config.max_tokens, temperature=0.0)
             return self._output(completion.text, paragraphs)
         # after the cue the demonstrations end the answer's sentence, and a small model goes on
         cued = fitted(self.llm, prompt_before(test_block(paragraphs, question, DIRECT_ANSWER_CUE,
@@ -158,8 +170,13 @@ class Reader:
         return ReaderOutput(answer=clean_direct_answer(self.splitter.first(completion.text)),
                             generation=completion.text, paragraph_ids=_ids(paragraphs))
 
+    @property
+    def _template_prompt(self) -> bool:
+        """Whether the completion prompt is the zero-shot ``template`` (hopkit's), not the authors' layout."""
+        return self.config.template is not None and not self.fitter.demonstrations
+
     def _completion_prompt(self, question: str, paragraphs: Sequence[Paragraph]) -> str:
-        if self.config.template is not None and not self.fitter.demonstrations:
+        if self._template_prompt:
             return fitted(self.llm, render_template(self.config.template, query=question.strip(), paragraphs=paragraphs,
                                                     word_limit=PARAGRAPH_WORD_LIMIT), self.config.max_tokens)
         instance = test_block(paragraphs, question, question_prefix=self.config.question_prefix,

@@ -43,8 +43,15 @@ def render_paragraphs(paragraphs: Sequence[Paragraph], word_limit: int = PARAGRA
 
 
 def render_question(question: str, answer_so_far: str = "", question_prefix: str = "") -> str:
-    """The ``Q: ...\\nA:`` tail; ``answer_so_far`` continues after ``A:``."""
-    prefix = f"{question_prefix.strip()} " if question_prefix.strip() else ""
+    """The ``Q: ...\\nA:`` tail; ``answer_so_far`` continues after ``A:``.
+
+    ``question_prefix`` goes before the question as the authors' ``LLMQAParticipantModel`` puts it, its
+    line break kept (``Q: Answer the following question.\\n<question>``); one not ending in whitespace
+    gets a space.
+    """
+    prefix = question_prefix.lstrip()
+    if prefix and not prefix[-1].isspace():
+        prefix += " "
     tail = f" {answer_so_far.strip()}" if answer_so_far.strip() else ""
     return f"Q: {prefix}{question.strip()}\nA:{tail}"
 

@@ -157,3 +157,28 @@ def test_a_run_routed_by_a_retrained_classifier_file_is_a_new_run(tmp_path: Path
     assert first["classifier"] == second["classifier"] and first["classifier_sha256"] != second["classifier_sha256"]
     with pytest.raises(ConfigError, match=r"router.npz has SHA-256 \w+, not " + first["classifier_sha256"]):
         AdaptiveRAGConfig(classifier=str(path), classifier_sha256=first["classifier_sha256"])
+
+
+def test_strategy_options_lay_over_the_strategies_and_the_saved_runs_value_keeps_their_identity() -> None:
+    """Issue 71 changed NoR's, OneR's and IRCoT's defaults; ``strategy_options`` gives the routed strategies
+    other values (BEFORE_ISSUE_71: those the campaign's saved cells ran with), and an unknown strategy is refused."""
+    import copy
+
+    from hopkit.methods.adaptive_rag.method import BEFORE_ISSUE_71
+    from hopkit.options import run_options
+
+    def strategies(config: AdaptiveRAGConfig) -> dict:
+        parts = MethodParts(ScriptedLLM(["B"]), BM25Retriever.build(PARAGRAPHS), METHOD.as_run(config), "hotpotqa",
+                            lambda: PARAGRAPHS)
+        return {label: strategy.config for label, strategy in METHOD.build(parts).strategies.items()}
+    fixed = strategies(AdaptiveRAGConfig())
+    assert (fixed["B"].query, fixed["B"].admit_hits, fixed["A"].reader_stop, fixed["C"].reader_stop) == \
+           ("no_wh_words", "collection", "line", "line")
+    before = strategies(AdaptiveRAGConfig(strategy_options=copy.deepcopy(BEFORE_ISSUE_71)))
+    assert (before["B"].query, before["B"].admit_hits, before["A"].reader_stop, before["C"].reader_stop) == \
+           ("question", "all", "paragraph", "paragraph")
+    assert strategies(AdaptiveRAGConfig(strategy_options={"oner": {"k": 9}}))["B"].k == 9
+    assert "strategy_options" not in run_options(AdaptiveRAGConfig(strategy_options=copy.deepcopy(BEFORE_ISSUE_71)))
+    assert run_options(AdaptiveRAGConfig())["strategy_options"] == {}
+    with pytest.raises(ConfigError, match="'strategy_options': flare is not a strategy"):
+        AdaptiveRAGConfig(strategy_options={"flare": {}})

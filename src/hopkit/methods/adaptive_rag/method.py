@@ -28,13 +28,21 @@ from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, 
 from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
 from hopkit.methods.protocol import Method, warm_up
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
 from hopkit.traces import recorded_by
 from hopkit.traces.payload import record
 from hopkit.usage import components_of
 
 logger = logging.getLogger(__name__)
+
+#: The strategies' options at which the campaign's saved Adaptive-RAG cells ran, before issue 71 made the
+#: IRCoT authors' behaviour their defaults (OneR's query without wh-words and its admitted hits, the line stop).
+BEFORE_ISSUE_71: dict[str, dict[str, Any]] = {
+    "nor": {"reader_stop": "paragraph"},
+    "oner": {"query": "question", "admit_hits": "all", "reader_stop": "paragraph"},
+    "ircot": {"reader_stop": "paragraph"},
+}
 
 #: Strategy options that are the pipeline's, not the method's.
 _NOT_OPTIONS = ("method", "name", "dataset", "llm", "retrieval_pipeline_name", "retrieval_pipeline", "top_k",
@@ -57,6 +65,10 @@ class AdaptiveRAGConfig:
         demonstrations: with ``strategies: experiments``, the demonstrations the few-shot strategies take
             instead of their declared ones (``{dataset: musique}``); None: the run's dataset's, or on a
             dataset with none of its own :data:`hopkit.experiments.DEFAULT_DEMONSTRATIONS`', said at the start.
+        strategy_options: options laid over a strategy's (declared or default) ones, by strategy
+            (``{oner: {k: 10}}``). :data:`BEFORE_ISSUE_71` gives the strategies the behaviour the
+            campaign's saved cells ran with (the question as OneR's query, every hit read, the reader
+            stopping at a blank line); at that value it is left out of the run's identity.
     """
 
     classifier: str = "prompted"
@@ -64,9 +76,15 @@ class AdaptiveRAGConfig:
     strategies: Literal["experiments", "defaults"] = "defaults"
     classifier_sha256: str = field(default="", metadata=ADDED_AFTER_FIRST_RUNS)
     demonstrations: DemonstrationSpec | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
+    strategy_options: dict[str, dict[str, Any]] = field(default_factory=dict,
+                                                        metadata=fixed_after_runs(BEFORE_ISSUE_71))
 
     def __post_init__(self) -> None:
         check_fields(self, "Adaptive-RAG option")
+        unknown = sorted(set(self.strategy_options) - set(STRATEGIES.values()))
+        if unknown:
+            raise ConfigError(f"Adaptive-RAG option 'strategy_options': {', '.join(unknown)} is not a strategy; "
+                              f"expected {', '.join(STRATEGIES.values())}")
         if self.demonstrations is not None and self.strategies != "experiments":
             raise ConfigError("Adaptive-RAG option 'demonstrations': the strategies take demonstrations with "
                               "strategies: experiments; set it, or leave demonstrations out")
@@ -125,13 +143,14 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
     fallbacks: dict[str, str] = {}  # strategy -> what it takes for want of declared settings
     for label in LABELS:
         entry = method_entry(STRATEGIES[label])
-        options: Any = entry.options()
+        declared: dict[str, Any] = {}
         if config.strategies == "experiments":
             if dataset is None:
                 raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's settings for the "
                                   "run's dataset; give a dataset, or set strategies: defaults")
-            options = method_config(entry.options, _declared_options(entry.name, dataset, config.demonstrations,
-                                                                     fallbacks), entry.title)
+            declared = _declared_options(entry.name, dataset, config.demonstrations, fallbacks)
+        options = method_config(entry.options, {**declared, **config.strategy_options.get(entry.name, {})},
+                                f"Adaptive-RAG's strategy {entry.name}")
         try:
             strategies[label] = entry.build(MethodParts(llm, retriever if entry.retrieves else None,
                                                         entry.as_run(options), dataset, paragraphs))

@@ -144,11 +144,14 @@ FIDELITY = FidelityTable(
         Difference(
             "stops", "the reader's stop",
             "GPT3Generator stop ['\\n']; Flan-T5 has no stop text.",
-            "hopkit.methods.reader.READER_STOP ('\\n\\n', '\\nQ:'); a direct answer is cut to its first line, "
-            "a CoT is read whole.",
-            "changes-algorithm",
-            reason="A CoT reader's text can run past a single line break where the authors' call stops, and "
-                   "the answer is then read from the joined lines; no reason is recorded; fix: stop at '\\n'."),
+            "hopkit.methods.reader.READER_STOPS['line'] ('\\n'): option reader_stop, default 'line' (issue 71), in "
+            "the reader's own context and in the reasoning context alike (a cued direct reader stops at the "
+            "line's end either way). reader_stop 'paragraph' ('\\n\\n', '\\nQ:') is hopkit's stop before the "
+            "fix: the campaign's saved ircot cells (every IRCoT variant) ran with it (pinned in "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. Flan-T5 stops at its end-of-sequence "
+            "token; hopkit's decoder-only models would run on into a next 'Q:', so the Codex stop serves every "
+            "model. The zero-shot QA templates (hopkit's own) stop at a blank line.",
+            "faithful"),
         Difference(
             "limits", "most steps",
             "StepByStepCOTGenParticipant / ExitController max_num_sentences 10 (code default; the configs "

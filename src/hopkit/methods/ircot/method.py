@@ -60,8 +60,8 @@ from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
 from hopkit.methods.prompting import DemonstrationFitter, check_fits, fitted
 from hopkit.methods.ircot.reading import IRCoTReading
-from hopkit.methods.reader import ReaderFormat
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
+from hopkit.methods.reader import ReaderFormat, ReaderStop
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields, fixed_after_runs
 from hopkit.prompts.ircot_templates import (DEFAULT_REASONING_TEMPLATE, QA_VARIABLES, REASONING_VARIABLES,
                                             check_template, render_template)
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
@@ -126,6 +126,10 @@ class IRCoTConfig:
             prompt; None = as many as fit in the context (the paper's rule). A cap keeps the
             cached prefix the same from question to question and shallower (fewer tokens
             evaluated, each cheaper), at whatever it costs a small model in quality.
+        reader_stop: what ends the reader's generation in the authors' layout
+            (:data:`~hopkit.methods.reader.READER_STOPS`): ``line`` (the authors' GPT3Generator stop) or
+            ``paragraph`` (hopkit's before issue 71, the campaign's saved cells'; left out of the run's
+            identity). A cued direct reader stops at the line's end either way.
         iirc: options of IIRC's title step.
     """
 
@@ -146,6 +150,7 @@ class IRCoTConfig:
     near_duplicate_threshold: Annotated[float, Interval(ge=0, le=100)] = 90.0
     exclude_collected: bool = False
     max_demonstrations: PositiveInt | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
+    reader_stop: ReaderStop = field(default="line", metadata=fixed_after_runs("paragraph"))
     iirc: IIRCConfig = field(default_factory=IIRCConfig)
 
     def __post_init__(self) -> None:

@@ -35,7 +35,7 @@ class IRCoTReading:
     Args:
         llm: the model.
         config: IRCoT's options (``reader``, ``reader_context``, ``reader_max_tokens``,
-            ``reader_question_prefix``, ``qa_prompt_template``).
+            ``reader_question_prefix``, ``qa_prompt_template``, ``reader_stop``).
         reader_demonstrations: the reader's own demonstrations.
         reasoning_demonstrations: the reasoning demonstrations as the reasoning prompt's fitter
             keeps them (empty: zero-shot reasoning).
@@ -63,7 +63,7 @@ class IRCoTReading:
             template = config.qa_prompt_template or (DEFAULT_COT_QA_TEMPLATE if mode == "cot" else DEFAULT_QA_TEMPLATE)
         self.reader = Reader(llm, ReaderConfig(mode=mode, max_tokens=config.reader_max_tokens, template=template,
                                                format=config.reader_format),
-                             () if self.template_reader else own, splitter)
+                             () if self.template_reader else own, splitter, stop=config.reader_stop)
 
     @property
     def context(self) -> str:

@@ -64,7 +64,9 @@ class IterRetGen:
                  demonstrations: Sequence[str] = ()) -> None:
         self.retriever = retriever
         self.config = config
-        self.reader = Reader(llm, ReaderConfig(mode="cot", max_tokens=config.max_tokens), demonstrations)
+        # its chain of thought runs to a blank line, as its fidelity table says (not the IRCoT reader's line stop)
+        self.reader = Reader(llm, ReaderConfig(mode="cot", max_tokens=config.max_tokens), demonstrations,
+                             stop="paragraph")
 
     def generate(self, query: Query) -> GenerationResult:
         queries: list[str] = []

@@ -36,14 +36,14 @@ FIDELITY = FidelityTable(
             "prompt", "Flan-T5 question prefix",
             "nor_qa_flan_t5_xl_hotpotqa.jsonnet: llmqa question_prefix 'Answer the following question.\\n' "
             "(its cot/direct test looks at rc_context_type, which never ends in 'cot', so this prefix always).",
-            "ReaderConfig.question_prefix is empty unless set; demonstrations with family 'flan_t5' do not set "
-            "it (only IRCoT derives it, hopkit.methods.ircot.with_flan_prefixes); where set, "
-            "hopkit.prompts.layout.render_question puts it on the question's line ('Q: Answer the following "
-            "question. <question>'), where the files break the line after it.",
-            "changes-algorithm",
-            reason="With the Flan-T5 files every demonstration's question carries the prefix and the test "
-                   "question does not, and a prefix set by hand is laid out unlike the files'; fix: derive it "
-                   "from the family and keep its line break. No shipped experiment uses the Flan-T5 files."),
+            "hopkit.methods.nor.with_flan_reader_prefix (NoR's and OneR's prepare step): with demonstrations "
+            "of family 'flan_t5', an empty ReaderConfig.question_prefix becomes 'Answer the following "
+            "question.\\n' (reader.FLAN_READER_PREFIX) for either reader mode, and "
+            "hopkit.prompts.layout.render_question keeps its line break ('Q: Answer the following question.\\n"
+            "<question>\\nA:'), as the files lay out their questions. Fixed in issue 71 with no option: no saved "
+            "cell uses the Flan-T5 files or a question prefix, and with an empty prefix the layout is unchanged, "
+            "so the saved answers are unaffected.",
+            "faithful"),
         Difference(
             "prompt", "zero-shot prompt",
             "None: every NoR config is few-shot.",
@@ -73,12 +73,13 @@ FIDELITY = FidelityTable(
             "stops", "the reader's stop",
             "gpt3generator.py GPT3Generator: stop ['\\n'] (the configs set none); Flan-T5 through "
             "llm_client_generator.py has no stop text, only max_length.",
-            "hopkit.methods.reader.READER_STOP: ('\\n\\n', '\\nQ:'); a direct answer is then cut to its first "
-            "line (parsing.answers.clean_direct_answer), a CoT is read whole.",
-            "changes-algorithm",
-            reason="A CoT reader's text can run over a single line break where the authors' Codex call stops; "
-                   "the answer is then read from the joined lines (the last 'answer is'), not the first line. "
-                   "No reason is recorded for the longer stop; fix: stop at '\\n' for the completion reader."),
+            "hopkit.methods.reader.READER_STOPS['line'] ('\\n'): option reader_stop, default 'line' (issue 71), so "
+            "a direct answer and a CoT alike are the generation's first line. reader_stop 'paragraph' ('\\n\\n', "
+            "'\\nQ:') is hopkit's stop before the fix: the campaign's saved nor cells ran with it (pinned in "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. Flan-T5 stops at its end-of-sequence "
+            "token; hopkit's decoder-only models would run on into a next 'Q:', so the Codex stop serves every "
+            "model. A zero-shot template of hopkit's own (no authors' counterpart) stops at a blank line.",
+            "faithful"),
         Difference(
             "limits", "demonstrations that fit",
             "prompt_reader.read_prompt drops demonstrations from the end until their sum + the longest one + "

@@ -7,8 +7,8 @@ from typing import Sequence
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.context import with_main_passage
-from hopkit.methods.reader import Reader, ReaderConfig
-from hopkit.options import check_fields
+from hopkit.methods.reader import Reader, ReaderConfig, ReaderStop
+from hopkit.options import check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
 from hopkit.methods.reader_steps import NoRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload
@@ -20,9 +20,17 @@ from hopkit.usage import usage_component
 
 @dataclass(frozen=True)
 class NoRConfig:
-    """Options of NoR: only the reader's."""
+    """Options of NoR: the reader's.
+
+    Attributes:
+        reader: the reader's options.
+        reader_stop: what ends the reader's generation (:data:`~hopkit.methods.reader.READER_STOPS`):
+            ``line`` (the IRCoT authors' stop) or ``paragraph`` (hopkit's before issue 71, the campaign's
+            saved cells'; left out of the run's identity).
+    """
 
     reader: ReaderConfig = field(default_factory=ReaderConfig)
+    reader_stop: ReaderStop = field(default="line", metadata=fixed_after_runs("paragraph"))
 
     def __post_init__(self) -> None:
         check_fields(self, "NoR option")
@@ -39,7 +47,7 @@ class NoR:
 
     def __init__(self, llm: LLM, config: NoRConfig = NoRConfig(), demonstrations: Sequence[str] = ()) -> None:
         self.config = config
-        self.reader = Reader(llm, config.reader, demonstrations)
+        self.reader = Reader(llm, config.reader, demonstrations, stop=config.reader_stop)
 
     def generate(self, query: Query) -> GenerationResult:
         shown = with_main_passage(query, [])

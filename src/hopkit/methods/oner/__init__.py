@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
+from hopkit.methods.nor import with_flan_reader_prefix
 from hopkit.methods.oner.method import PAYLOADS, OneR, OneRConfig
 from hopkit.methods.reader_steps import OneRSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
@@ -19,7 +20,9 @@ class OneROptions(OneRConfig):
         k: paragraphs retrieved with the question (the paper picks K in 5..15 on dev).
         reader: the reader's options ("direct", "cot" or a mapping of :class:`ReaderConfig`'s fields).
         demonstrations: the authors' demonstration set for the reader (their files with
-            paragraphs); None for zero-shot prompts.
+            paragraphs); None for zero-shot prompts. With ``family: flan_t5`` an empty question prefix
+            becomes the authors' (:func:`~hopkit.methods.nor.with_flan_reader_prefix`).
+        query, admit_hits, reader_stop: see :class:`OneRConfig`.
     """
 
     demonstrations: DemonstrationSpec | None = None
@@ -34,6 +37,7 @@ def build(parts: MethodParts) -> OneR:
 
 METHOD = MethodEntry(
     name="oner", title="OneR", options=OneROptions, build=build, retrieves=True, top_k="k",
+    prepare=with_flan_reader_prefix,
     template=Path(__file__).parent.parent / "nor" / "report.html.j2",
     summary="one retrieval with the question, then the reader", payloads=PAYLOADS, summary_type=OneRSummary)
 

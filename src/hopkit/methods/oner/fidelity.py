@@ -35,14 +35,14 @@ FIDELITY = FidelityTable(
             "prompt", "Flan-T5 question prefix",
             "oner_qa_flan_t5_xl_hotpotqa.jsonnet: llmqa question_prefix 'Answer the following question.\\n' "
             "(its cot/direct test looks at rc_context_type, which never ends in 'cot', so this prefix always).",
-            "ReaderConfig.question_prefix is empty unless set; demonstrations with family 'flan_t5' do not set "
-            "it (only IRCoT derives it, hopkit.methods.ircot.with_flan_prefixes); where set, "
-            "hopkit.prompts.layout.render_question puts it on the question's line ('Q: Answer the following "
-            "question. <question>'), where the files break the line after it.",
-            "changes-algorithm",
-            reason="With the Flan-T5 files every demonstration's question carries the prefix and the test "
-                   "question does not, and a prefix set by hand is laid out unlike the files'; fix: derive it "
-                   "from the family and keep its line break. No shipped experiment uses the Flan-T5 files."),
+            "hopkit.methods.nor.with_flan_reader_prefix (NoR's and OneR's prepare step): with demonstrations "
+            "of family 'flan_t5', an empty ReaderConfig.question_prefix becomes 'Answer the following "
+            "question.\\n' (reader.FLAN_READER_PREFIX) for either reader mode, and "
+            "hopkit.prompts.layout.render_question keeps its line break ('Q: Answer the following question.\\n"
+            "<question>\\nA:'), as the files lay out their questions. Fixed in issue 71 with no option: no saved "
+            "cell uses the Flan-T5 files or a question prefix, and with an empty prefix the layout is unchanged, "
+            "so the saved answers are unaffected.",
+            "faithful"),
         Difference(
             "prompt", "zero-shot prompt",
             "None: every OneR config is few-shot.",
@@ -64,21 +64,28 @@ FIDELITY = FidelityTable(
             "retrieval", "the query",
             "ircot.py RetrieveAndResetParagraphsParticipant.query (query_source 'original_question', bm25): "
             "remove_wh_words drops who/what/when/where/why/which/how/does/is before the BM25 call.",
-            "hopkit.methods.oner.method.OneR.generate: retriever.retrieve(query.text, k), the question as "
-            "asked.",
-            "changes-algorithm",
-            reason="The wh-words and 'is'/'does' enter BM25's query, so the hits can differ from the authors'; "
-                   "fix: pass the question through hopkit.methods.ircot.query.remove_wh_words as IRCoT does."),
+            "hopkit.methods.oner.method.OneR.generate: option query, default 'no_wh_words' (issue 71): the "
+            "question through hopkit.methods.ircot.query.remove_wh_words, as IRCoT's first query; nothing "
+            "left, no retrieval (the authors' empty-query skip). query 'question' (the question as asked) is "
+            "hopkit's before the fix: the campaign's saved oner, oner-k15, oner-minilm and oner-hybrid-minilm "
+            "cells ran with it (pinned in src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "disclosed",
+            reason="The fix is made; what is left is remove_wh_words's widening, kept on purpose and disclosed "
+                   "in IRCoT's table ('the query'): a wh-word with punctuation attached ('Who,') is dropped "
+                   "too, where the authors' split(' ') keeps it. It changes the query only on such words."),
         Difference(
             "retrieval", "hits dropped before reading",
             "RetrieveAndResetParagraphsParticipant.query: a hit over 600 space-separated words is skipped, "
             "and so is one closely matching a kept one (is_para_closely_matching, fuzz.ratio ≥ 90 on title "
             "and text); at most 15 kept (global_max_num_paras).",
-            "OneR.generate reads every hit the retriever returns.",
-            "changes-algorithm",
-            reason="A paragraph over 600 words (or a near duplicate) is read by hopkit's OneR and skipped by "
-                   "the authors'; fix: admit the hits through hopkit.methods.paragraph_collection."
-                   "ParagraphCollection as IRCoT does."),
+            "OneR.generate: option admit_hits, default 'collection' (issue 71): the hits go through "
+            "hopkit.methods.paragraph_collection.ParagraphCollection (over 600 words, a duplicate or a near "
+            "duplicate at rapidfuzz ratio ≥ 90 on title and text skipped, at most 15), as IRCoT admits them; the "
+            "reader reads those admitted, in retrieval order. admit_hits 'all' (every hit read) is hopkit's "
+            "before the fix: the campaign's saved OneR cells ran with it (pinned) and await a rerun. The "
+            "collection counts words with split(), the authors with split(' '): the same count but on a "
+            "paragraph with line breaks or runs of spaces.",
+            "faithful"),
         Difference(
             "retrieval", "retriever",
             "Elasticsearch BM25 over title + paragraph text (document_type 'title_paragraph_text').",
@@ -96,11 +103,13 @@ FIDELITY = FidelityTable(
         Difference(
             "stops", "the reader's stop",
             "gpt3generator.py GPT3Generator: stop ['\\n'] (the configs set none); Flan-T5 has no stop text.",
-            "hopkit.methods.reader.READER_STOP ('\\n\\n', '\\nQ:'); a direct answer is cut to its first line, "
-            "a CoT is read whole.",
-            "changes-algorithm",
-            reason="A CoT reader's text can run past a single line break where the authors' call stops, and the "
-                   "answer is then read from the joined lines; no reason is recorded; fix: stop at '\\n'."),
+            "hopkit.methods.reader.READER_STOPS['line'] ('\\n'): option reader_stop, default 'line' (issue 71), so "
+            "a direct answer and a CoT alike are the generation's first line. reader_stop 'paragraph' ('\\n\\n', "
+            "'\\nQ:') is hopkit's stop before the fix: the campaign's saved oner (and oner-k15, oner-minilm, oner-hybrid-minilm) cells ran with it (pinned in "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. Flan-T5 stops at its end-of-sequence "
+            "token; hopkit's decoder-only models would run on into a next 'Q:', so the Codex stop serves every "
+            "model. A zero-shot template of hopkit's own (no authors' counterpart) stops at a blank line.",
+            "faithful"),
         Difference(
             "limits", "demonstrations that fit",
             "prompt_reader.read_prompt drops from the end until the demonstrations + the longest one + 300 ≤ "

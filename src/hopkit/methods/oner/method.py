@@ -1,14 +1,22 @@
-"""OneR: one retrieval with the question, then the reader (IRCoT paper, Section 4.1)."""
+"""OneR: one retrieval with the question, then the reader (IRCoT paper, Section 4.1).
+
+As the IRCoT authors' ``oner_qa_*`` configs run it (``RetrieveAndResetParagraphsParticipant`` with
+``query_source: original_question``): the question without its wh-words is the query (none left: no
+retrieval), and the hits are admitted as IRCoT admits them (:class:`ParagraphCollection`: a hit over
+600 words or a near duplicate of a kept one is skipped, at most 15 kept).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Literal, Sequence
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.context import with_main_passage
-from hopkit.methods.reader import Reader, ReaderConfig
-from hopkit.options import PositiveInt, check_fields
+from hopkit.methods.ircot.query import remove_wh_words
+from hopkit.methods.paragraph_collection import ParagraphCollection
+from hopkit.methods.reader import Reader, ReaderConfig, ReaderStop
+from hopkit.options import PositiveInt, check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.methods.reader_steps import OneRSummary, ReaderRead, record_reading
@@ -23,10 +31,22 @@ class OneRConfig:
     Attributes:
         k: paragraphs retrieved with the question (the paper picks K in 5..15 on dev).
         reader: the reader's options.
+        query: ``no_wh_words`` (the authors': the question without who/what/when/where/why/which/how/
+            does/is) or ``question`` (as asked).
+        admit_hits: ``collection`` (the authors': a hit over 600 words or a near duplicate of a kept one is
+            skipped, at most 15 kept, as IRCoT's collection does) or ``all`` (every hit is read).
+        reader_stop: what ends the reader's generation (:data:`~hopkit.methods.reader.READER_STOPS`):
+            ``line`` (the authors') or ``paragraph``.
+
+    ``question``, ``all`` and ``paragraph`` are hopkit's behaviour before issue 71, with which the
+    campaign's saved cells ran; at those values the options are left out of the run's identity.
     """
 
     k: PositiveInt = 5
     reader: ReaderConfig = field(default_factory=ReaderConfig)
+    query: Literal["no_wh_words", "question"] = field(default="no_wh_words", metadata=fixed_after_runs("question"))
+    admit_hits: Literal["collection", "all"] = field(default="collection", metadata=fixed_after_runs("all"))
+    reader_stop: ReaderStop = field(default="line", metadata=fixed_after_runs("paragraph"))
 
     def __post_init__(self) -> None:
         check_fields(self, "OneR option")
@@ -34,8 +54,8 @@ class OneRConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class OneRRetrieve(Payload):
-    """OneR's retrieval (a): the question as the query, ``k`` the hits asked for (the step's
-    ``paragraph_ids`` and ``scores`` are the hits)."""
+    """OneR's retrieval (a): the query (the question, without its wh-words by default), ``k`` the hits
+    asked for (the step's ``paragraph_ids`` and ``scores`` are the hits; the read step's, those admitted)."""
 
     kind = "retrieve"
     query: str = at("input")
@@ -47,9 +67,10 @@ PAYLOADS: tuple[type[Payload], ...] = (OneRRetrieve, ReaderRead)
 
 
 class OneR:
-    """One-step retrieval: (a) retrieve K paragraphs with the question; (b) read them.
+    """One-step retrieval: (a) retrieve K paragraphs with the question (without its wh-words) and admit
+    them to a collection; (b) read those admitted.
 
-    Its trace: a ``retrieve`` step (:class:`OneRRetrieve`: the question; the ids and scores
+    Its trace: a ``retrieve`` step (:class:`OneRRetrieve`: the query; the ids and scores
     returned) and a ``read`` step (:class:`~hopkit.methods.reader_steps.ReaderRead`: the
     question; the answer; the paragraphs read; the reader's generation).
     """
@@ -60,12 +81,15 @@ class OneR:
                  demonstrations: Sequence[str] = ()) -> None:
         self.retriever = retriever
         self.config = config
-        self.reader = Reader(llm, config.reader, demonstrations)
+        self.reader = Reader(llm, config.reader, demonstrations, stop=config.reader_stop)
 
     def generate(self, query: Query) -> GenerationResult:
-        hits = self.retriever.retrieve(query.text, self.config.k)                       # (a)
+        text = remove_wh_words(query.text) if self.config.query == "no_wh_words" else query.text
+        hits = self.retriever.retrieve(text, self.config.k) if text.strip() else []     # (a)
         paragraphs = [hit.paragraph for hit in hits]
-        retrieved = record(OneRRetrieve(query=query.text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
+        if self.config.admit_hits == "collection":
+            paragraphs = ParagraphCollection().extend(paragraphs)
+        retrieved = record(OneRRetrieve(query=text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
                            scores=[float(hit.score) for hit in hits])
         shown = with_main_passage(query, paragraphs)
         with usage_component("oner:read"):
