@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,74 @@ def test_a_paper_sweep_runs_each_declared_experiment_where_its_paper_runs_it(
     assert "2 config(s) × 2 dataset(s) = 3 run(s)" in out
     runs = {(run.name, run.dataset): run.finished for run in Store.connect(db).runs()}
     assert runs == {("react", "hotpotqa"): 2, ("self-ask", "hotpotqa"): 2, ("self-ask", "strategyqa"): 2}
+
+
+def _answering(folder: Path, name: str, answer: str) -> str:
+    """A NoR config whose model answers ``answer`` to every question."""
+    llm = folder / f"{name}-llm.yaml"
+    llm.write_text("_target_: hopkit.llm.fake.ScriptedLLM\nscript: [" + ", ".join([f'"{answer}"'] * 100) + "]\n",
+                   encoding="utf-8")
+    config = folder / f"{name}.yaml"
+    config.write_text(f"method: nor\nname: {name}\nllm: {llm}\n", encoding="utf-8")
+    return str(config)
+
+
+@pytest.fixture()
+def velmora(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """40 questions whose gold answer is "Velmora", in a real SQLite store."""
+    sample = Path(__file__).resolve().parents[2] / "src" / "hopkit" / "quickstart" / "sample.jsonl"
+    records = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path = tmp_path / "velmora.jsonl"
+    path.write_text("".join(json.dumps({**records[i % len(records)], "id": f"v{i:02d}", "answers": ["Velmora"]}) + "\n"
+                            for i in range(40)), encoding="utf-8")
+    assert hopkit(capsys, "--db", db, "ingest", "jsonl", str(path), "--name", "velmora")[0] == 0
+    return db
+
+
+def until_decided_rows(out: str) -> dict[str, list[str]]:
+    lines = out.split("until decided on em:", 1)[1].splitlines()
+    return {line.split()[0]: re.split(r"\s{2,}", line.strip()) for line in lines[2:] if ":" in line.split()[0]}
+
+
+def test_until_decided_grows_each_pair_by_batches_and_stops_it_when_its_sequence_excludes_0(
+        velmora: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad, same = (_answering(tmp_path, name, answer)
+                       for name, answer in (("good", "Velmora"), ("bad", "no idea"), ("same", "Velmora")))
+    command = ("--db", velmora, "sweep", good, bad, same, "--datasets", "velmora", "--quiet",
+               "--until-decided", f"{good}:{bad}", f"{good}:{same}", "--batch", "5", "--budget", "200")
+    code, out, err = hopkit(capsys, *command)
+    assert code == 0, err
+    rows = until_decided_rows(out)
+    # ten straight wins: the capital (1.5**10 + 0.5**10) / 2 = 28.8 first reaches 20 at n = 10 (test_anytime.py)
+    assert rows[f"{good}:{bad}"][2:3] + rows[f"{good}:{bad}"][-1:] == ["10", f"decided at n = 10 ({good} higher)"]
+    # two runs that always agree never decide: every question asked
+    assert rows[f"{good}:{same}"][2:3] + rows[f"{good}:{same}"][-1:] == ["40", "all 40 questions asked"]
+    store = Store.connect(velmora)
+    answers = {run.name: len(store.results(run.run_id)) for run in store.runs()}
+    assert answers == {"good": 40, "bad": 10, "same": 40}  # bad was not asked past its decision
+    assert "90 of 200 answers stored by the pairs' runs" in out
+    recorded = json.loads(next((tmp_path / "home" / "until-decided").glob("*.json")).read_text(encoding="utf-8"))
+    assert [(p["a"], p["n"], p["decided_at"]) for p in recorded["pairs"]] == [(good, 10, 10), (good, 40, None)]
+
+
+def test_until_decided_stops_at_the_budget_and_resumes_from_the_store(
+        velmora: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad = _answering(tmp_path, "good", "Velmora"), _answering(tmp_path, "bad", "no idea")
+    command = ("--db", velmora, "sweep", good, bad, "--datasets", "velmora", "--quiet",
+               "--until-decided", f"{good}:{bad}", "--batch", "5", "--budget")
+    code, out, err = hopkit(capsys, *command, "12")
+    assert code == 0, err
+    assert until_decided_rows(out)[f"{good}:{bad}"][-1] == "budget spent (10 of 12 answers; the next batch needs 10)"
+    code, out, err = hopkit(capsys, *command, "100")  # a larger budget: the next batch, not the first again
+    assert code == 0, err
+    assert "questions 6-10" in out and "questions 1-5" not in out
+    assert until_decided_rows(out)[f"{good}:{bad}"][-1] == f"decided at n = 10 ({good} higher)"
+    assert sorted(len(Store.connect(velmora).results(run.run_id)) for run in Store.connect(velmora).runs()) == [10, 10]
+
+
+def test_until_decided_refuses_a_pair_that_is_not_two_of_the_configs(
+        velmora: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = hopkit(capsys, "--db", velmora, "sweep", "nor", "oner", "--datasets", "velmora",
+                          "--until-decided", "nor:ircot", "--budget", "10")
+    assert code == 2 and "'ircot' in 'nor:ircot' is not one of the sweep's configs" in err
+    assert Store.connect(velmora).runs() == []

@@ -20,6 +20,7 @@ from hopkit.cli.executor import add_executor_arguments, chosen_executor
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
 from hopkit.cli.store_access import existing_factory
+from hopkit.cli.until_decided import add_arguments as add_until_decided_arguments, pairs_of, run_until_decided
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
 from hopkit.executors.choice import ExecutorChoice
@@ -40,6 +41,7 @@ def add_arguments(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("--batch-size", type=integer(), help="questions in flight at once (with a model server)")
     add_executor_arguments(sweep)
     sweep.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_until_decided_arguments(sweep)
 
 
 def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any, ExecutorChoice]]:
@@ -74,24 +76,32 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    if getattr(args, "until_decided", None):
+        pairs_of(args.until_decided, args.configs)  # a wrong pair stops the sweep before anything is built
     session_factory = existing_factory(args)
     cells = _cells(args, session_factory)
     print(f"sweep: {len(args.configs)} config(s) × {len(args.datasets)} dataset(s) = {len(cells)} run(s)", flush=True)
-    rows, codes = [], []
+    rows: list[tuple[str, ...]] = []
     with run_log("sweep") as log_file:
-        for number, (config, dataset, pipeline, executor) in enumerate(cells, 1):
-            print(f"[{number}/{len(cells)}] {printable(config)} on {printable(dataset)}", flush=True)
+        def run_cell(config: str, dataset: str, pipeline: Any, executor: ExecutorChoice, limit: int | None) -> int:
             try:
-                outcome = pipeline.run(limit=args.limit, progress=not args.quiet, executor=executor)
+                outcome = pipeline.run(limit=limit, progress=not args.quiet, executor=executor)
             except HopkitError as exc:  # this cell only: the others still run
                 sys.stderr.write(f"hopkit: error: {printable(config)} on {printable(dataset)}: {exc}\n")
                 rows.append((config, dataset, "-", "-", "-", "-", "error"))
-                codes.append(2)
-                continue
+                return 2
             note_own_time(outcome)
-            codes.append(run_exit_code(outcome, log_file))
+            code = run_exit_code(outcome, log_file)
             rows.append((config, dataset, outcome["run_id"], str(outcome["already_done"] + outcome["finished"]),
-                         str(outcome["finished"]), str(outcome["failed"]), "ok" if codes[-1] == 0 else "no answers"))
+                         str(outcome["finished"]), str(outcome["failed"]), "ok" if code == 0 else "no answers"))
+            return code
+
+        if getattr(args, "until_decided", None):
+            return run_until_decided(args, cells, session_factory, run_cell)
+        codes = []
+        for number, (config, dataset, pipeline, executor) in enumerate(cells, 1):
+            print(f"[{number}/{len(cells)}] {printable(config)} on {printable(dataset)}", flush=True)
+            codes.append(run_cell(config, dataset, pipeline, executor, args.limit))
     _print_table(rows)
     return max(codes, default=0)
 
