@@ -118,3 +118,21 @@ def test_a_count_below_one_is_refused_naming_the_option(field: str) -> None:
 
 def test_the_entry_names_k_as_top_k() -> None:
     assert METHOD.top_k == "k" and METHOD.name == "self-ask"
+
+
+def test_the_demonstrations_keep_the_notebooks_trailing_spaces_unless_pinned_off() -> None:
+    """The notebook (as every copy of it reads) ends twelve demonstration lines with a space: 'Muhammad Ali ',
+    'Joseph Ball ' and every line of the fourth but its last (issue 71); ``trailing_spaces: false`` is the
+    stripped copy the saved runs used, and leaves the run identity as it was."""
+    from hopkit.options import run_options
+
+    llm = ScriptedLLM(model(TRAJECTORY))
+    run(SelfAskConfig(k=1), llm)
+    demonstrations = llm.prompts[0].split("\n\nWikipedia Title:")[0]
+    assert "So the final answer is: Muhammad Ali \n" in demonstrations and "Joseph Ball \n" in demonstrations
+    assert "Intermediate Answer: New Zealand. \nSo the final answer is: No" in demonstrations
+    assert sum(line.endswith(" ") for line in demonstrations.split("\n")) == 12
+    stripped = ScriptedLLM(model(TRAJECTORY))
+    run(SelfAskConfig(k=1, trailing_spaces=False), stripped)
+    assert not any(line.endswith(" ") for line in stripped.prompts[0].split("\n"))
+    assert "trailing_spaces" not in run_options(SelfAskConfig(trailing_spaces=False))

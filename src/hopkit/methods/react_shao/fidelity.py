@@ -22,8 +22,9 @@ FIDELITY = FidelityTable(
             "Shao et al.'s ReAct prompt (Appendix B, Table 10), in Self-Ask's markers per hopkit's docs; its "
             "text could not be read here.",
             "hopkit.methods.react_shao.method.ReActShao inherits hopkit.methods.self_ask.prompts: Press et "
-            "al.'s four Self-Ask demonstrations (with the trailing-space difference the self-ask table lists) "
-            "and the question line 'Question: q\\nAre follow up questions needed here:'.",
+            "al.'s four Self-Ask demonstrations (with the notebook's trailing spaces since issue 71; option "
+            "trailing_spaces, pinned false for the saved react-shao cells) and the question line 'Question: "
+            "q\\nAre follow up questions needed here:'.",
             "disclosed",
             reason="Table 10's text is not at hand; with the Self-Ask markers Shao et al. use, the two methods "
                    "differ only in where paragraphs go (docs/methods/react-shao.md)."),

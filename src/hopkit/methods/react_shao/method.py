@@ -34,6 +34,8 @@ class ReActShaoConfig(SelfAskConfig):
         retrieve_question: retrieve with the question before the first generation (Shao et al.'s
             cost table: about 14 paragraphs for 2.9 calls, one retrieval per call).
         max_tokens: budget of each generation.
+        trailing_spaces: Self-Ask's demonstrations keep the notebook's trailing spaces (false: stripped,
+            as the campaign's saved cells ran).
     """
 
     def __post_init__(self) -> None:

@@ -26,14 +26,18 @@ FIDELITY = FidelityTable(
         Difference(
             "prompt", "demonstrations",
             "The notebook's four demonstrations (Muhammad Ali, craigslist, George Washington, Jaws / Casino "
-            "Royale), the fourth with 'Intermediate Answer:'; every copy keeps a trailing space after "
-            "'Muhammad Ali' and 'Joseph Ball' and on each line of the fourth ('...same country? ', 'Yes. ').",
-            "hopkit.methods.self_ask.prompts.DEMONSTRATIONS: the same words and markers, the fourth's capital "
-            "'Answer' kept, but no trailing spaces.",
-            "changes-algorithm",
-            reason="The prompt differs from the notebook's by eight trailing spaces (different tokens before each "
-                   "newline), though prompts.py calls it verbatim; fix: restore them, after checking the "
-                   "authors' notebook itself."),
+            "Royale), the fourth with 'Intermediate Answer:'. The copies that keep the notebook's capital "
+            "'Answer' (files 24393653340 and 35026935443, read whole for issue 71) end twelve lines with a "
+            "space: after 'Muhammad Ali' and 'Joseph Ball', and every line of the fourth but its last "
+            "('...same country? ', 'Yes. ', ..., 'New Zealand. '). The notebook itself could not be fetched "
+            "(ofirpress/self-ask has no snapshot here); copies that rewrite the prompt (lower-case 'answer') "
+            "drop the spaces too.",
+            "hopkit.methods.self_ask.prompts.DEMONSTRATIONS: the same words, markers and twelve trailing spaces, "
+            "one line per string so they show; option trailing_spaces, default true (issue 71). "
+            "trailing_spaces false (each line stripped) is hopkit's copy before the fix: the campaign's saved "
+            "self-ask and react-shao cells ran with it (pinned in src/hopkit/campaign/saved_run_pins.yaml) and "
+            "await a rerun.",
+            "faithful"),
         Difference(
             "prompt", "the test question",
             "prompt[0] (demonstrations, ending 'Question: ') + question + prompt[1] "

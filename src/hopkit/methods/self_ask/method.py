@@ -17,17 +17,17 @@ they no longer fit in the context, the oldest are left out of the prompt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import check_fits
-from hopkit.methods.self_ask.prompts import DEMONSTRATIONS, FINAL, INTERMEDIATE, STOP, question_line
+from hopkit.methods.self_ask.prompts import FINAL, INTERMEDIATE, STOP, demonstrations, question_line
 from hopkit.methods.self_ask.steps import (FinalReason, SelfAskAsk, SelfAskExtract, SelfAskRead, SelfAskRetrieve,
                                            SelfAskSummary)
 from hopkit.methods.self_ask.transcript import final_answer, follow_up, without_trailing_follow_up
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import GenerationResult, Paragraph, Query
@@ -46,12 +46,16 @@ class SelfAskConfig:
         retrieve_question: retrieve with the question before the first generation (Shao et al.'s
             cost table counts one retrieval per model call).
         max_tokens: budget of each generation.
+        trailing_spaces: the demonstrations keep the trailing spaces of the authors' notebook (true) or
+            have each line stripped (false: hopkit's copy before issue 71, with which the campaign's saved
+            cells ran; left out of the run's identity).
     """
 
     k: PositiveInt = 5
     max_follow_ups: PositiveInt = 5
     retrieve_question: bool = True
     max_tokens: PositiveInt = 100
+    trailing_spaces: bool = field(default=True, metadata=fixed_after_runs(False))
 
     def __post_init__(self) -> None:
         check_fields(self, "Self-Ask option")
@@ -145,7 +149,8 @@ class SelfAsk:
         """The prompt with as many of the newest paragraphs as fit beside the generation's budget."""
         shown = list(paragraphs)
         while True:
-            parts = [DEMONSTRATIONS, render_paragraphs(shown), question_line(question) + transcript]
+            parts = [demonstrations(self.config.trailing_spaces), render_paragraphs(shown),
+                     question_line(question) + transcript]
             prompt = "\n\n".join(part for part in parts if part)
             size = self.llm.count_tokens(prompt)
             if not shown or size + self.config.max_tokens <= self.llm.context_length:
