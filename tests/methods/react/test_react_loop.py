@@ -92,11 +92,11 @@ def test_without_finish_the_turns_run_out_to_an_empty_answer() -> None:
 
 def test_lookup_walks_the_matching_sentences_of_the_last_search_then_says_no_more() -> None:
     environment = PassageEnvironment(BM25Retriever.build(CORPUS), k=1)
-    assert environment.lookup("foundry") == ("No more results.", None)  # nothing searched yet
+    assert environment.lookup("foundry") == ("No more results.\n", None)  # nothing searched yet
     environment.search("Velmora Ironworks")
     assert environment.lookup("FOUNDRY") == ("(Result 1 / 2) Velmora Ironworks is a foundry.", 0)
     assert environment.lookup("FOUNDRY") == ("(Result 2 / 2) The foundry closed in 1950.", 0)
-    assert environment.lookup("FOUNDRY") == ("No more results.", None)
+    assert environment.lookup("FOUNDRY") == ("No more results.\n", None)
     assert environment.lookup("1871")[0] == "(Result 1 / 1) It was founded by Ada Quill in 1871."
 
 
@@ -120,7 +120,31 @@ def test_a_count_below_one_is_refused_naming_the_option(field: str) -> None:
 
 def test_the_defaults_are_the_authors() -> None:
     assert (ReActConfig().max_turns, ReActConfig().k) == (7, 1)
-    assert examples().count("\nQuestion: ") == 6 and "Observation 1T:" in examples()
+    assert examples().count("\nQuestion: ") == 6
+
+
+def test_the_trajectories_are_the_authors_without_the_stray_t_unless_pinned() -> None:
+    """prompts_naive.json's webthink_simple6 reads 'Observation 1: The Colorado orogeny'; hopkit's copy had
+    'Observation 1T:' (issue 71), which only ``stray_t`` (the saved runs' value) brings back."""
+    assert "\nObservation 1: The Colorado orogeny was" in examples() and "1T" not in examples()
+    assert examples(stray_t=True) == examples().replace("Observation 1: The Colorado", "Observation 1T: The Colorado")
+    llm = ScriptedLLM(turns(" Done.\nAction 1: Finish[Tarsk]"))
+    run(llm)
+    pinned = ScriptedLLM(turns(" Done.\nAction 1: Finish[Tarsk]"))
+    run(pinned, ReActConfig(stray_t=True))
+    assert "Observation 1T:" not in llm.prompts[0] and "Observation 1T: The Colorado" in pinned.prompts[0]
+
+
+def test_a_lookup_with_nothing_left_leaves_a_blank_line_in_the_trajectory_as_wikienv_does() -> None:
+    """wikienv.py observes 'No more results.\\n' and webthink adds its own newline after it."""
+    replies = (" I need to look up foundry.\nAction 1: Lookup[foundry]", " Then.\nAction 2: Finish[Tarsk]")
+    llm = ScriptedLLM(turns(*replies))
+    _, steps = run(llm)
+    assert "Action 1: Lookup[foundry]\nObservation 1: No more results.\n\nThought 2:" in llm.prompts[1]
+    assert steps[1].payload(ReActLookup).observation == "No more results.\n"
+    pinned = ScriptedLLM(turns(*replies))
+    run(pinned, ReActConfig(lookup_end_newline=False))
+    assert "Observation 1: No more results.\nThought 2:" in pinned.prompts[1]
 
 
 def test_text_after_an_action_s_closing_bracket_is_dropped_not_taken_for_an_invalid_action() -> None:

@@ -10,6 +10,9 @@ from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
 
 SENTENCES_SHOWN = 5
+#: A Lookup with no sentence left: wikienv.py's observation, its newline included (the trajectory gets a blank
+#: line after it).
+NO_MORE_RESULTS = "No more results.\n"
 
 
 @dataclass
@@ -32,9 +35,10 @@ def sentences_of(paragraphs: list[Paragraph]) -> list[tuple[str, int]]:
 class PassageEnvironment:
     """One question's environment: the page of the last search and the lookup under way."""
 
-    def __init__(self, retriever: Retriever, k: int) -> None:
+    def __init__(self, retriever: Retriever, k: int, no_more_results: str = NO_MORE_RESULTS) -> None:
         self.retriever = retriever
         self.k = k
+        self.no_more_results = no_more_results
         self.page = Page()
         self.keyword: str | None = None
         self.matches: list[tuple[str, int]] = []
@@ -53,13 +57,13 @@ class PassageEnvironment:
     def lookup(self, keyword: str) -> tuple[str, int | None]:
         """The observation of ``Lookup[keyword]`` and the paragraph its sentence is from."""
         if not self.page.paragraphs:
-            return "No more results.", None
+            return self.no_more_results, None
         if keyword != self.keyword:
             self.keyword = keyword
             self.matches = [(s, pid) for s, pid in self.page.sentences if keyword.lower() in s.lower()]
             self.shown = 0
         if self.shown >= len(self.matches):
-            return "No more results.", None
+            return self.no_more_results, None
         sentence, paragraph_id = self.matches[self.shown]
         self.shown += 1
         return f"(Result {self.shown} / {len(self.matches)}) {sentence}", paragraph_id

@@ -27,12 +27,12 @@ FIDELITY = FidelityTable(
             "prompt", "the six trajectories",
             "prompts_naive.json key 'webthink_simple6': the first trajectory's first observation reads "
             "'Observation 1: The Colorado orogeny was ...' (no '1T' anywhere in the repository's history).",
-            "hopkit/methods/react/webthink_simple6.txt: the same string except 'Observation 1T: The Colorado "
-            "orogeny ...' (one extra character).",
-            "changes-algorithm",
-            reason="The prompt is not the authors': a stray 'T' in the first example's observation label; "
-                   "fix: the file as json.load decodes the key (the mis-decoded dashes are the authors' and "
-                   "stay), with the saved ReAct runs made again."),
+            "hopkit/methods/react/webthink_simple6.txt: the key as json.load decodes it, character for "
+            "character (its mis-decoded dashes are the authors'); the stray 'T' of hopkit's earlier copy "
+            "('Observation 1T:') is gone (issue 71). Option stray_t, default false; stray_t true puts the 'T' "
+            "back: the campaign's saved react cells ran with it (pinned in "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "faithful"),
         Difference(
             "prompt", "the test question",
             "webthink: prompt += env.reset() + '\\n', where HotPotQAWrapper.reset returns 'Question: <q>' "
@@ -63,11 +63,11 @@ FIDELITY = FidelityTable(
             "WikiEnv.step lookup: sentences of the current page holding the keyword (case-insensitive), "
             "'(Result n / N) <sentence>', reset on a new keyword or search; when none is left the observation "
             "is 'No more results.\\n', so the trajectory gets a blank line after it.",
-            "PassageEnvironment.lookup: the same over the last search's paragraphs, but 'No more results.' "
-            "without the newline.",
-            "changes-algorithm",
-            reason="Later prompts lack the blank line the authors' trajectory carries after a failed Lookup; "
-                   "fix: end that observation with '\\n' as wikienv.py does."),
+            "PassageEnvironment.lookup: the same over the last search's paragraphs, and 'No more results.\\n' "
+            "(environment.NO_MORE_RESULTS), so the trajectory gets the blank line (option lookup_end_newline, "
+            "default true, issue 71). lookup_end_newline false (no newline) is hopkit's before the fix: the "
+            "campaign's saved react cells ran with it (pinned) and await a rerun.",
+            "faithful"),
         Difference(
             "retrieval", "what Search queries",
             "search_step: Wikipedia's search URL with the entity as written; a disambiguation page is searched "

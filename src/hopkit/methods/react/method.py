@@ -16,17 +16,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.agent_turn import agent_answer
 from hopkit.methods.gathered import Gathered
 from hopkit.methods.prompting import fitted
 from hopkit.methods.react.actions import parse_action, split_thought_action
-from hopkit.methods.react.environment import PassageEnvironment
+from hopkit.methods.react.environment import NO_MORE_RESULTS, PassageEnvironment
 from hopkit.methods.react.prompts import prompt_start
 from hopkit.methods.react.steps import ReActFinish, ReActInvalid, ReActLookup, ReActSearch, ReActSummary, ReActThink
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import first_line
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
@@ -43,11 +43,20 @@ class ReActConfig:
         k: paragraphs a Search returns (1: the "first paragraph" of the authors' Wikipedia search);
             the observation shows the first sentences of them.
         max_tokens: budget of each generation.
+        lookup_end_newline: a Lookup with nothing left observes "No more results.\\n" as wikienv.py does
+            (false: without the newline).
+        stray_t: the first trajectory's first observation reads "Observation 1T:" (false: "Observation 1:",
+            as the authors' prompts_naive.json).
+
+    ``lookup_end_newline: false`` and ``stray_t: true`` are hopkit's behaviour before issue 71, with which
+    the campaign's saved cells ran; at those values the options are left out of the run's identity.
     """
 
     max_turns: PositiveInt = 7
     k: PositiveInt = 1
     max_tokens: PositiveInt = 100
+    lookup_end_newline: bool = field(default=True, metadata=fixed_after_runs(False))
+    stray_t: bool = field(default=False, metadata=fixed_after_runs(True))
 
     def __post_init__(self) -> None:
         check_fields(self, "ReAct option")
@@ -70,8 +79,9 @@ class ReAct:
         self.config = config
 
     def generate(self, query: Query) -> GenerationResult:
-        environment = PassageEnvironment(self.retriever, self.config.k)
-        start = prompt_start(query.text)
+        no_more = NO_MORE_RESULTS if self.config.lookup_end_newline else NO_MORE_RESULTS.rstrip("\n")
+        environment = PassageEnvironment(self.retriever, self.config.k, no_more)
+        start = prompt_start(query.text, self.config.stray_t)
         trajectory, searches, found = "", [], Gathered()
         parent, answer, finished, turn = None, None, False, 0
         for turn in range(1, self.config.max_turns + 1):

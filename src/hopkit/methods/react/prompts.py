@@ -2,8 +2,7 @@
 Models"), verbatim from the authors' repository (github.com/ysymyth/ReAct): the instruction of
 ``hotpotqa.ipynb`` and the six trajectories of ``prompts/prompts_naive.json``, key
 ``webthink_simple6``, kept in ``webthink_simple6.txt`` as the JSON string decodes (its mis-decoded
-dashes included), but for one "Observation 1T:" where the authors' file reads "Observation 1:" (a
-departure the fidelity table lists, kept until the saved ReAct runs are made again)."""
+dashes included)."""
 
 from __future__ import annotations
 
@@ -21,12 +20,19 @@ INSTRUCTION = (
 )
 
 
+# hopkit's copy before issue 71 read this label, with a stray "T", in the first trajectory
+_FIRST_OBSERVATION = "Observation 1: The Colorado orogeny"
+_STRAY_T = "Observation 1T: The Colorado orogeny"
+
+
 @cache
-def examples() -> str:
-    """The six trajectories (``webthink_simple6``), starting and ending with a newline."""
-    return Path(__file__).with_name("webthink_simple6.txt").read_text(encoding="utf-8")
+def examples(stray_t: bool = False) -> str:
+    """The six trajectories (``webthink_simple6``), starting and ending with a newline; with ``stray_t``,
+    as hopkit's copy read them before issue 71 (the campaign's saved ReAct cells ran with it)."""
+    text = Path(__file__).with_name("webthink_simple6.txt").read_text(encoding="utf-8")
+    return text.replace(_FIRST_OBSERVATION, _STRAY_T, 1) if stray_t else text
 
 
-def prompt_start(question: str) -> str:
+def prompt_start(question: str, stray_t: bool = False) -> str:
     """Instruction, trajectories and the test question, as ``webthink`` starts its prompt."""
-    return f"{INSTRUCTION}{examples()}Question: {' '.join(question.split())}\n"
+    return f"{INSTRUCTION}{examples(stray_t)}Question: {' '.join(question.split())}\n"
