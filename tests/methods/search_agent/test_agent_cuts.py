@@ -26,10 +26,10 @@ LONG = Paragraph(0, "Velmora Ironworks", "Velmora Ironworks was founded by Ada Q
 SEARCH = "<think> I need the founder. </think>\n<search> Velmora Ironworks founder </search>"
 
 
-def run(llm: ScriptedLLM, paragraphs: list[Paragraph], template: str = "search-r1") -> tuple:
+def run(llm: ScriptedLLM, paragraphs: list[Paragraph], template: str = "search-r1", documents_cut: bool = True) -> tuple:
+    config = SearchAgentConfig(template=template, k=1, documents_cut=documents_cut)
     with collect_trace() as trace:
-        result = SearchAgent(llm, BM25Retriever.build(paragraphs), SearchAgentConfig(template=template, k=1)
-                             ).generate(QUESTION)
+        result = SearchAgent(llm, BM25Retriever.build(paragraphs), config).generate(QUESTION)
     return result, trace.steps
 
 
@@ -45,8 +45,7 @@ def own_template(tmp_path: Path, **settings: int) -> str:
 def test_the_families_carry_the_authors_cuts() -> None:
     cuts = {name: (load_template(name).max_documents_tokens, load_template(name).max_prompt_tokens)
             for name in ("search-r1", "autorefine", "r1-searcher")}
-    # Search-R1's 500-token documents cut is off in the shipped template until its saved cells are rerun
-    assert cuts == {"search-r1": (None, 4096), "autorefine": (1024, 6656), "r1-searcher": (None, None)}
+    assert cuts == {"search-r1": (500, 4096), "autorefine": (1024, 6656), "r1-searcher": (None, None)}
 
 
 def test_the_cuts_keep_the_first_and_the_last_tokens() -> None:
@@ -56,13 +55,22 @@ def test_the_cuts_keep_the_first_and_the_last_tokens() -> None:
     assert text[tail_start(llm, text, 3):] == " w7 w8 w9" and tail_start(llm, text, 10) == 0
 
 
-def test_search_r1s_documents_block_is_cut_to_its_first_500_tokens_and_loses_its_closing_tag(tmp_path: Path) -> None:
+def test_search_r1s_documents_block_is_cut_to_its_first_500_tokens_and_loses_its_closing_tag() -> None:
+    """The shipped template makes the authors' cut (issue 71: it was off until then)."""
     llm = ScriptedLLM([SEARCH, "<answer> Tarsk </answer>"], chat=True)
-    result, steps = run(llm, [LONG], template=own_template(tmp_path, max_documents_tokens=500))
+    result, steps = run(llm, [LONG])
     block = result.metadata.transcript.split("</search>", 1)[1].split("<answer>")[0]
     assert "<information>Doc 1(Title: Velmora Ironworks) Velmora Ironworks was founded" in block
     assert "</information>" not in block and llm.count_tokens(block) == 500
     assert next(s for s in steps if s.kind == "retrieve").payload(SearchAgentRetrieve).documents_cut
+
+
+def test_documents_cut_false_writes_the_block_whole_as_the_saved_search_r1_cells_ran() -> None:
+    llm = ScriptedLLM([SEARCH, "<answer> Tarsk </answer>"], chat=True)
+    result, steps = run(llm, [LONG], documents_cut=False)
+    block = result.metadata.transcript.split("</search>", 1)[1].split("<answer>")[0]
+    assert block.rstrip().endswith("</information>") and llm.count_tokens(block) > 700
+    assert not next(s for s in steps if s.kind == "retrieve").payload(SearchAgentRetrieve).documents_cut
 
 
 def test_a_block_within_the_cut_is_written_whole() -> None:

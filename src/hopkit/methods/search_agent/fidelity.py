@@ -15,8 +15,9 @@ _GEN = "search_r1/llm_agent/generation.py"
 
 def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens: int, turns: int,
                  instruction_file: str, settings_file: str, answer_reading: str,
-                 cut_shipped: bool = True) -> tuple[Difference, ...]:
-    """The rows Search-R1 and AutoRefine share (the same generation.py; ``tag`` names the documents' tag)."""
+                 saved_cells: str) -> tuple[Difference, ...]:
+    """The rows Search-R1 and AutoRefine share (the same generation.py; ``tag`` names the documents' tag);
+    ``saved_cells`` says how the campaign's saved cells stand to the documents' cut."""
     return (
         Difference(
             "prompt", "the question",
@@ -42,16 +43,12 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             f"{_GEN} _process_next_obs (l. 77-91): the observation's tokens are cut to max_obs_length "
             f"({obs_tokens}, {settings_file}), keeping the first ones, so a long block loses its end and its "
             "closing tag.",
-            (f"templates/*.yaml max_documents_tokens {obs_tokens}: SearchAgent._search cuts the block to its "
-             "first tokens of the model's tokenizer (cuts.head_tokens), so a long block loses its end and its "
-             "closing tag; the retrieve step says documents_cut." if cut_shipped else
-             "The cut is made (max_documents_tokens, cuts.head_tokens) but off in the shipped template "
-             "(max_documents_tokens: null); a template of one's own with max_documents_tokens 500 makes it."),
-            "faithful" if cut_shipped else "changes-algorithm",
-            reason="" if cut_shipped else
-            "Off until the six saved Search-R1 cells are rerun under a run id of their own: a template counts "
-            "toward a run's id by its name only, and on those runs the cut changes 10 of 180 questions (22 "
-            "blocks over 500 Qwen2.5 tokens)."),
+            f"templates/*.yaml max_documents_tokens {obs_tokens}: SearchAgent._search cuts the block to its "
+            "first tokens of the model's tokenizer (cuts.head_tokens), so a long block loses its end and its "
+            "closing tag; the retrieve step says documents_cut. The search agent's option documents_cut "
+            "(default true, issue 71) turns the template's cut on; a template counts toward a run's id by its "
+            f"name only, the option by its value. {saved_cells}",
+            "faithful"),
         Difference(
             "documents", "the cuts' unit",
             "Token ids of the model's tokenizer (the chat template's markers count toward max_prompt_length); "
@@ -175,7 +172,11 @@ SEARCH_R1 = FidelityTable(
         *_verl_family("information", 500, 4096, 500, 4, "qa_search_test_merge.py", "evaluate.sh",
                       "verl/utils/reward_score/qa_em.py extract_solution: over the whole sequence (prompt "
                       "included, whose instruction holds one '<answer>'), None below two matches, else the "
-                      "last '<answer>(.*?)</answer>', stripped.", cut_shipped=False),
+                      "last '<answer>(.*?)</answer>', stripped.",
+                      saved_cells="The campaign's six saved Search-R1 cells (search-r1, search-r1-minilm) ran "
+                                  "without the cut (22 of their 96 blocks pass 500 Qwen2.5 tokens, in 10 of 180 "
+                                  "questions): they are pinned to documents_cut false "
+                                  "(src/hopkit/campaign/saved_run_pins.yaml) and await a rerun."),
     ),
 )
 
@@ -204,7 +205,12 @@ AUTOREFINE = FidelityTable(
             "faithful"),
         *_verl_family("documents", 1024, 6656, 512, 3, "qa_search_test_merge.py", "cmd/eval.sh",
                       "verl/utils/reward_score/qa_em.py extract_solution(responses_str): over the responses "
-                      "only, None without a match, else the last '<answer>(.*?)</answer>', stripped."),
+                      "only, None without a match, else the last '<answer>(.*?)</answer>', stripped.",
+                      saved_cells="The campaign's saved AutoRefine cells ran before the cut existed and are "
+                                  "pinned to documents_cut false with the other search-agent cells "
+                                  "(src/hopkit/campaign/saved_run_pins.yaml); none of their blocks reaches 1,024 "
+                                  "Qwen2.5 tokens (the longest 960, docs/methods/search-agent.md), so their "
+                                  "answers are those of the cut."),
     ),
 )
 

@@ -38,7 +38,7 @@ from hopkit.methods.search_agent.cuts import head_tokens, tail_start
 from hopkit.methods.search_agent.steps import (ForcedReason, SearchAgentAnswer, SearchAgentRead, SearchAgentRetrieve,
                                                SearchAgentSummary, SearchAgentTurn)
 from hopkit.methods.search_agent.templates import AgentTemplate, load_template, template_names
-from hopkit.options import PositiveInt, check_fields, choices
+from hopkit.options import PositiveInt, check_fields, choices, fixed_after_runs
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
@@ -59,6 +59,9 @@ class SearchAgentConfig:
         force_answer: when the model wrote no answer, write the opening answer tag and let it complete
             it (the authors score such a question as wrong; off, hopkit stores it as failed).
         answer_tokens: tokens of that forced answer.
+        documents_cut: cut the documents block to the template's ``max_documents_tokens`` (the authors'
+            ``max_obs_length``); false: no cut (hopkit's Search-R1 before issue 71, with which the
+            campaign's saved search-agent cells ran; left out of the run's identity).
     """
 
     template: str = field(default="search-r1", metadata=choices(template_names))
@@ -68,6 +71,7 @@ class SearchAgentConfig:
     max_query_chars: PositiveInt = 1000
     force_answer: bool = True
     answer_tokens: PositiveInt = 32
+    documents_cut: bool = field(default=True, metadata=fixed_after_runs(False))
 
     def __post_init__(self) -> None:
         check_fields(self, "search agent option")
@@ -165,7 +169,8 @@ class SearchAgent:
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
         whole = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits])
-        limit = self.template.max_documents_tokens  # the authors' _process_next_obs: its first tokens kept
+        # the authors' _process_next_obs: its first tokens kept
+        limit = self.template.max_documents_tokens if self.config.documents_cut else None
         block = whole if limit is None else head_tokens(self.llm, whole, limit)
         step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
                                           documents_cut=block != whole),
