@@ -58,21 +58,29 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
                 spec, source = {"experiment": argument, "name": argument}, f"experiment {argument!r}"
             else:
                 spec, source = pipeline_config(argument)
-            spec["dataset"] = dataset
-            for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
-                if value is not None:
-                    spec[option] = value
-            retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
-            if args.retrieval is not None and retrieves:
-                spec["retrieval_pipeline_name"] = args.retrieval
-            spec, threshold = with_stored_threshold(spec, session_factory)
-            if threshold:
-                print(f"calibrated threshold: {printable(threshold)}", flush=True)
-            config = instantiate_pipeline_config(spec, source)
-            pipeline = config.build(session_factory)
-            pipeline.run_spec()  # the dataset is stored, the method takes these options
-            cells.append((argument, dataset, pipeline, chosen_executor(args, config)))
+            cells.append((argument, dataset, *cell_pipeline(spec, source, dataset, args, session_factory)))
     return cells
+
+
+def cell_pipeline(spec: dict[str, Any], source: str, dataset: str, args: argparse.Namespace, session_factory: Any,
+                  top_k: int | None = None) -> tuple[Any, ExecutorChoice]:
+    """One cell's pipeline and executor, built and checked before any question is asked: the config ``spec`` (read
+    from ``source``) on ``dataset``, with the command's ``--llm``, ``--batch-size``, ``--retrieval`` (for a method that
+    retrieves) and executor options, and ``top_k`` where given (``hopkit reproduce`` runs cells this way too)."""
+    spec["dataset"] = dataset
+    for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
+        if value is not None:
+            spec[option] = value
+    retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
+    if args.retrieval is not None and retrieves:
+        spec["retrieval_pipeline_name"] = args.retrieval
+    spec, threshold = with_stored_threshold(spec, session_factory)
+    if threshold:
+        print(f"calibrated threshold: {printable(threshold)}", flush=True)
+    config = instantiate_pipeline_config(spec, source)
+    pipeline = config.build(session_factory)
+    pipeline.run_spec(top_k)  # the dataset is stored, the method takes these options
+    return pipeline, chosen_executor(args, config)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
