@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from hopkit import __version__
-from hopkit.cli import (calibrate, campaign, claims, corpus, index, ingest, judge, quickstart, results, run, runs,
-                        serve_retrieval, sweep, train_router, transfer)
+from hopkit.cli import (calibrate, campaign, claims, corpus, index, ingest, judge, quickstart, reproduce, results, run,
+                        runs, serve_retrieval, sweep, train_router, transfer)
 from hopkit.cli.console import configure_console
 from hopkit.errors import HopkitError
 from hopkit.full_disk import free_space, is_disk_full, with_free_space
@@ -63,6 +63,9 @@ COMMANDS: tuple[Command, ...] = (
             "the scores made so far are kept; run the same command again to resume"),
     Command("sweep", "several pipeline configs over several datasets, into one store (resumable: rerun the same "
                      "command)", sweep.add_arguments, sweep.cmd_sweep, RESUMES),
+    Command("reproduce", "a published table's cells (FlashRAG's...) run in its setting, hopkit's number with its "
+                         "95%% interval beside the published one (resumable: rerun the same command)",
+            reproduce.add_arguments, reproduce.cmd_reproduce, RESUMES),
     Command("train-router", "Adaptive-RAG's query complexity classifier, trained on silver labels from stored NoR, "
                             "OneR and IRCoT runs", train_router.add_arguments, train_router.cmd_train_router),
     Command("runs", "list stored runs", None, runs.cmd_runs),
