@@ -61,6 +61,11 @@ def test_a_run_in_the_published_setting_differs_in_nothing() -> None:
         "kind": "dense", "options": {"embedder": "e5-base-v2"}}, 5), lambda dataset: "wiki18")
     table = reference_tables(summaries, settings, all_published())["hotpotqa"]
     assert cells(table, "Standard RAG")[7] == "none"
+    # A model server's run stores the config's name and the model it asks for: the model is compared.
+    served = {"llm": {"config": "openai-compatible", "model": "meta-llama/Meta-Llama-3-8B-Instruct"},
+              "retrieval": {"kind": "dense", "options": {"embedder": "e5-base-v2"}}, "method": {"k": 5}}
+    settings = run_settings(summaries, lambda _: served, lambda dataset: "wiki18")
+    assert cells(reference_tables(summaries, settings, all_published())["hotpotqa"], "Standard RAG")[7] == "none"
 
 
 def test_the_repository_leaderboard_shows_flashrags_rows_under_each_dataset() -> None:

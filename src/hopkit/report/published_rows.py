@@ -47,9 +47,11 @@ def run_settings(summaries: Sequence[RunSummary], config_of: Callable[[str], Map
     for summary in summaries:
         config = config_of(summary.run_id)
         setup = run_setup(config)
-        settings[summary.run_id] = RunSetting(summary.method, summary.name, str((config.get("llm") or {}).get(
-            "model_id") or setup.model), setup.retrieval, run_top_k(summary.method, config), summary.n_questions,
-            corpus_of(summary.dataset))
+        llm = config.get("llm") or {}
+        model = str(llm.get("model_id") or llm.get("model") or llm.get("config") or setup.model)  # a server's: model
+        settings[summary.run_id] = RunSetting(summary.method, summary.name, model, setup.retrieval,
+                                              run_top_k(summary.method, config), summary.n_questions,
+                                              corpus_of(summary.dataset))
     return settings
 
 
