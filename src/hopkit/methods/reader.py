@@ -78,7 +78,8 @@ class ReaderConfig:
     Attributes:
         mode: "direct" or "cot".
         max_tokens: generation budget of the reader call.
-        question_prefix: text put before the question (Flan-T5 style prompts).
+        question_prefix: text put before the question (Flan-T5 style prompts), as given: its line break
+            kept (NoR and OneR set the IRCoT authors' one with their Flan-T5 demonstrations).
         instruction: the instruction of a reader without demonstrations (and the system
             turn of a chat reader); None picks the default for ``mode``, "" disables it.
         format: "completion" (the authors' text layout) or "chat" (the model's chat

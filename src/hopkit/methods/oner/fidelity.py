@@ -41,7 +41,7 @@ FIDELITY = FidelityTable(
             "hopkit.prompts.layout.render_question keeps its line break ('Q: Answer the following question.\\n"
             "<question>\\nA:'), as the files lay out their questions. Fixed in issue 71 with no option: no saved "
             "cell uses the Flan-T5 files or a question prefix, and with an empty prefix the layout is unchanged, "
-            "so the saved answers are unaffected.",
+            "so the saved answers are unaffected (tests/benchmarks/test_flan_prefix_saved_runs.py).",
             "faithful"),
         Difference(
             "prompt", "zero-shot prompt",
