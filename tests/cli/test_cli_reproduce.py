@@ -66,6 +66,13 @@ def test_a_cell_runs_in_the_tables_setting_and_sets_its_number_beside_the_publis
     code, out, err = cli("runs")
     assert code == 0 and len(out.splitlines()) == 2 and "2 done, 0 failed" in out  # one run, resumed
 
+    # The leaderboard `hopkit report` writes shows the table's rows under the run, with how their setting differs.
+    cli.ok("report", "--out", str(tmp_path / "report"), "--leaderboard", str(tmp_path / "leaderboard.md"))
+    for page in (tmp_path / "leaderboard.md", tmp_path / "report" / "leaderboard.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "**not hopkit runs**" in text and "| Standard RAG | oner | Llama3-8B-Instruct |" in text
+        assert f"model Llama3-8B-Instruct (runs: {llm}); retriever e5-base-v2, Faiss Flat" in text
+
 
 def test_a_benchmark_with_no_stored_dataset_says_how_to_store_it(db: str, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:

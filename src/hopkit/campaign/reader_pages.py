@@ -30,11 +30,10 @@ from hopkit.campaign.variants import variant_names
 from hopkit.evaluation.claims import ClaimChecker, claim_pages
 from hopkit.judging_runs import choose_judge
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary
-from hopkit.methods.published import all_published
 from hopkit.methods.registry import method_entry
 from hopkit.report.claims import claims_markdown
 from hopkit.report.leaderboard import leaderboard, run_setup
-from hopkit.report.published_rows import reference_tables, run_settings
+from hopkit.report.published_rows import store_references
 from hopkit.scoring_runs import score_runs
 from hopkit.store.store import Store
 from hopkit.store.verdicts import VerdictStore
@@ -124,10 +123,8 @@ def pages(session_factory: Any) -> dict[Path, str]:
              if (DOCS / page).exists()}
     claims_line = ("The paired claims of each paper, checked on these runs by `hopkit claims`: "
                    + ", ".join(f"[{name}](claims/{name}.md)" for name in claimed) + ".")
-    settings = run_settings(summaries, lambda run_id: store.run(run_id).config,
-                            lambda dataset: store.corpus(dataset).corpus_name)
     page = leaderboard(summaries, {s.run_id: run_setup(store.run(s.run_id).config) for s in summaries}, links,
-                       claims=[claims_line], references=reference_tables(summaries, settings, all_published()))
+                       claims=[claims_line], references=store_references(summaries, store))
     built[DOCS / "leaderboard.md"] = page.replace("# Leaderboard\n\n", f"# Leaderboard\n\n{INTRO}\n\n", 1)
     return built
 

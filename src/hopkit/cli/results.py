@@ -19,6 +19,7 @@ from hopkit.report.files import REPORT_FILES, write_report
 from hopkit.report.anytime import PLAN_NOTE, anytime_sentences, anytime_table, plan_table
 from hopkit.report.html import collect_report
 from hopkit.report.leaderboard import leaderboard, run_setup
+from hopkit.report.published_rows import store_references
 from hopkit.report.paired import ComparedPair, paired_notes, paired_table, verdict_sentence
 from hopkit.report.table import compact, comparison_table, metric_header, run_labels, to_text
 from hopkit.scoring_runs import score_run, score_runs
@@ -72,7 +73,8 @@ def write_run_report(summaries: list[Any], out: Path, store: Store | None = None
         run_id: _judged_scores(store, run, verdicts, judge)[1] for run_id, run in runs.items()}
     html = None if store is None or scores is None else collect_report(store, summaries, scores)
     setups = None if store is None else {run_id: run_setup(run.config) for run_id, run in runs.items()}
-    paths = write_report(summaries, out, scores=scores, html=html, setups=setups)
+    references = None if store is None else store_references(summaries, store)
+    paths = write_report(summaries, out, scores=scores, html=html, setups=setups, references=references)
     tables = paths[:len(REPORT_FILES)]
     print(f"wrote {tables[0]}, " + ", ".join(p.name for p in tables[1:-1]) + f" and {tables[-1].name}")
     if html is not None:
@@ -111,7 +113,8 @@ def write_leaderboard(summaries: list[Any], store: Store, path: Path) -> None:
     setups = {s.run_id: run_setup(store.run(s.run_id).config) for s in summaries}
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(leaderboard(summaries, setups, links), encoding="utf-8")
+        path.write_text(leaderboard(summaries, setups, links, references=store_references(summaries, store)),
+                        encoding="utf-8")
     except OSError as exc:
         raise ReportError(f"cannot write the leaderboard to {path}: {exc.strerror or exc}") from exc
     print(f"wrote {path}")

@@ -44,7 +44,8 @@ _STAGING_PREFIX = ".hopkit-report-"
 
 def write_report(summaries: Sequence[RunSummary], out: Path, *,
                  scores: Mapping[str, Sequence[QuestionScores]] | None = None,
-                 html: HtmlReportInput | None = None, setups: Mapping[str, Setup] | None = None) -> tuple[Path, ...]:
+                 html: HtmlReportInput | None = None, setups: Mapping[str, Setup] | None = None,
+                 references: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     """Write the comparison table and plots of ``summaries`` into the folder ``out``.
 
     Files of an earlier report in ``out`` are replaced; other files are left alone.
@@ -58,6 +59,8 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
         html: The runs' results; when given, the HTML report is written too (an earlier
             one in ``out`` is replaced whole).
         setups: Per run id, its model and retriever, for the leaderboard's setup lines.
+        references: Per dataset, the published results shown under its runs on the leaderboard
+            (:func:`hopkit.report.published_rows.store_references`).
 
     Returns:
         The paths written, in the order of :data:`REPORT_FILES`, then (with ``html``) the
@@ -90,7 +93,8 @@ def write_report(summaries: Sequence[RunSummary], out: Path, *,
         out.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=out))
         _render(summaries, staging, scores)
-        (staging / "leaderboard.md").write_text(leaderboard(summaries, setups or {}), encoding="utf-8")
+        (staging / "leaderboard.md").write_text(leaderboard(summaries, setups or {}, references=references),
+                                                encoding="utf-8")
         if html is not None:
             write_html(html, staging)
         for name in entries:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.evaluation.aggregate import RunSummary
-from hopkit.methods.published import PublishedResult, Setting
+from hopkit.methods.published import PublishedResult, Setting, all_published
 from hopkit.methods.registry import entries
 from hopkit.report.escape import markdown_cell
 from hopkit.report.leaderboard import run_setup
@@ -120,6 +120,14 @@ def reference_table(results: Sequence[PublishedResult], runs: Sequence[RunSettin
                      f"{_value(rows, 'em')} | {_value(rows, 'f1')} | "
                      f"{markdown_cell('; '.join(differs) or 'none')} |")
     return "\n".join(lines)
+
+
+def store_references(summaries: Sequence[RunSummary], store: Any) -> dict[str, str]:
+    """:func:`reference_tables` of every declared published result, the runs' settings read from ``store``
+    (a :class:`~hopkit.store.store.Store`: each run's config, each dataset's named corpus)."""
+    settings = run_settings(summaries, lambda run_id: store.run(run_id).config,
+                            lambda dataset: store.corpus(dataset).corpus_name)
+    return reference_tables(summaries, settings, all_published())
 
 
 def reference_tables(summaries: Sequence[RunSummary], settings: Mapping[str, RunSetting],
