@@ -58,9 +58,10 @@ def columns(line: str) -> list[str]:
     return [cell.strip() for cell in re.split(r"\s{2,}", line.strip())]
 
 
-def stored_titles(work: Path, run_name: str) -> dict[str, list[str]]:
+def stored_titles(work: Path, retrieval: str) -> dict[str, list[str]]:
+    """The titles each question's run on ``retrieval`` retrieved, by question."""
     store = Store.connect(f"sqlite:///{work / '.hopkit' / 'hopkit.db'}")
-    [run] = [run for run in store.runs("hotpotqa-fr") if run.name == run_name]
+    [run] = [run for run in store.runs("hotpotqa-fr") if run.config["retrieval"]["kind"] == retrieval]
     return {r.query_id: [p.title for p in store.paragraphs_by_ids("hotpotqa-fr", r.chunk_ids)]
             for r in store.results(run.run_id)}
 
@@ -87,7 +88,7 @@ def test_a_run_through_index_path_shows_answer_recall_and_a_wrong_index_is_refus
     code, out, err = hopkit(capsys, "run", "oner", "--dataset", "hotpotqa-fr", "--retrieval", "wiki18-mine",
                             "--llm", str(llm), "--quiet")
     assert code == 0 and "3 answered now, 0 failed" in out, out + err
-    titles = stored_titles(walk["work"], "oner")
+    titles = stored_titles(walk["work"], "prebuilt")
     assert {query: f"Town {town}" in found for (query, found), town in zip(sorted(titles.items()), (42, 150, 9))} \
         == {"dev_0": True, "dev_1": True, "dev_2": True}, titles
     code, out, err = hopkit(capsys, "evaluate", "--dataset", "hotpotqa-fr", "--wide")
@@ -96,6 +97,23 @@ def test_a_run_through_index_path_shows_answer_recall_and_a_wrong_index_is_refus
     cells = dict(zip(columns(header), columns(row)))
     assert cells["EM"].startswith("66.7") and cells["Para R@15"] == "-"  # no gold paragraphs on a named corpus
     assert cells["Ans R@15"].startswith("100.0")  # each question's river found among the retrieved passages
+    code, out, err = hopkit(capsys, "run", "oner", "--dataset", "hotpotqa-fr", "--retrieval", "wiki18-mine",
+                            "--llm", str(llm), "--quiet")
+    assert code == 0 and "3 questions, 3 already done, 0 answered now" in out, out + err  # resumed: nothing asked
+
+    bm25 = walk["work"] / "bm25-scripted.yaml"  # the same answers on BM25 over the same corpus, then compared
+    bm25.write_text('_target_: hopkit.llm.fake.ScriptedLLM\nscript: ["river number 42", "the 150th", "Oslo"]\n',
+                    encoding="utf-8")
+    code, out, err = hopkit(capsys, "run", "oner", "--dataset", "hotpotqa-fr", "--retrieval", "bm25", "--llm",
+                            str(bm25), "--name", "oner-bm25", "--quiet")
+    assert code == 0 and "3 answered now, 0 failed" in out, out + err
+    code, out, err = hopkit(capsys, "compare", "oner", "oner-bm25")
+    assert code == 0, err
+    assert re.search(r"^Ans R@15 +3 +100\.0 +100\.0 ", out, re.M) and "Not compared: Para R@15, Title R@15," in out
+    code, out, err = hopkit(capsys, "report", "--dataset", "hotpotqa-fr", "--out", str(walk["work"] / "report"))
+    assert code == 0, err
+    table = (walk["work"] / "report" / "comparison.md").read_text(encoding="utf-8")
+    assert "| oner |" in table and "| oner-bm25 |" in table
 
     retrieval_config(walk["work"], "wiki18-short", walk["short"])
     code, out, err = hopkit(capsys, "run", "oner", "--dataset", "hotpotqa-fr", "--retrieval", "wiki18-short",
@@ -120,8 +138,7 @@ def test_the_issue_72_walk_with_the_embedded_smollm2(walk: dict[str, Path],
     assert code == 0, err
     lines = out.splitlines()
     recall = columns(lines[0]).index("Ans R@15")
-    rows = [columns(line) for line in lines[2:] if line.strip()]
-    assert len(rows) == 2 and all(row[recall].startswith("100.0") for row in rows), out
-    assert all(f"Town {town}" in found
-               for found, town in zip((v for _, v in sorted(stored_titles(walk["work"], "oner").items())),
-                                      (42, 150, 9)))
+    rows = [columns(line) for line in lines[2:] if line.startswith("oner (")]
+    assert len(rows) == 2 and all(row[recall].startswith("100.0") for row in rows), out  # BM25 and the index
+    found = stored_titles(walk["work"], "prebuilt")
+    assert all(f"Town {town}" in found[f"dev_{n}"] for n, town in enumerate((42, 150, 9))), found
