@@ -13,6 +13,7 @@ from hopkit.evaluation.aggregate import Estimate
 from hopkit.reproduction import dataset_map, table_cells, verdict
 from hopkit.methods.published import published_table
 from hopkit.errors import ConfigError
+from hopkit.store import Store
 
 from ..data.corpus_fixtures import wiki18_file
 from .running import StoreCli, hopkit
@@ -65,6 +66,18 @@ def test_a_cell_runs_in_the_tables_setting_and_sets_its_number_beside_the_publis
     assert rows["oner", "EM"][3:] == ["25.1", "50.0 [0.0, 100.0]", "2", "inside"]
     code, out, err = cli("runs")
     assert code == 0 and len(out.splitlines()) == 2 and "2 done, 0 failed" in out  # one run, resumed
+
+    # The table's k, not the config's: the search-r1 template retrieves 3 passages by default, FlashRAG's table 5.
+    agent = tmp_path / "agent.yaml"
+    agent.write_text('_target_: hopkit.llm.fake.ScriptedLLM\nscript: ["<answer>river number 42</answer>"]\n',
+                     encoding="utf-8")
+    out = cli.ok("reproduce", "flashrag", "--llm", str(agent), "--methods", "search-r1", "--datasets", "hotpotqa",
+                 "--retrieval", "bm25", "--first", "1", "--quiet")
+    assert "[1/1] search-r1 on hotpotqa: k 5, first 1 question(s)" in out
+    assert table_rows(out)["search-r1", "EM"][3:] == ["42.9", "100.0 [100.0, 100.0]", "1",
+                                                      "outside: below hopkit's interval"]
+    [run] = [run for run in Store.connect(db).runs("hotpotqa") if run.name == "search-r1"]
+    assert run.config["method"]["k"] == 5
 
     # The leaderboard `hopkit report` writes shows the table's rows under the run, with how their setting differs.
     cli.ok("report", "--out", str(tmp_path / "report"), "--leaderboard", str(tmp_path / "leaderboard.md"))
