@@ -18,6 +18,9 @@ input to close, so that the driver can read the memory of all workers alive at o
     PYTHONPATH=src .venv/bin/python -m benchmarks.big_corpus [--paragraphs 5000000] [--db URL]
 
 Writes benchmarks/results/big_corpus.json and the ``big-corpus`` section of docs/benchmarks.md.
+
+``python -m benchmarks.big_corpus serve`` measures ``hopkit serve-retrieval`` under load over the same
+corpus instead (:mod:`hopkit.campaign.serving_load`; ``serve --help``).
 The corpus, the store and the index go to ``--work`` (default /tmp/hopkit-big-corpus), not the
 repository.
 """
@@ -28,6 +31,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -37,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from hopkit.campaign import serving_load
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
-from hopkit.campaign.environment import RESULTS as RESULTS_DIR
+from hopkit.campaign.environment import RESULTS as RESULTS_DIR, ROOT
 from hopkit.campaign.probes import made_up_words
 from hopkit.cli import main as hopkit
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
@@ -316,8 +321,58 @@ def before_and_after(saved: dict[str, Any]) -> list[str]:
     ]
 
 
+SERVED_CONFIGS = {  # written into --work/configs/retrieval, so the server finds the indexes built there
+    "bm25": "_target_: hopkit.pipelines.retrieval.bm25.BM25RetrievalPipeline\nname: bm25\n",
+    "dense-ivfpq": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: dense-ivfpq\n"
+                   "embedder: wordllama\nindex: ivfpq\n",
+    "minilm": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: minilm\nembedder: minilm\n"}
+
+
+def serve(argv: list[str]) -> None:
+    """``serve``: load on ``hopkit serve-retrieval`` over this corpus (:mod:`hopkit.campaign.serving_load`)."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.big_corpus serve", description=serving_load.__doc__)
+    parser.add_argument("--paragraphs", type=int, default=5_000_000)
+    parser.add_argument("--vocabulary", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/hopkit-big-corpus"))
+    parser.add_argument("--retrievals", default="bm25,dense-ivfpq", help=f"of {', '.join(SERVED_CONFIGS)}")
+    parser.add_argument("--clients", default="1,8,64,256", help="concurrent clients of each cell")
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of load per cell")
+    parser.add_argument("--workers", type=int, default=1, help="the server's worker processes")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "serving_load.json")
+    parser.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md and docs/serving.md")
+    args = parser.parse_args(argv)
+    (args.work / "indexes").mkdir(parents=True, exist_ok=True)
+    db, name = f"sqlite:///{args.work / 'hopkit.db'}", f"synthetic-{args.paragraphs}"
+    corpus, questions, queries = (args.work / f"corpus-{args.paragraphs}.jsonl.gz", args.work / "serve-questions.jsonl",
+                                  args.work / "serve-queries.txt")
+    write_questions(questions, queries, args.vocabulary, 2000, args.seed)
+    if name not in Store.connect(db).datasets():
+        if not corpus.is_file():
+            write_corpus(corpus, args.paragraphs, args.vocabulary, args.seed)
+        phase("ingest", db, str(questions), str(corpus), name)
+    retrievals = args.retrievals.split(",")
+    for retrieval in retrievals:  # built here, with no time limit, before any server starts
+        config = args.work / "configs" / "retrieval" / f"{retrieval}.yaml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(SERVED_CONFIGS[retrieval] + f"index_root: {args.work / 'indexes'}\n", encoding="utf-8")
+        subprocess.run([sys.executable, "-c", "import sys; from hopkit.cli import main; sys.exit(main())", "--db", db,
+                        "index", "--dataset", name, "--retrieval", retrieval, "--quiet"], cwd=args.work, check=True)
+    saved = {"command": command_line(), "dataset": name, "passages": args.paragraphs, "workers": args.workers,
+             "seconds": args.seconds, "cpus": os.cpu_count(),
+             "cells": serving_load.measure(db, name, retrievals, args.work,
+                                           queries.read_text(encoding="utf-8").splitlines(),
+                                           [int(n) for n in args.clients.split(",")], args.seconds, args.workers)}
+    serving_load.save(args.out, saved)
+    if not args.no_docs:
+        write_section("serving-load", serving_load.section(saved))
+        write_section("serving-load", serving_load.section(saved), ROOT / "docs" / "serving.md")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["phase"]:
         run_phase(sys.argv[2:])
+    elif sys.argv[1:2] == ["serve"]:
+        serve(sys.argv[2:])
     else:
         main()

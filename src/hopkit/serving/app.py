@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import sys
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
@@ -31,6 +32,8 @@ from hopkit.serving.wire import (HEALTH_PATH, HOPKIT_PATH, IDENTITY_HEADER, SEAR
                                  QueryItem, ServedHit, hopkit_result, read_hopkit, read_search_r1, search_r1_result)
 
 logger = logging.getLogger(__name__)
+
+SWITCH_INTERVAL = 0.0005  # seconds: how long a thread may hold the interpreter while another waits for it
 
 
 class _Refused(Exception):
@@ -81,6 +84,10 @@ def build_app(load: Callable[[], ServedRetriever], options: ServerOptions) -> St
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # The search thread holds the interpreter for a whole batch; at Python's default switch interval (5 ms)
+        # the event loop waits that long each time it needs it to read a request or write a reply. A server
+        # process does little else, so a shorter interval costs nothing.
+        sys.setswitchinterval(SWITCH_INTERVAL)
         served = load()
         batcher: Batcher[QueryItem, list[ServedHit]] = Batcher(
             served.search, max_wait=options.max_wait, max_batch=options.max_batch, max_queue=options.max_queue)

@@ -3,7 +3,8 @@
 A request's queries wait in the queue. The first request to arrive opens a window of ``max_wait``
 seconds; the batch closes when the window ends or ``max_batch`` queries are waiting, and is searched
 in one call on the worker's one search thread (a retriever is not shared between threads). While a
-batch is searched the next one gathers, so under load the batches grow by themselves. A request
+batch is searched the event loop goes on reading requests (and refusing them when the queue is full),
+so under load the next batch is larger. A request
 whose queries would take the queue past ``max_queue`` is refused at once (:class:`Overloaded`: the
 server answers 503 with ``Retry-After``) instead of waiting until its client gives up.
 """
