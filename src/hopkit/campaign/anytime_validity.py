@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from statistics import NormalDist
+
 import numpy as np
-from scipy import stats
 
 from hopkit.evaluation.anytime import log_capital
 
 ALPHA = 0.05
 NAIVE_GRADED_FROM = 20  # the first question the naive graded test looks at
+_Z_TWO_SIDED = NormalDist().inv_cdf(1 - ALPHA / 2)  # |z| above it: two-sided p < ALPHA
 _BLOCK = 1_000  # sequences simulated at once
 
 Draw = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
@@ -66,11 +68,16 @@ class TrueDifferenceResult:
 
 def mcnemar_table(most: int) -> np.ndarray:
     """p of the exact McNemar test for every (won, lost) with won + lost <= most (nan elsewhere)."""
+    log_factorial = np.array([math.lgamma(k + 1) for k in range(most + 1)])
+    total, k = np.meshgrid(np.arange(most + 1), np.arange(most + 1), indexing="ij")
+    inside = k <= total
+    log_pmf = np.where(inside, log_factorial[total] - log_factorial[k] - log_factorial[np.where(inside, total - k, 0)]
+                       - total * math.log(2), -np.inf)
+    cdf = np.cumsum(np.exp(log_pmf), axis=1)  # cdf[t, k] = P(Binomial(t, 1/2) <= k)
     won, lost = np.meshgrid(np.arange(most + 1), np.arange(most + 1), indexing="ij")
-    total = won + lost
-    p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(won, lost), total, 0.5))
-    p[total == 0] = 1.0
-    return np.where(total <= most, p, np.nan)
+    n = won + lost
+    p = np.minimum(1.0, 2 * cdf[np.minimum(n, most), np.minimum(won, lost)])
+    return np.where(n <= most, p, np.nan)
 
 
 def _naive_binary(d: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -85,7 +92,7 @@ def _naive_sign_flip(d: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(total) / np.sqrt(squares)
     # from question 20 on: below, the approximation rejects more often than the exact test would
-    return (np.arange(1, d.shape[1] + 1) >= NAIVE_GRADED_FROM) & (squares > 0) & (2 * stats.norm.sf(z) < ALPHA)
+    return (np.arange(1, d.shape[1] + 1) >= NAIVE_GRADED_FROM) & (squares > 0) & (z > _Z_TWO_SIDED)
 
 
 def _first_by(hits: np.ndarray, looks: np.ndarray) -> np.ndarray:
