@@ -263,9 +263,9 @@ class NamedCorpora(StoreBase):
         found: dict[int, str] = {}
         with self._transaction(f"reading passage ids of corpus {name!r}") as session:
             for chunk in in_chunks(sorted(set(positions))):
-                found.update(session.execute(select(CorpusPassageRow.id, CorpusPassageRow.source_id)
-                                             .where(CorpusPassageRow.corpus_id == corpus_id,
-                                                    CorpusPassageRow.id.in_(chunk))).tuples())
+                rows = session.execute(select(CorpusPassageRow.id, CorpusPassageRow.source_id)
+                                       .where(CorpusPassageRow.corpus_id == corpus_id, CorpusPassageRow.id.in_(chunk)))
+                found.update((int(position), str(source_id)) for position, source_id in rows)
         return found
 
     def _batches(self, corpus_id: int, size: int = READ_BATCH) -> Iterator[list[CorpusPassage]]:
