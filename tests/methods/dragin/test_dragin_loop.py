@@ -113,6 +113,7 @@ def test_the_answer_is_everything_after_the_phrase_as_the_authors_read_it() -> N
     assert real_prediction("So the answer is Tarsk.", "span") == "Tarsk"
     assert real_prediction("So the answer is Tarsk. Tarsk is a port.", "span") == "Tarsk. Tarsk is a port"
     assert real_prediction("So the answer is Tarsk.</s>", "span") == "Tarsk"
+    assert real_prediction("So the answer is: Tarsk.", "span") == "Tarsk"                  # one character skipped
     assert real_prediction("Ada Quill was born in Tarsk.", "span") == ""                   # HotpotQA's reading
     assert real_prediction("Ada Quill was born in Tarsk.", "span_or_text") == "Ada Quill was born in Tarsk."  # 2Wiki's
     assert real_prediction("So The answer is Tarsk.", "span") == ""                        # case-sensitive, as theirs

@@ -53,14 +53,15 @@ def with_generated_answer(text: str, generated: str) -> str:
 
 
 def real_prediction(text: str, form: AnswerForm) -> str:
-    """The answer the authors' ``get_real_prediction`` of the dataset reads off ``text``."""
+    """The answer the authors' ``get_real_prediction`` of the dataset reads off ``text``, without the spaces
+    around it (their metrics normalise them away; hopkit stores the answer)."""
     at = text.find(ANSWER_SAYS)
     if at < 0:
-        return text if form == "span_or_text" else ""
+        return text.strip() if form == "span_or_text" else ""
     rest = text[at + len(ANSWER_SAYS) + 1:]
     if form == "yes_no":
         return "yes" if rest[:3].lower() == "yes" else "no"
     for mark in _END_MARKS:
         if rest.endswith(mark):
             rest = rest[:-len(mark)]
-    return rest[:-1] if rest.endswith(".") else rest
+    return (rest[:-1] if rest.endswith(".") else rest).strip()
