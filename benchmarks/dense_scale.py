@@ -28,6 +28,18 @@ after a change) and stamped (every later load); ``benchmarks/results/index_check
 ``index-check`` section::
 
     .venv/bin/python -m benchmarks.dense_scale --check-cost 256 1024
+
+With ``--prebuilt ROWS`` it measures instead an index built elsewhere and named by ``index_path:``
+(:class:`hopkit.retrieval.prebuilt.PrebuiltRetriever`): a FAISS Flat inner-product index of ``ROWS`` x 768
+unit vectors and an HNSW64 one of ``--hnsw-rows`` (FlashRAG's ``index_factory(768, "Flat" / "HNSW64",
+METRIC_INNER_PRODUCT)``, written with ``write_index``: the layout of Search-R1's e5 indexes of wiki-18), the
+vectors hopkit's hashing embedder's at 768 dimensions over the synthetic passages; for each, the load time
+memory-mapped and read whole, the first query, the query p50 and p95 (k = 15), and 4 workers' private memory
+(PSS, private pages) with the index mapped. At the issue's size (1,000,000 and 200,000) it writes
+``benchmarks/results/prebuilt_index.json`` and the ``prebuilt-index`` section; at another, only
+``--work``/prebuilt_index.json::
+
+    .venv/bin/python -m benchmarks.dense_scale --prebuilt 1000000 --hnsw-rows 200000
 """
 
 from __future__ import annotations
@@ -71,6 +83,9 @@ def section_name(passages: int) -> str:
 VOCABULARY = 200_000
 DIM = 384
 CHECK_RESULTS = RESULTS_DIR / "index_check.json"
+PREBUILT_DIM = 768
+PREBUILT_SIZES = (1_000_000, 200_000)  # the issue's: Flat rows, HNSW64 rows
+PREBUILT_KINDS = {"flat": "Flat", "hnsw64": "HNSW64"}
 SWEEP = ((128, 200), (512, 1000), (1024, 1000), (1024, 2000), (2048, 1000), (2048, 2000))  # (nprobe, rescore)
 
 
@@ -203,13 +218,13 @@ def memory_of(pid: int) -> dict[str, float]:
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
         name, value, *_ = line.split()
         fields[name.rstrip(":")] = int(value) / 1024
-    return {"rss_mib": fields["Rss"], "pss_mib": fields["Pss"],
+    return {"rss_mib": fields["Rss"], "pss_mib": fields["Pss"], "anonymous_mib": fields.get("Anonymous", 0),
             "private_mib": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)}
 
 
-def workers(passages: int, work: Path, count: int, number: int = 4) -> dict[str, Any]:
+def workers(passages: int, work: Path, count: int, number: int = 4, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.dense_scale", "--phase", "worker", "--passages", str(passages),
-               "--work", str(work), "--queries", str(count)]
+               "--work", str(work), "--queries", str(count), *extra]
     children = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 for _ in range(number)]
     for child in children:
@@ -279,6 +294,118 @@ only `stat`s the file and reads its stamp. Results: `benchmarks/results/index_ch
     print(table)
 
 
+def prebuilt_file(work: Path, kind: str, rows: int) -> Path:
+    return work / f"{kind}-{rows}.index"
+
+
+def build_prebuilt(work: Path, kind: str, rows: int) -> dict[str, Any]:
+    """The index as FlashRAG's builder writes it: ``index_factory``, every vector added, ``write_index``."""
+    import faiss
+
+    from hopkit.retrieval.vector_build import unit_rows
+
+    started = time.perf_counter()
+    index = faiss.index_factory(PREBUILT_DIM, PREBUILT_KINDS[kind], faiss.METRIC_INNER_PRODUCT)
+    embedder = HashingEmbedder(PREBUILT_DIM)
+    for batch in SyntheticSource(rows).batches(65_536):
+        index.add(np.ascontiguousarray(unit_rows(embedder.embed([f"{p.title}\n{p.text}" for p in batch])),
+                                       dtype=np.float32))
+    faiss.write_index(index, str(prebuilt_file(work, kind, rows)))
+    size = prebuilt_file(work, kind, rows).stat().st_size
+    return {"seconds": time.perf_counter() - started, "file_mib": size / 2**20, "peak_mib": peak_mib()}
+
+
+def prebuilt_retriever(work: Path, kind: str, rows: int, mapped: bool) -> Any:
+    import faiss
+
+    from hopkit.retrieval.prebuilt import PrebuiltRetriever, read_faiss_file
+    from hopkit.retrieval.stored_view import SourceView
+
+    path = prebuilt_file(work, kind, rows)
+    index = read_faiss_file(path)[0] if mapped else faiss.read_index(str(path))
+    # no paragraph cache: a first query would otherwise generate a small synthetic corpus whole
+    return PrebuiltRetriever(index, SourceView(SyntheticSource(rows), cached=0), HashingEmbedder(PREBUILT_DIM))
+
+
+def query_prebuilt(work: Path, kind: str, rows: int, count: int, mapped: bool) -> dict[str, Any]:
+    """Load (mapped or read whole), the first query, then ``count`` queries: p50 and p95 (the page cache warm
+    from the build or the run before)."""
+    started = time.perf_counter()
+    retriever = prebuilt_retriever(work, kind, rows, mapped)
+    loaded = time.perf_counter() - started
+    texts = queries(rows, count + 1)
+    started = time.perf_counter()
+    retriever.retrieve(texts[0], 15)
+    first = time.perf_counter() - started
+    latencies = []
+    for text in texts[1:]:
+        began = time.perf_counter()
+        retriever.retrieve(text, 15)
+        latencies.append(time.perf_counter() - began)
+    return {"mapped": mapped, "load_seconds": loaded, "first_query_ms": 1000 * first,
+            "p50_ms": 1000 * float(np.percentile(latencies, 50)), "p95_ms": 1000 * float(np.percentile(latencies, 95)),
+            "queries": count, "peak_mib": peak_mib(), "anonymous_mib": memory_of(os.getpid())["anonymous_mib"]}
+
+
+def prebuilt_worker(work: Path, kind: str, rows: int, count: int) -> None:
+    retriever = prebuilt_retriever(work, kind, rows, mapped=True)
+    for text in queries(rows, count):
+        retriever.retrieve(text, 15)
+    print("ready", flush=True)
+    sys.stdin.readline()  # held until the parent has read its memory
+
+
+def prebuilt(args: argparse.Namespace) -> None:
+    sizes = {"flat": args.prebuilt, "hnsw64": args.hnsw_rows or min(args.prebuilt, PREBUILT_SIZES[1])}
+    saved: dict[str, Any] = {"command": command_line(), "cores": os.cpu_count(), "dim": PREBUILT_DIM, "indexes": {}}
+    for kind, rows in sizes.items():
+        common = ["--prebuilt-kind", kind, "--passages", str(rows), "--work", str(args.work), "--queries",
+                  str(args.queries)]
+        measured: dict[str, Any] = {"rows": rows, "file_mib": 0.0}
+        for name, extra in (("build", []), ("read_whole", ["--read-whole"]), ("mapped", [])):
+            if name == "build" and prebuilt_file(args.work, kind, rows).exists():
+                continue
+            command = [sys.executable, "-m", "benchmarks.dense_scale", "--phase", "build" if name == "build"
+                       else "query", *common, *extra]
+            result = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
+            measured[name] = json.loads(result.stdout.strip().splitlines()[-1])
+            print(kind, name, json.dumps(measured[name]), flush=True)
+        measured["file_mib"] = prebuilt_file(args.work, kind, rows).stat().st_size / 2**20
+        measured["workers"] = workers(rows, args.work, args.queries, extra=("--prebuilt-kind", kind))
+        print(kind, "workers", json.dumps(measured["workers"]), flush=True)
+        saved["indexes"][kind] = measured
+    full = (args.prebuilt, sizes["hnsw64"]) == PREBUILT_SIZES
+    target = RESULTS_DIR / "prebuilt_index.json" if full else args.work / "prebuilt_index.json"
+    target.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
+    if full:
+        write_section("prebuilt-index", prebuilt_section(saved))
+    print(prebuilt_section(saved))
+
+
+def prebuilt_section(saved: dict[str, Any]) -> str:
+    rows = []
+    for kind, m in saved["indexes"].items():
+        whole, mapped, crew = m["read_whole"], m["mapped"], m["workers"]
+        file_gib = m["file_mib"] / 1024
+        rows.append(f"| {PREBUILT_KINDS[kind]} | {m['rows']:,} | {file_gib:.2f} GiB "
+                    f"| {mapped['load_seconds']:.2f} s / {whole['load_seconds']:.2f} s "
+                    f"| {mapped['first_query_ms']:.0f} ms "
+                    f"| {mapped['p50_ms']:.1f} ms ({mapped['p95_ms']:.1f}) / {whole['p50_ms']:.1f} ms "
+                    f"| {mapped['anonymous_mib']:.0f} MiB / {whole['anonymous_mib']:.0f} MiB "
+                    f"| {crew['private_per_worker_mib']:.0f} MiB | {crew['pss_total_mib']:.0f} MiB |")
+    table = markdown_table(["index", "rows", "file", "load: mapped / read whole", "first query (mapped)",
+                            "query p50 (p95), k = 15: mapped / read whole",
+                            "a process's anonymous memory: mapped / read whole",
+                            "private memory per worker (4, mapped)",
+                            "PSS of the 4"], rows)
+    return (f"## A prebuilt index by `index_path:` (`benchmarks/dense_scale.py --prebuilt`)\n\nCommand: "
+            f"`{saved['command']}`  \nMachine: {saved['cores']} cores, no GPU; the page cache warm (the file written "
+            "just before). Vectors: hopkit's hashing embedder at 768 dimensions over synthetic passages, unit "
+            "length, in FlashRAG's layout (`index_factory(768, \"Flat\" / \"HNSW64\", METRIC_INNER_PRODUCT)`, "
+            "`write_index`); the query embedder is the same hashing one, so a worker's memory holds no model "
+            f"(e5-base-v2 would add its 110M parameters to each).\n\n{table}")
+
+
 def phase(name: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.dense_scale", "--phase", name, "--passages", str(args.passages),
                "--work", str(args.work), "--queries", str(args.queries)]
@@ -297,11 +424,29 @@ def main() -> None:
     parser.add_argument("--check-cost", type=int, nargs="+", metavar="MIB",
                         help="measure instead the check of a finished index file of these sizes against its CRC-32")
     parser.add_argument("--repeats", type=int, default=5, help="with --check-cost: measurements of each size")
+    parser.add_argument("--prebuilt", type=int, metavar="ROWS",
+                        help="measure instead a FAISS Flat index of ROWS x 768 and an HNSW64 one named by index_path")
+    parser.add_argument("--hnsw-rows", type=int, help="with --prebuilt: the HNSW64 index's rows (200,000 at most "
+                                                      "by default)")
+    parser.add_argument("--prebuilt-kind", choices=list(PREBUILT_KINDS), help=argparse.SUPPRESS)
+    parser.add_argument("--read-whole", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check_cost:
         check_cost_section(args.check_cost, args.repeats)
         return
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.prebuilt_kind and args.phase:
+        if args.phase == "build":
+            print(json.dumps(build_prebuilt(args.work, args.prebuilt_kind, args.passages)))
+        elif args.phase == "query":
+            print(json.dumps(query_prebuilt(args.work, args.prebuilt_kind, args.passages, args.queries,
+                                            mapped=not args.read_whole)))
+        else:
+            prebuilt_worker(args.work, args.prebuilt_kind, args.passages, args.queries)
+        return
+    if args.prebuilt:
+        prebuilt(args)
+        return
     if args.phase == "build":
         print(json.dumps(build(args.passages, args.work)))
         return
