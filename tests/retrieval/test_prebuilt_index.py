@@ -170,3 +170,25 @@ def test_a_flat_index_published_in_two_parts_is_downloaded_and_joined_once(
     repo = hub_cache / "datasets--acme--wiki-18-minilm-index"
     assert not [p for p in repo.glob("*/**/*") if p.is_file() and "refs" not in p.parts]  # the parts removed
     assert not list(joined.parent.glob(".*tmp*"))
+
+
+@pytest.mark.parametrize("config, repo", [("e5-wiki18-flat", "PeterJinGo/wiki-18-e5-index"),
+                                          ("e5-wiki18-hnsw64", "PeterJinGo/wiki-18-e5-index-HNSW64")])
+def test_the_shipped_configs_fetch_search_r1s_two_parts_and_check_them_before_loading_e5(
+        config: str, repo: str, made: tuple[Path, np.ndarray], store: Store, tmp_path: Path, hub_env: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped configs name Search-R1's repositories and parts, e5-base-v2 as the query model; an index of
+    another row count than the stored corpus is refused once joined, before e5 is loaded."""
+    from hopkit.config import load_named
+
+    shipped = load_named("retrieval", config, session_factory=store._factory)
+    assert shipped.options == {"embedder": "e5-base-v2",
+                               "index_path": [f"hf://datasets/{repo}/part_aa", f"hf://datasets/{repo}/part_ab"]}
+    whole = write_index(made[1][:-1], tmp_path / "e5.index").read_bytes()  # 299 rows for the corpus's 300
+    files = {f"datasets/{repo}/part_aa": whole[:4096], f"datasets/{repo}/part_ab": whole[4096:]}
+    with serve_fake_hub(files) as hub:
+        monkeypatch.setenv(environment.HF_ENDPOINT, hub.url)
+        with pytest.raises(RetrievalError, match=r"the index holds 299 rows but dataset 'qs' .*holds 300 passages"):
+            shipped.retriever("qs")
+        assert sorted(r.path for r in hub.requests if r.method == "GET") == [
+            f"/datasets/{repo}/resolve/main/part_aa", f"/datasets/{repo}/resolve/main/part_ab"]
