@@ -49,7 +49,7 @@ def read_faiss_file(path: Path) -> tuple[Any, str]:
     """The FAISS index in ``path`` and how it was read: ``"mapped"`` or ``"read whole"``.
 
     Read-only and memory-mapped first (``IO_FLAG_MMAP_IFC``: FAISS 1.11 and later map a flat, scalar-quantised
-    or HNSW index's vectors this way, and FAISS 1.15 the whole file, IVF lists and HNSW graph too), then with
+    or HNSW index's vectors this way; FAISS 1.15 was seen to map an IVF index's lists so too), then with
     ``IO_FLAG_MMAP`` (an IVF index's lists), then read into memory.
 
     Raises:
