@@ -46,7 +46,10 @@ def write_index(vectors: np.ndarray, path: Path, kind: str = "Flat") -> Path:
     import faiss
 
     index = faiss.index_factory(vectors.shape[1], kind, faiss.METRIC_INNER_PRODUCT)
-    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    rows = np.ascontiguousarray(vectors, dtype=np.float32)
+    if not index.is_trained:  # an IVF index's lists are trained on the vectors, as FlashRAG's builder does
+        index.train(rows)
+    index.add(rows)
     faiss.write_index(index, str(path))
     return path
 

@@ -63,12 +63,15 @@ def passage(source_id: int, made: tuple[Path, np.ndarray]) -> str:
     return contents_of(made[0])[source_id - FIRST_ID]
 
 
-@pytest.mark.parametrize("kind", ["Flat", "HNSW16"])
+SEARCH = {"Flat": {}, "HNSW16": {"ef_search": 64}, "IVF4,Flat": {"nprobe": 4}}  # IVF: all 4 lists, so exact
+
+
+@pytest.mark.parametrize("kind", list(SEARCH))
 def test_a_query_is_answered_through_index_path(kind: str, made: tuple[Path, np.ndarray], store: Store,
                                                 tmp_path: Path) -> None:
     wiki, vectors = made
-    path = write_index(vectors, tmp_path / f"wiki18_minilm_{kind}.index", kind)
-    retriever = pipeline(store, str(path), **({"ef_search": 64} if kind != "Flat" else {})).retriever("qs")
+    path = write_index(vectors, tmp_path / "wiki18_minilm.index", kind)
+    retriever = pipeline(store, str(path), **SEARCH[kind]).retriever("qs")
     for source_id in (42, 7, FIRST_ID + PASSAGES - 1):  # row 35, the first row and the last
         [first, *_] = retriever.retrieve(passage(source_id, made), 5)
         assert first.paragraph.title == f"Town {source_id}" and first.score == pytest.approx(1.0, abs=1e-4)

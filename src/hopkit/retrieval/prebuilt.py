@@ -167,18 +167,25 @@ class PrebuiltRetriever:
         scores = distances[0][keep] if self._higher_is_better else -distances[0][keep]
         return found[0][keep].astype(np.int64), scores.astype(np.float32)
 
-    def _scores_of(self, vector: np.ndarray, positions: np.ndarray) -> np.ndarray:
-        """The scores of the rows at ``positions`` (their vectors given back by the index)."""
+    def _among(self, vector: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows at ``positions`` with their scores: from the vectors the index gives back, else (an IVF index
+        without a direct map) from a search restricted to them, every list probed."""
         if positions.size == 0:
-            return np.empty(0, dtype=np.float32)
+            return positions, np.empty(0, dtype=np.float32)
         try:
             rows = self.index.reconstruct_batch(positions)
-        except RuntimeError as error:
-            raise RetrievalError(f"a search restricted to titles needs the index's vectors, which this "
-                                 f"{type(self.index).__name__} cannot give back ({_first_line(error)})") from None
+        except RuntimeError:
+            faiss = _faiss()
+            selector = faiss.IDSelectorBatch(positions)
+            parameters = (faiss.SearchParametersIVF(sel=selector, nprobe=self.index.nlist)
+                          if isinstance(self.index, faiss.IndexIVF) else faiss.SearchParameters(sel=selector))
+            distances, found = self.index.search(vector.reshape(1, -1), positions.size, params=parameters)
+            keep = found[0] >= 0
+            scores = distances[0][keep] if self._higher_is_better else -distances[0][keep]
+            return found[0][keep].astype(np.int64), scores.astype(np.float32)
         if self._higher_is_better:
-            return np.asarray(rows @ vector, dtype=np.float32)
-        return -np.sum((rows - vector) ** 2, axis=1, dtype=np.float32)
+            return positions, np.asarray(rows @ vector, dtype=np.float32)
+        return positions, -np.sum((rows - vector) ** 2, axis=1, dtype=np.float32)
 
     def retrieve(
         self,
@@ -200,8 +207,7 @@ class PrebuiltRetriever:
         if not vector.any():
             return []
         if titles is not None:
-            positions = self.corpus.title_positions(titles)
-            return self.corpus.select_among(positions, self._scores_of(vector, positions), k, exclude)
+            return self.corpus.select_among(*self._among(vector, self.corpus.title_positions(titles)), k, exclude)
         rows = len(self.corpus)
         wanted = min(rows, 2 * k + len(exclude))
         while True:
