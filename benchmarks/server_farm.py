@@ -1,7 +1,8 @@
 """One model in-process, behind one ``llama_cpp.server``, and behind a farm of two: questions per hour.
 
 The same method (OneR and IRCoT by default) on the same questions, one variant after the
-other on an otherwise idle machine:
+other on an otherwise idle machine (``python -m benchmarks.server_farm retrieval`` compares a retriever in
+process and behind ``hopkit serve-retrieval`` instead, the model in process both times):
 
 1. hopkit's in-process llama.cpp backend with ``--threads`` threads (one question at a time);
 2. one ``python -m llama_cpp.server`` with ``--threads`` threads, hopkit sending two
@@ -35,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from hopkit.campaign import serving_load
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
 from hopkit.campaign.environment import BENCH_HOME, LLM_NAME, ROOT, use_home, use_local_models, use_model_server
 from hopkit.campaign.probes import free_port, wait_until_up
@@ -181,5 +183,34 @@ def section(saved: dict[str, Any]) -> str:
     ])
 
 
+def retrieval(argv: list[str]) -> None:
+    """``retrieval``: the methods over BM25 in process and behind ``hopkit serve-retrieval``, the in-process model
+    answering both (:func:`hopkit.campaign.serving_load.compare_methods`)."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.server_farm retrieval", description=retrieval.__doc__)
+    parser.add_argument("--dataset", default="hotpotqa")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--methods", nargs="+", default=["oner", "ircot"])
+    parser.add_argument("--llm", default=LLM_NAME)
+    parser.add_argument("--no-docs", action="store_true")
+    args = parser.parse_args(argv)
+    folder = BENCH_HOME / "serving-methods"
+    folder.mkdir(parents=True, exist_ok=True)
+    use_home(folder)
+    use_local_models()
+    url = f"sqlite:///{folder / 'hopkit.db'}"
+    store = Store(DBConnection(url).get_session_factory())
+    if args.dataset not in store.datasets():
+        store.add_corpus(pool_corpus(args.dataset, load_dataset(args.dataset, sample_path(args.dataset))))
+    saved = {"command": command_line(), "dataset": args.dataset, "limit": args.limit, "llm": args.llm,
+             "cells": serving_load.compare_methods(url, args.dataset, args.methods, args.llm, args.limit, folder)}
+    serving_load.save(RESULTS.parent / "serving_methods.json", saved)
+    if not args.no_docs:
+        write_section("serving-methods", serving_load.methods_section(saved))
+        write_section("serving-methods", serving_load.methods_section(saved), ROOT / "docs" / "serving.md")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["retrieval"]:
+        retrieval(sys.argv[2:])
+    else:
+        main()

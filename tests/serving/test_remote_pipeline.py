@@ -131,3 +131,12 @@ def test_a_wrong_token_is_refused_and_the_one_from_the_environment_served(store_
             remote(factory, server.url, token="tok-2").retriever("sample")
         monkeypatch.setenv("HOPKIT_RETRIEVAL_TOKEN", "tok-1")
         assert remote(factory, server.url).retriever("sample").retrieve("Ember Tide", 1)
+
+
+@pytest.mark.parametrize(("url", "message"), [("127.0.0.1:8000", "must start with http:// or https://"),
+                                              ([], "names no server")])
+def test_a_bad_url_is_a_config_error_naming_the_option(store_url: str, url: object, message: str) -> None:
+    from hopkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=f"remote retrieval option 'url': .*{message}"):
+        remote(DBConnection(store_url).get_session_factory(), url)  # type: ignore[arg-type]

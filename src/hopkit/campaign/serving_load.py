@@ -200,3 +200,62 @@ def section(saved: dict[str, Any]) -> str:
 def save(out: Path, saved: dict[str, Any]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+
+
+def compare_methods(store_url: str, dataset: str, methods: Sequence[str], llm: str, limit: int,
+                    folder: Path) -> list[dict[str, Any]]:
+    """Each method over ``dataset`` with BM25 in process, then over ``hopkit serve-retrieval`` serving the same
+    BM25 (``protocol: hopkit``): the answers and retrieved ids compared, and the seconds each question took and
+    spent retrieving. Runs of an earlier measurement are deleted first, so that every question is timed."""
+    from hopkit.pipelines.generation.registered import method_pipeline
+    from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+    from hopkit.pipelines.retrieval.remote import RemoteRetrievalPipeline
+    from hopkit.store.connection import DBConnection
+    from hopkit.store.store import Store
+
+    factory = DBConnection(store_url).get_session_factory()
+    store = Store(factory)
+    process, base = start_server(store_url, dataset, "bm25", folder, [])
+    cells = []
+    try:
+        for method in methods:
+            runs = {}
+            for variant, retrieval in (("in-process", BM25RetrievalPipeline(factory, "bm25", dataset)),
+                                       ("served", RemoteRetrievalPipeline(factory, "remote", dataset, url=base))):
+                pipeline = method_pipeline(method)(factory, f"{method}-{variant}", llm, retrieval, dataset=dataset)
+                run_id = pipeline.run_spec().run_id
+                if any(run.run_id == run_id for run in store.runs(dataset)):
+                    store.delete_run(run_id)
+                print(f"{method}, retriever {variant} ...", file=sys.stderr, flush=True)
+                pipeline.run(limit=limit, progress=True)
+                runs[variant] = {r.query_id: r for r in store.results(run_id)}
+            local, served = runs["in-process"], runs["served"]
+            for variant, results in runs.items():  # a failed question (an empty answer, say) retrieved all the same
+                asked = list(results.values())
+                retrieving = [r.usage.components["retrieval"] for r in asked if "retrieval" in r.usage.components]
+                cells.append({
+                    "method": method, "variant": variant, "questions": len(asked),
+                    "failed": sum(r.error is not None for r in asked),
+                    "seconds_per_question": sum(r.usage.total_seconds for r in asked) / max(1, len(asked)),
+                    "retrieval_seconds_per_question": sum(c.seconds for c in retrieving) / max(1, len(asked)),
+                    "retrievals_per_question": sum(c.calls for c in retrieving) / max(1, len(asked)),
+                    "same_answers": sum(served[q].prediction == r.prediction for q, r in local.items() if q in served),
+                    "same_retrieved": sum(served[q].chunk_ids == r.chunk_ids for q, r in local.items() if q in served)})
+    finally:
+        process.terminate()
+        process.wait(60)
+    return cells
+
+
+def methods_section(saved: dict[str, Any]) -> str:
+    """The ``serving-methods`` section: methods over a served retriever against the same one in process."""
+    rows = [f"| {c['method']} | {c['variant']} | {c['questions']} | {c['failed']} | {c['seconds_per_question']:.2f} | "
+            f"{1000 * c['retrieval_seconds_per_question']:.1f} | {c['retrievals_per_question']:.1f} | "
+            f"{c['same_answers']}/{c['questions']} | {c['same_retrieved']}/{c['questions']} |" for c in saved["cells"]]
+    return "\n".join([
+        f"{', '.join(dict.fromkeys(c['method'] for c in saved['cells']))} on {saved['dataset']} (first "
+        f"{saved['limit']} questions) with {saved['llm']} in process, BM25 in process and behind "
+        "`hopkit serve-retrieval` on the same machine (one worker, batching on, `protocol: hopkit`).", "",
+        markdown_table(["method", "retriever", "questions", "failed", "s / question", "retrieval ms / question",
+                        "retrievals / question", "answers as in-process", "retrieved ids as in-process"], rows),
+        "", f"Command: `{saved['command']}`"])

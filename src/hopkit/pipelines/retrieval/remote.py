@@ -18,7 +18,8 @@ from typing import Any, Mapping, Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.errors import ConfigError
+from hopkit.errors import ConfigError, LLMError
+from hopkit.llm.endpoint_pool import split_base_urls
 from hopkit.options import NonEmptyStr, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import Paragraph
@@ -96,6 +97,10 @@ class RemoteRetrievalPipeline(RetrievalPipeline):
                  backoff: NonNegativeFloat = 1.0) -> None:
         check_arguments(RemoteRetrievalPipeline.__init__, "remote retrieval option", url=url, protocol=protocol,
                         token=token, timeout=timeout, deadline=deadline, max_retries=max_retries, backoff=backoff)
+        try:
+            split_base_urls(url)
+        except LLMError as exc:
+            raise ConfigError(f"remote retrieval option 'url': {str(exc).replace('base_url', 'url')}") from exc
         if protocol not in PROTOCOLS:
             raise ConfigError(f"remote retrieval option 'protocol': expected one of {', '.join(PROTOCOLS)}, "
                               f"got {protocol!r}")
