@@ -4,7 +4,8 @@ A retriever answers one query at a time (:class:`~hopkit.retrieval.protocol.Retr
 embeds its query first, one model call per query. :func:`batched_encoding` finds every embedder in a
 retriever (inside the meter, a rerank, a hybrid) and puts a :class:`PreparedQueries` in its place: before
 a batch is searched, the batch's queries are embedded in one call of each model, and each query's
-search then takes its vector from there. A batch's answers are the ones the queries get one by one.
+search then takes its vector from there. A batch's answers are the ones the queries get one by one, up to
+what a transformer computes differently for a padded batch (the last bits of a vector).
 """
 
 from __future__ import annotations
