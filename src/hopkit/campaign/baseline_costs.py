@@ -22,6 +22,7 @@ from hopkit.campaign.environment import NOTEBOOK_MD
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
 from hopkit.campaign.bench_store import open_store, stored_runs_parser
 from hopkit.campaign.qa_bench import ingest
+from hopkit.campaign.retired_runs import rebuilding_section
 from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.errors import StoreError
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     args = command_parser().parse_args(argv)
     command = command_line()
     session_factory, store, llm = open_store(args)
+    with rebuilding_section(args.section):
+        table = costs_table(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit)
     write_section(args.section, "\n\n".join([
         "## What each method spends per question, beside the MIGRES paper's Table 4",
         f"Command: `{command}`",
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         "were counted apart); *retrievals*: searches of the retriever (the paper's # Iter for "
         "the baselines; MIGRES searches several queries per iteration); *passages read*: the distinct "
         "paragraphs the answer rests on (the paper's # Passages). The paper ran GPT-3.5 with ColBERTv2 over Wikipedia.",
-        costs_table(store, session_factory, llm, args.llm, args.methods, args.datasets, args.limit),
+        table,
     ]), NOTEBOOK_MD)
     return 0
 

@@ -38,6 +38,7 @@ from hopkit.campaign.paired_tables import (
 from hopkit.campaign.qa_bench import ingest, pipeline_for
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.rereads import load_rereads
+from hopkit.campaign.retired_runs import rebuilding_section
 from hopkit.campaign.saved_run_ids import answered_run_id
 from hopkit.errors import StoreError
 from hopkit.evaluation.compare import compare_scores
@@ -252,12 +253,15 @@ def main(argv: list[str] | None = None) -> int:
     command = command_line()
     session_factory, store, llm = open_store(args)
     name = NAMES[args.method]
-    write_section(args.section or f"{args.method}-claims", "\n\n".join([
+    section = args.section or f"{args.method}-claims"
+    with rebuilding_section(section):
+        body = claims_body(store, session_factory, llm, args.llm, args.method, args.datasets, args.limit)
+    write_section(section, "\n\n".join([
         f"## {name} against {against(args.method)} (paired, first questions of each sample)",
         f"Command: `{command}`",
         f"{runs_note(args.method)} *won/lost*: questions where {name} scored higher/lower; "
         "*p*: exact McNemar (EM, cover-EM) or sign-flip permutation (F1); intervals: 95% paired bootstrap.",
-        *claims_body(store, session_factory, llm, args.llm, args.method, args.datasets, args.limit),
+        *body,
     ]), NOTEBOOK_MD)
     return 0
 

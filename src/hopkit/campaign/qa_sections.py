@@ -27,6 +27,7 @@ from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RUNS, use_home
 from hopkit.campaign.qa_bench import command_parser
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_section import Cell, score_section, section_body
+from hopkit.campaign.retired_runs import rebuilding_section, section_run_id
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
@@ -103,11 +104,12 @@ def rebuilt_body(session_factory: Any, section: QASection) -> str:
         raise SystemExit(f"section {section.name}: made with {args.llm}; only {LLM_NAME}'s run ids are known "
                          "without loading the model")
     store = Store(session_factory)
-    cells = [Cell(method, dataset, stand_in_pipeline(method, dataset, session_factory,
-                                                     thresholds=args.thresholds).run_spec().run_id)
-             for dataset in args.datasets for method in args.methods if (method, dataset) not in SKIPPED]
-    scored = score_section(store, cells, args.datasets, args.limit)
-    return "\n\n".join(section_body(session_factory, store, scored, section.name, None))
+    with rebuilding_section(section.name):
+        cells = [Cell(method, dataset, section_run_id(method, dataset, stand_in_pipeline(
+                     method, dataset, session_factory, thresholds=args.thresholds).run_spec().run_id))
+                 for dataset in args.datasets for method in args.methods if (method, dataset) not in SKIPPED]
+        scored = score_section(store, cells, args.datasets, args.limit)
+        return "\n\n".join(section_body(session_factory, store, scored, section.name, None))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 from hopkit.campaign.environment import LLM_NAME, RUNS
 from hopkit.campaign.method_models import TWINS, MethodModels
 from hopkit.campaign.qa_bench import METHODS
+from hopkit.campaign.retired_runs import section_run_id
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.store.connection import DBConnection
 
@@ -46,9 +47,10 @@ def stand_in_model(name: str) -> ScriptedLLM:
 
 def answered_run_id(variant: str, dataset: str, factory: Any, llm: Any, llm_name: str) -> str:
     """The id of ``variant``'s run on ``dataset`` answered by ``llm`` (the config ``llm_name``), or, for a method
-    that needs what ``llm`` lacks (DRAGIN's attention), by its transformers twin, named by the twin's stand-in."""
+    that needs what ``llm`` lacks (DRAGIN's attention), by its transformers twin, named by the twin's stand-in;
+    while a notebook section is rebuilt, the run it reported (:mod:`hopkit.campaign.retired_runs`)."""
     models = MethodModels(llm_name, lambda name: llm if name == llm_name else stand_in_model(name))
-    return models.pipeline(variant, dataset, factory).run_spec().run_id
+    return section_run_id(variant, dataset, models.pipeline(variant, dataset, factory).run_spec().run_id)
 
 
 def stand_in_models() -> MethodModels:
