@@ -12,13 +12,13 @@ run began with stops the question at once.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Sequence
 
 import httpx
 
+from hopkit import environment
 from hopkit.env_values import secret_token
 from hopkit.errors import RetrievalError, RetrievalServerError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
@@ -47,7 +47,7 @@ class ServerIdentity:
 
 def token_from_environment() -> str | None:
     """``$HOPKIT_RETRIEVAL_TOKEN``, checked; None when unset or empty."""
-    value = os.environ.get(TOKEN_VARIABLE, "")
+    value = environment.variable(TOKEN_VARIABLE) or ""
     return secret_token(TOKEN_VARIABLE, value, expects="the token alone") if value else None
 
 

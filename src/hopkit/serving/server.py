@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import signal
 import socket
 from dataclasses import asdict, dataclass
@@ -25,6 +24,7 @@ import uvicorn
 from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from hopkit import environment
 from hopkit.serving.app import build_app
 from hopkit.serving.options import ServerOptions
 from hopkit.serving.served import ServedRetriever, ServeSettings
@@ -96,7 +96,10 @@ def load_served(settings: ServeSettings, *, progress: bool | None = False) -> Se
 
 def worker_app() -> Starlette:
     """A worker process's application (uvicorn's factory), from :data:`SETTINGS_VARIABLE`."""
-    plan = ServePlan.from_json(os.environ[SETTINGS_VARIABLE])
+    settings = environment.variable(SETTINGS_VARIABLE)
+    if settings is None:
+        raise SystemExit(f"{SETTINGS_VARIABLE} is not set: a worker is started by hopkit serve-retrieval")
+    plan = ServePlan.from_json(settings)
     return build_app(lambda: load_served(plan.settings), plan.options)
 
 
@@ -149,7 +152,7 @@ def serve(plan: ServePlan, sock: socket.socket, served: ServedRetriever,
             signal.signal(signal.SIGTERM, previous)
         return
     del served  # each worker maps the index files itself; the page cache keeps one copy
-    os.environ[SETTINGS_VARIABLE] = plan.to_json()
+    environment.set_variable(SETTINGS_VARIABLE, plan.to_json())
     from uvicorn.supervisors import Multiprocess
 
     config = _config(f"{__name__}:worker_app", plan.options, factory=True, workers=plan.workers)
