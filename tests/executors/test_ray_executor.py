@@ -20,6 +20,7 @@ from hopkit.executors.choice import ExecutorChoice
 from hopkit.executors.ray_actors import RayExecutor
 from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.pipelines.base import database_url
+from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.pipelines.generation.registered import method_pipeline
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.runner import run_with
@@ -93,6 +94,20 @@ def test_sqlite_is_refused_on_a_cluster_of_several_nodes(ray_cluster: Any, tmp_p
         model_env(server)
         with pytest.raises(ConfigError, match="2 nodes.*SQLite.*PostgreSQL"):
             nor(store).run(executor=ExecutorChoice("ray", address=ray_cluster.address), progress=False)
+        assert server.requests == []
+
+
+def test_a_configs_ray_fields_take_effect_from_python(ray_cluster: Any, tmp_path: Any, model_env: Any) -> None:
+    """``executor: ray`` in a config sends ``config.build(sf).run()`` to the cluster (threads answered it before)."""
+    url = f"sqlite:///{tmp_path / 'hopkit.db'}"
+    store = toy_store(url, 2)
+    config = instantiate_pipeline_config({"method": "nor", "name": "nor-ray", "llm": "openai-compatible",
+                                          "dataset": "toy", "executor": "ray", "ray_address": ray_cluster.address,
+                                          "workers": 2, "question_timeout": 30}, "test.yaml")
+    with serve_fake_openai(town_of) as server:
+        model_env(server)
+        with pytest.raises(ConfigError, match="2 nodes.*SQLite.*PostgreSQL"):
+            config.build(store._factory).run(progress=False)
         assert server.requests == []
 
 

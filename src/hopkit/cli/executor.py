@@ -28,6 +28,25 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
                              "and HF_* variable")
 
 
+#: The config fields of the executor, each set by the command-line option of the same name.
+FIELDS = ("executor", "ray_address", "workers", "cpus_per_worker", "question_timeout", "ray_env")
+
+
+def executor_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The config fields the command line's executor options set (over the config's own, before it is checked:
+    ``--executor ray`` over a config's ``workers``)."""
+    fields = {field: getattr(args, field) for field in FIELDS if getattr(args, field, None) is not None}
+    if "ray_env" in fields:
+        fields["ray_env"] = list(_patterns(fields["ray_env"]))
+    return fields
+
+
+def _patterns(forward: str) -> tuple[str, ...]:
+    """``--ray-env``'s names or patterns separated by commas, or "none"."""
+    words = [] if forward.strip().lower() == "none" else forward.replace(" ", ",").split(",")
+    return tuple(word for word in words if word)
+
+
 def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
     """The command line's choice over the config's (``executor``, ``ray_address``, ``workers``, ``cpus_per_worker``).
 
@@ -39,9 +58,8 @@ def chosen_executor(args: argparse.Namespace, config: Any) -> ExecutorChoice:
         return value if value is not None else getattr(config, field, default)
 
     forward = pick("ray_env", "ray_env", None)
-    if isinstance(forward, str):  # the command line's: names or patterns separated by commas, or "none"
-        words = [] if forward.strip().lower() == "none" else forward.replace(" ", ",").split(",")
-        forward = [word for word in words if word]
+    if isinstance(forward, str):
+        forward = _patterns(forward)
     forward = None if forward is None else tuple(forward)
     return ExecutorChoice(pick("executor", "executor", "threads"), pick("ray_address", "ray_address", None),
                           pick("workers", "workers", None), pick("cpus_per_worker", "cpus_per_worker", 1.0),

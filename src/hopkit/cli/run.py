@@ -11,7 +11,7 @@ from hopkit.cli.numbers import integer
 from hopkit.cli.store_access import existing_factory
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
-from hopkit.cli.executor import add_executor_arguments, chosen_executor
+from hopkit.cli.executor import add_executor_arguments, chosen_executor, executor_fields
 from hopkit.cli.help_texts import KEEP_FAILED_HELP, llm_help, retrieval_help
 from hopkit.cli.console import log_kept, run_log
 from hopkit.config import load_yaml, named_config_path, named_configs
@@ -135,6 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
         if value is not None:
             spec[option] = value
+    spec.update(executor_fields(args))
     session_factory = None
     if "experiment" in spec:  # its settings depend on the dataset (the only one stored, if not given)
         session_factory = existing_factory(args)

@@ -16,7 +16,7 @@ from hopkit.cli.numbers import integer
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.console import run_log
-from hopkit.cli.executor import add_executor_arguments, chosen_executor
+from hopkit.cli.executor import add_executor_arguments, chosen_executor, executor_fields
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
 from hopkit.cli.store_access import existing_factory
@@ -71,6 +71,7 @@ def cell_pipeline(spec: dict[str, Any], source: str, dataset: str, args: argpars
     for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
         if value is not None:
             spec[option] = value
+    spec.update(executor_fields(args))
     retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
     if args.retrieval is not None and retrieves:
         spec["retrieval_pipeline_name"] = args.retrieval

@@ -62,6 +62,9 @@ class GenerationPipeline(ABC):
             only dataset in the store.
         batch_size: questions in flight at once when the LLM backend serves concurrent
             calls (a server); a local llama.cpp model answers one question at a time.
+        executor: where ``run()`` answers the questions when it is not told (a YAML config's
+            ``executor`` and Ray fields): ``"threads"`` (None) or ``"ray"``, or an
+            :class:`~hopkit.executors.ExecutorChoice`.
     """
 
     method_name: ClassVar[str]
@@ -75,7 +78,7 @@ class GenerationPipeline(ABC):
 
     def __init__(self, session_factory: sessionmaker[Session], name: NonEmptyStr, llm: Any,
                  retrieval_pipeline: RetrievalPipeline | None = None, dataset: str | None = None,
-                 batch_size: PositiveInt = 10) -> None:
+                 batch_size: PositiveInt = 10, *, executor: str | ExecutorChoice | None = None) -> None:
         check_arguments(GenerationPipeline.__init__, "option", name=name, dataset=dataset, batch_size=batch_size)
         self.session_factory = session_factory
         self.name = name
@@ -83,6 +86,7 @@ class GenerationPipeline(ABC):
         self.retrieval_pipeline = retrieval_pipeline
         self.dataset = dataset
         self.batch_size = batch_size
+        self.default_executor = executor_choice(executor)
         self._metered_llm: MeteredLLM | None = None
 
     @abstractmethod
@@ -145,9 +149,10 @@ class GenerationPipeline(ABC):
         Args:
             on_start: called before the first question with what the run is about to do
                 (its stored name, the questions left, how many are answered at once).
-            executor: ``"threads"`` (the default: this process) or ``"ray"`` (workers of a Ray
-                cluster, each storing its answers), or an :class:`~hopkit.executors.ExecutorChoice`
-                naming the cluster and the workers; the answers and the run id do not depend on it.
+            executor: ``"threads"`` (this process) or ``"ray"`` (workers of a Ray cluster, each
+                storing its answers), or an :class:`~hopkit.executors.ExecutorChoice` naming the cluster
+                and the workers; None: the pipeline's own (its config's ``executor`` fields; threads by
+                default). The answers and the run id do not depend on it.
             keep_failed: leave stored the failures a greedy rerun repeats (an empty answer, an unreadable reply,
                 an unstorable trace: :data:`~hopkit.errors.DETERMINISTIC_FAILURES`) instead of asking those
                 questions again; failures on a model server or the store are asked again all the same.
@@ -166,7 +171,8 @@ class GenerationPipeline(ABC):
         spec = self.run_spec(top_k)
         for warning in self.run_warnings(top_k):
             logger.warning("%s", warning)
-        answering = self.executor(executor_choice(executor), top_k, spec.dataset)
+        choice = self.default_executor if executor is None else executor_choice(executor)
+        answering = self.executor(choice, top_k, spec.dataset)
         queries = store.queries(spec.dataset, limit=limit)
         outcome = run_with(answering, queries, store, spec, progress=progress, trace_prompts=trace_prompts,
                            on_start=on_start, keep_failed=keep_failed)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from hopkit.config import load_named
 from hopkit.errors import ConfigError
+from hopkit.executors.choice import ExecutorChoice
 from hopkit.terminal import name_problem
 from hopkit.options import NonEmptyStr, PositiveFloat, PositiveInt, check_fields
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
@@ -62,6 +63,16 @@ class GenerationPipelineConfig:
         problem = name_problem(self.name)
         if problem:
             raise ConfigError(f"field 'name': {problem}")
+
+    def executor_choice(self) -> ExecutorChoice:
+        """Where this config's run answers its questions (``executor`` and the Ray fields).
+
+        Raises:
+            ConfigError: Ray fields (``workers``, ``question_timeout``...) without ``executor: ray``.
+        """
+        forward_env = None if self.ray_env is None else tuple(self.ray_env)
+        return ExecutorChoice(self.executor, self.ray_address, self.workers, self.cpus_per_worker,
+                              self.question_timeout, forward_env)
 
     def retrieval_pipeline(self, session_factory: Any) -> RetrievalPipeline | None:
         if self.retrieval_pipeline_name is None:

@@ -112,12 +112,13 @@ def yaml_config_class(name: str, base: type, config_class: type, pipeline: Calla
 
     def build(self: Any, session_factory: Any) -> Any:
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in _YAML_ONLY}
+        executor = self.executor_choice()
         if not needs_retrieval:
-            return pipeline(session_factory, self.name, self.llm, **values)
+            return pipeline(session_factory, self.name, self.llm, executor=executor, **values)
         retrieval = self.retrieval_pipeline(session_factory)
         if retrieval is None:
             raise ConfigError(f"{method} config {self.name!r}: option 'retrieval_pipeline_name' is required")
-        return pipeline(session_factory, self.name, self.llm, retrieval, **values)
+        return pipeline(session_factory, self.name, self.llm, retrieval, executor=executor, **values)
 
     show_options(pipeline, config_class)  # the facade's signature names the same options
     fields_doc = ", ".join(f"``{n}``" for n in option_names)

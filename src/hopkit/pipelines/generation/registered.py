@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
+from hopkit.executors.choice import ExecutorChoice
 from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodEntry, MethodParts, method_entry, method_names
@@ -45,11 +46,12 @@ class MethodPipeline(GenerationPipeline):
 
     def __init__(self, session_factory: sessionmaker[Session], name: str, llm: Any,
                  retrieval_pipeline: RetrievalPipeline | None = None, *, top_k: PositiveInt | None = None,
-                 dataset: str | None = None, batch_size: int = 10, **options: Any) -> None:
+                 dataset: str | None = None, batch_size: int = 10, executor: str | ExecutorChoice | None = None,
+                 **options: Any) -> None:
         entry = self.method
         if retrieval_pipeline is not None and not entry.retrieves:
             raise ConfigError(f"{entry.title} retrieves nothing: leave out the retrieval pipeline")
-        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size)
+        super().__init__(session_factory, name, llm, retrieval_pipeline, dataset, batch_size, executor=executor)
         check_arguments(MethodPipeline.__init__, f"{entry.title} option", top_k=top_k)
         self._check_top_k(top_k)
         if top_k is not None:
