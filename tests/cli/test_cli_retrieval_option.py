@@ -59,3 +59,13 @@ def test_sweep_puts_every_retrieving_method_on_the_retriever(db: str, scripted: 
     assert code == 0, err
     kinds = {run.method: run.config.get("retrieval", {}).get("options") for run in Store.connect(db).runs()}
     assert kinds == {"nor": None, "oner": {"b": 0.4, "k1": 0.9}}
+
+
+def test_a_sweep_in_which_no_method_retrieves_refuses_the_option(db: str, scripted: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """One rule for every command: NoR runs without ``--retrieval``; a command it changes nothing in refuses it."""
+    assert hopkit(capsys, "--db", db, "ingest", "sample", "--limit", "2")[0] == 0
+    code, out, err = hopkit(capsys, "--db", db, "sweep", "nor", "--datasets", "sample", "--llm", scripted,
+                            "--retrieval", "bm25", "--quiet")
+    assert code == 2 and "--retrieval bm25: the sweep runs a method that does not retrieve" in err
+    assert Store.connect(db).runs() == []

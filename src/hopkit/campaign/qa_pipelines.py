@@ -4,7 +4,7 @@
 ``src/hopkit/campaign/variants/<variant>.yaml``) as it runs
 on the dataset, fills in the thresholds it names from ``benchmarks/thresholds.json`` (written
 by ``hopkit campaign calibrate-migres`` and ``hopkit campaign calibrate-searchain``) and
-builds it with hopkit's config loader, as ``hopkit run`` would. :func:`check_calibrated`
+assembles it as ``hopkit run`` does (:mod:`hopkit.pipelines.assembly`). :func:`check_calibrated`
 refuses, before anything runs, a variant whose threshold has not been measured for the model,
 and names the command that measures it. ``hopkit campaign variant VARIANT DATASET``
 prints a variant as the plain config ``hopkit run`` takes.
@@ -25,11 +25,11 @@ from typing import Any, Sequence
 
 import yaml
 
-from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.campaign.environment import LLM_NAME
 from hopkit.campaign.thresholds import (MIGRES_RELEVANCE, SEARCHAIN_CONFIDENCE, THRESHOLDS_FILE, NotCalibrated,
                                    calibrated, calibration_entry)
 from hopkit.campaign.variants import Variant, load_variant, skipped, variant_names
+from hopkit.pipelines.assembly import assemble
 from hopkit.pipelines.base import GenerationPipeline
 
 YES_NO = "strategyqa"
@@ -93,9 +93,7 @@ def pipeline_for(method: str, dataset: str, session_factory: Any, llm: Any, *, l
     if variant.calibrated is not None and llm_name is None:
         raise SystemExit(f"{method} needs llm_name, the LLM config its thresholds were calibrated for")
     spec = hopkit_config(method, dataset, llm_name or LLM_NAME, thresholds)
-    pipeline = instantiate_pipeline_config(spec, variant.source).build(session_factory)
-    pipeline.llm = llm  # the constructor only kept the config's name; nothing was loaded from it
-    return pipeline
+    return assemble(spec, variant.source, lambda: session_factory, model=llm).pipeline
 
 
 def hopkit_config(method: str, dataset: str, llm_name: str = LLM_NAME,

@@ -24,6 +24,7 @@ from hopkit.cli.sweep import cell_pipeline
 from hopkit.errors import ConfigError, HopkitError
 from hopkit.methods.published import published_table, table_names
 from hopkit.methods.registry import method_entry
+from hopkit.pipelines.assembly import Assembly, refuse_unused_retrieval
 from hopkit.report.leaderboard import NAMES
 from hopkit.report.published_rows import differences, run_settings
 from hopkit.report.table import Column, Table, to_text
@@ -57,15 +58,16 @@ def add_arguments(reproduce: argparse.ArgumentParser) -> None:
     reproduce.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _built(args: argparse.Namespace, cells: list[Cell], session_factory: Any) -> list[tuple[Cell, Any, Any, Any]]:
-    """Each cell's pipeline and executor, built and checked before any question is asked, and its top-k."""
+def _built(args: argparse.Namespace, cells: list[Cell], session_factory: Any) -> list[tuple[Cell, Assembly]]:
+    """Each cell's run, built and checked before any question is asked."""
     built = []
     for cell in cells:
         entry = method_entry(cell.method)
         top_k = cell.setting.top_k if entry.retrieves and entry.top_k is not None else None
         options = argparse.Namespace(**{**vars(args), "retrieval": args.retrieval or cell.setting.retrieval})
         spec, source = pipeline_config(cell.run)
-        built.append((cell, *cell_pipeline(spec, source, cell.stored, options, session_factory, top_k), top_k))
+        built.append((cell, cell_pipeline(spec, source, cell.stored, options, session_factory, top_k)))
+    refuse_unused_retrieval(args.retrieval, [assembly for _, assembly in built], f"table {args.table!r}")
     return built
 
 
@@ -87,12 +89,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(f"reproduce {printable(args.table)}: {len(built)} cell(s) with {printable(args.llm)}", flush=True)
     rows, notes, codes = [], [], []
     with run_log("reproduce") as log_file:
-        for number, (cell, pipeline, executor, top_k) in enumerate(built, 1):
+        for number, (cell, assembly) in enumerate(built, 1):
+            top_k = assembly.top_k
             first = args.first or cell.setting.questions.first
             print(f"[{number}/{len(built)}] {printable(cell.run)} on {printable(cell.stored)}: k {top_k or '-'}, "
                   f"first {first or 'all'} question(s)", flush=True)
             try:
-                outcome = pipeline.run(top_k, limit=first, progress=not args.quiet, executor=executor)
+                outcome = assembly.run(limit=first, progress=not args.quiet)
             except HopkitError as exc:  # this cell only: the others still run
                 sys.stderr.write(f"hopkit: error: {printable(cell.run)} on {printable(cell.stored)}: {exc}\n")
                 codes.append(2)

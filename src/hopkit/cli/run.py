@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from hopkit.cli.numbers import integer
 from hopkit.cli.store_access import existing_factory
-from hopkit.pipelines.configs import instantiate_pipeline_config
-from hopkit.calibration.stored import with_stored_threshold
-from hopkit.cli.executor import add_executor_arguments, chosen_executor, executor_fields
+from hopkit.cli.executor import add_executor_arguments, executor_fields
 from hopkit.cli.help_texts import KEEP_FAILED_HELP, llm_help, retrieval_help
 from hopkit.cli.console import log_kept, run_log
 from hopkit.config import load_yaml, named_config_path, named_configs
 from hopkit.errors import DETERMINISTIC_FAILURES, ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
-from hopkit.pipelines.retrieval.base import resolve_dataset
+from hopkit.pipelines.assembly import Changes, assemble, refuse_unused_retrieval
 from hopkit.runner import RunStart
 from hopkit.store.store import Store
 from hopkit.terminal import lookalike_warnings, name_clash, name_problem, printable
@@ -56,17 +55,6 @@ def check_new_name(kind: str, where: str, name: str, stored: list[str], *, also:
         raise ConfigError(f"{where}: {problem}")
     for warning in lookalike_warnings(kind, name, stored):
         sys.stderr.write(f"hopkit: warning: {warning}{also}\n")
-
-
-def check_retrieval_option(retrieval: str | None, pipeline: Any, source: str) -> None:
-    """``--retrieval`` given for a method that does not retrieve (NoR) would change nothing: refused.
-
-    Raises:
-        ConfigError: naming the option and the config.
-    """
-    if retrieval is not None and getattr(pipeline, "retrieval_pipeline", None) is None:
-        raise ConfigError(f"--retrieval {retrieval}: {source} runs a method that does not retrieve; leave the "
-                          "option out")
 
 
 def add_arguments(run: argparse.ArgumentParser) -> None:
@@ -131,29 +119,19 @@ def _announce(pipeline: Any, executor: ExecutorChoice) -> Callable[[RunStart], N
 def cmd_run(args: argparse.Namespace) -> int:
     named("--name", args.name)
     spec, source = pipeline_config(args.config)
-    for option, value in (("dataset", args.dataset), ("llm", args.llm), ("name", args.name),
-                          ("batch_size", args.batch_size), ("retrieval_pipeline_name", args.retrieval)):
-        if value is not None:
-            spec[option] = value
-    spec.update(executor_fields(args))
-    session_factory = None
-    if "experiment" in spec:  # its settings depend on the dataset (the only one stored, if not given)
-        session_factory = existing_factory(args)
-        spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(session_factory), None)
-        spec, threshold = with_stored_threshold(spec, session_factory)
-        if threshold:
-            print(f"calibrated threshold: {printable(threshold)}", flush=True)
-    config = instantiate_pipeline_config(spec, source)  # checks _target_ and every option first
-    executor = chosen_executor(args, config)
-    session_factory = session_factory or existing_factory(args)
-    check_new_name("run", "--name" if args.name else f"{source}: field 'name'", config.name,
-                   Store(session_factory).run_names())
-    pipeline = config.build(session_factory)
-    check_retrieval_option(args.retrieval, pipeline, source)
+    store = functools.cache(lambda: existing_factory(args))  # opened once needed: a wrong option is said first
+    changes = Changes(dataset=args.dataset, llm=args.llm, name=args.name, batch_size=args.batch_size,
+                      retrieval=args.retrieval, executor=executor_fields(args), top_k=args.top_k)
+    assembly = assemble(spec, source, store, changes)
+    if assembly.threshold:
+        print(f"calibrated threshold: {printable(assembly.threshold)}", flush=True)
+    check_new_name("run", "--name" if args.name else f"{source}: field 'name'", assembly.config.name,
+                   Store(store()).run_names())
+    refuse_unused_retrieval(args.retrieval, [assembly], source)
+    pipeline = assembly.pipeline
     with run_log("run") as log_file:
-        outcome = pipeline.run(top_k=args.top_k, limit=args.limit, progress=not args.quiet,
-                               trace_prompts=args.trace_prompts, on_start=_announce(pipeline, executor),
-                               executor=executor, keep_failed=args.keep_failed)
+        outcome = assembly.run(limit=args.limit, progress=not args.quiet, trace_prompts=args.trace_prompts,
+                               on_start=_announce(pipeline, assembly.executor), keep_failed=args.keep_failed)
     print(f"run {printable(outcome['name'])} ({outcome['run_id']}): {outcome['total_queries']} questions, "
           f"{outcome['already_done']} already done, {outcome['finished']} answered now, {outcome['failed']} failed"
           + (f", {outcome['kept_failed']} failed before and kept" if outcome.get("kept_failed") else "")

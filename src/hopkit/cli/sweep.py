@@ -13,17 +13,15 @@ import sys
 from typing import Any
 
 from hopkit.cli.numbers import integer
-from hopkit.pipelines.configs import instantiate_pipeline_config
-from hopkit.calibration.stored import with_stored_threshold
 from hopkit.cli.console import run_log
-from hopkit.cli.executor import add_executor_arguments, chosen_executor, executor_fields
+from hopkit.cli.executor import add_executor_arguments, executor_fields
 from hopkit.cli.help_texts import llm_help, retrieval_help
 from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
 from hopkit.cli.store_access import existing_factory
 from hopkit.cli.until_decided import add_arguments as add_until_decided_arguments, pairs_of, run_until_decided
 from hopkit.errors import HopkitError
 from hopkit.experiments import load_experiment
-from hopkit.executors.choice import ExecutorChoice
+from hopkit.pipelines.assembly import Assembly, Changes, assemble, refuse_unused_retrieval
 from hopkit.terminal import printable
 
 
@@ -44,9 +42,9 @@ def add_arguments(sweep: argparse.ArgumentParser) -> None:
     add_until_decided_arguments(sweep)
 
 
-def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Any, ExecutorChoice]]:
-    """(config, dataset, pipeline, executor) for every cell, each built and checked; with ``--paper`` a cell
-    whose experiment is not run on its dataset is left out, saying why."""
+def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, str, Assembly]]:
+    """(config, dataset, assembly) for every cell, each built and checked; with ``--paper`` a cell whose experiment
+    is not run on its dataset is left out, saying why."""
     cells = []
     for argument in args.configs:
         for dataset in args.datasets:
@@ -58,30 +56,23 @@ def _cells(args: argparse.Namespace, session_factory: Any) -> list[tuple[str, st
                 spec, source = {"experiment": argument, "name": argument}, f"experiment {argument!r}"
             else:
                 spec, source = pipeline_config(argument)
-            cells.append((argument, dataset, *cell_pipeline(spec, source, dataset, args, session_factory)))
+            cells.append((argument, dataset, cell_pipeline(spec, source, dataset, args, session_factory)))
+    refuse_unused_retrieval(args.retrieval, [assembly for _, _, assembly in cells], "the sweep")
     return cells
 
 
 def cell_pipeline(spec: dict[str, Any], source: str, dataset: str, args: argparse.Namespace, session_factory: Any,
-                  top_k: int | None = None) -> tuple[Any, ExecutorChoice]:
-    """One cell's pipeline and executor, built and checked before any question is asked: the config ``spec`` (read
-    from ``source``) on ``dataset``, with the command's ``--llm``, ``--batch-size``, ``--retrieval`` (for a method that
-    retrieves) and executor options, and ``top_k`` where given (``hopkit reproduce`` runs cells this way too)."""
-    spec["dataset"] = dataset
-    for option, value in (("llm", args.llm), ("batch_size", args.batch_size)):
-        if value is not None:
-            spec[option] = value
-    spec.update(executor_fields(args))
-    retrieves = spec.get("retrieval_pipeline_name", "") is not None  # NoR's configs name none
-    if args.retrieval is not None and retrieves:
-        spec["retrieval_pipeline_name"] = args.retrieval
-    spec, threshold = with_stored_threshold(spec, session_factory)
-    if threshold:
-        print(f"calibrated threshold: {printable(threshold)}", flush=True)
-    config = instantiate_pipeline_config(spec, source)
-    pipeline = config.build(session_factory)
-    pipeline.run_spec(top_k)  # the dataset is stored, the method takes these options
-    return pipeline, chosen_executor(args, config)
+                  top_k: int | None = None) -> Assembly:
+    """One cell's run, built and checked before any question is asked: the config ``spec`` (read from ``source``)
+    on ``dataset``, with the command's ``--llm``, ``--batch-size``, ``--retrieval`` (for a method that retrieves)
+    and executor options, and ``top_k`` where given (``hopkit reproduce`` runs cells this way too)."""
+    changes = Changes(dataset=dataset, llm=args.llm, batch_size=args.batch_size, retrieval=args.retrieval,
+                      executor=executor_fields(args), top_k=top_k)
+    assembly = assemble(spec, source, lambda: session_factory, changes)
+    if assembly.threshold:
+        print(f"calibrated threshold: {printable(assembly.threshold)}", flush=True)
+    assembly.check()
+    return assembly
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -92,9 +83,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"sweep: {len(args.configs)} config(s) × {len(args.datasets)} dataset(s) = {len(cells)} run(s)", flush=True)
     rows: list[tuple[str, ...]] = []
     with run_log("sweep") as log_file:
-        def run_cell(config: str, dataset: str, pipeline: Any, executor: ExecutorChoice, limit: int | None) -> int:
+        def run_cell(config: str, dataset: str, assembly: Assembly, limit: int | None) -> int:
             try:
-                outcome = pipeline.run(limit=limit, progress=not args.quiet, executor=executor)
+                outcome = assembly.run(limit=limit, progress=not args.quiet)
             except HopkitError as exc:  # this cell only: the others still run
                 sys.stderr.write(f"hopkit: error: {printable(config)} on {printable(dataset)}: {exc}\n")
                 rows.append((config, dataset, "-", "-", "-", "-", "error"))
@@ -108,9 +99,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if getattr(args, "until_decided", None):
             return run_until_decided(args, cells, session_factory, run_cell)
         codes = []
-        for number, (config, dataset, pipeline, executor) in enumerate(cells, 1):
+        for number, (config, dataset, assembly) in enumerate(cells, 1):
             print(f"[{number}/{len(cells)}] {printable(config)} on {printable(dataset)}", flush=True)
-            codes.append(run_cell(config, dataset, pipeline, executor, args.limit))
+            codes.append(run_cell(config, dataset, assembly, args.limit))
     _print_table(rows)
     return max(codes, default=0)
 

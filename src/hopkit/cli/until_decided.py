@@ -120,16 +120,17 @@ def _check(store: Store, track: Track, order: list[str], args: argparse.Namespac
         track.reason = f"sequence narrower than {args.resolution:g} points"
 
 
-def run_until_decided(args: argparse.Namespace, cells: list[tuple[str, str, Any, Any]], session_factory: Any,
+def run_until_decided(args: argparse.Namespace, cells: list[tuple[str, str, Any]], session_factory: Any,
                       run_cell: Any) -> int:
-    """Grow the pairs batch by batch (``run_cell(config, dataset, pipeline, executor, limit)`` runs one cell up to
-    ``limit`` questions and returns its exit code); print and record where each stopped. Returns the exit code."""
+    """Grow the pairs batch by batch (``run_cell(config, dataset, assembly, limit)`` runs one cell's
+    :class:`~hopkit.pipelines.assembly.Assembly` up to ``limit`` questions and returns its exit code); print and
+    record where each stopped. Returns the exit code."""
     if args.budget is None:
         raise ConfigError("option '--until-decided' needs '--budget N', the most answers its runs may store")
     store = Store(session_factory)
-    by_cell = {(config, dataset): (pipeline, executor) for config, dataset, pipeline, executor in cells}
+    by_cell = {(config, dataset): assembly for config, dataset, assembly in cells}
     orders = {dataset: [q.id for q in store.queries(dataset)] for dataset in args.datasets}
-    tracks = [Track(a, b, dataset, by_cell[a, dataset][0].run_spec().run_id, by_cell[b, dataset][0].run_spec().run_id)
+    tracks = [Track(a, b, dataset, _run_id(by_cell[a, dataset]), _run_id(by_cell[b, dataset]))
               for a, b in pairs_of(args.until_decided, args.configs) for dataset in args.datasets
               if (a, dataset) in by_cell and (b, dataset) in by_cell]
     runs = {run_id for track in tracks for run_id in (track.run_a, track.run_b)}
@@ -155,8 +156,7 @@ def run_until_decided(args: argparse.Namespace, cells: list[tuple[str, str, Any,
             print(f"until decided: {printable(track.a)} : {printable(track.b)} on {printable(track.dataset)}, "
                   f"questions {track.n + 1}-{limit}", flush=True)
             for config in (track.a, track.b):
-                pipeline, executor = by_cell[config, track.dataset]
-                codes.append(run_cell(config, track.dataset, pipeline, executor, limit))
+                codes.append(run_cell(config, track.dataset, by_cell[config, track.dataset], limit))
             for run_id in (track.run_a, track.run_b):
                 answered[run_id] = _answered(store, run_id)
             grown = _prefix(order, answered[track.run_a], answered[track.run_b])
@@ -165,6 +165,10 @@ def run_until_decided(args: argparse.Namespace, cells: list[tuple[str, str, Any,
             track.n = grown
     _report(tracks, args, sum(len(done) for done in answered.values()))
     return max(codes)
+
+
+def _run_id(assembly: Any) -> str:
+    return str(assembly.pipeline.run_spec(assembly.top_k).run_id)
 
 
 def _report(tracks: list[Track], args: argparse.Namespace, spent: int) -> None:
