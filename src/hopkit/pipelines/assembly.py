@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.calibration.stored import with_stored_threshold
+from hopkit.pipelines.stored_threshold import with_stored_threshold
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.pipelines.base import GenerationPipeline

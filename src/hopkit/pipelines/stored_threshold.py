@@ -1,5 +1,6 @@
 """A run's calibrated threshold from the store: what ``hopkit calibrate`` measured for its model,
-retrieval and dataset, used where the run's config does not set the threshold itself."""
+retrieval and dataset, used where the run's config does not set the threshold itself (a step of a
+run's assembly, :mod:`hopkit.pipelines.assembly`)."""
 
 from __future__ import annotations
 
