@@ -1,7 +1,7 @@
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pytest
 
@@ -9,7 +9,8 @@ from hopkit.errors import LLMError
 from hopkit.llm.cache import CachedLLM
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.llm.protocol import LLM, Completion
+from hopkit.llm.protocol import CAPABILITY_METHOD_TABLE, LLM, ChatMessage, Completion
+from hopkit.traces.collect import collect_trace, record_step
 from hopkit.usage import Usage, track_usage, usage_component
 
 pytestmark = pytest.mark.unit
@@ -113,3 +114,34 @@ def test_meter_outside_a_cache_counts_hits_with_their_tokens(tmp_path: Path) -> 
         llm.complete("x y z")
         llm.complete("x y z")  # a hit: the scripted LLM would raise if called again
     assert usage.llm_calls == 2 and usage.prompt_tokens == 6 and usage.completion_tokens == 4
+
+
+def test_each_capability_call_is_counted_as_its_table_row_says() -> None:
+    """The meter forwards every capability from one table: generations note their prompt and count their
+    tokens, scorings their prompt tokens, ``attend`` the tokens it read, ``token_texts`` nothing."""
+    inner = ScriptedLLM(lambda prompt: "one two", scores={" yes": -0.1}, token_scores=-0.5, streaming=True,
+                        chat=True, sampling=True, entropies=0.5)
+    llm = MeteredLLM(inner)
+    calls: dict[str, Callable[[], object]] = {
+        "complete_until": lambda: llm.complete_until("a b c", lambda text: False),
+        "score_continuations": lambda: llm.score_continuations("a b c", [" yes"]),
+        "score_tokens": lambda: llm.score_tokens("a b c", " d e"),
+        "complete_chat": lambda: llm.complete_chat([ChatMessage("user", "a b")]),
+        "complete_sample": lambda: llm.complete_sample(prompt="a b c", sample=1),
+        "complete_attended": lambda: llm.complete_attended("a b c"),
+        "attend": lambda: llm.attend("a b c d"),
+        "token_texts": lambda: llm.token_texts("a b c d"),
+    }
+    assert sorted(calls) == sorted(method.name for method in CAPABILITY_METHOD_TABLE)
+    counted: dict[str, tuple[int, int, int, int]] = {}
+    for name, call in calls.items():
+        with track_usage() as usage, collect_trace(prompts=True) as trace:
+            call()
+            record_step("called")
+        noted = trace.steps[0].extra.get("prompts", [])
+        counted[name] = (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens, len(noted))
+    chat_prompt_tokens = inner.count_tokens("<|user|>\na b\n<|assistant|>\n")
+    assert counted == {
+        "complete_until": (1, 3, 2, 1), "score_continuations": (1, 3, 0, 0), "score_tokens": (1, 3, 0, 0),
+        "complete_chat": (1, chat_prompt_tokens, 2, 1), "complete_sample": (1, 3, 2, 1),
+        "complete_attended": (1, 3, 2, 1), "attend": (1, 4, 0, 0), "token_texts": (0, 0, 0, 0)}

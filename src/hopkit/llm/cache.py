@@ -10,8 +10,13 @@ started; a file deleted during a run is created again; a cache that still cannot
 used (unwritable folder, disk full, locked too long) is bypassed for the rest of the
 process: the model answers every request. Each of these is logged as a warning.
 
-The cache has exactly the optional capabilities of the model it wraps. Scores are
-kept in their own table, keyed on the model, the prompt and the candidates in order.
+The cache has exactly the optional capabilities of the model it wraps. It keeps plain,
+chat, sampled and early-stopped completions and the scores of candidates; every other
+capability's call (``score_tokens``, the attention calls) passes straight through to the
+model (:class:`~hopkit.llm.wrapper.LLMWrapper`): a per-token scoring is cheap beside the
+generation it checks, and the cache keeps texts and one number per candidate, not tokens
+or attention. Scores are kept in their own table, keyed on the model, the prompt and the
+candidates in order.
 Early-stopped completions (``complete_until``) are kept under their own keys and never
 answer a plain ``complete``, whose caller may keep more than the early stop settled;
 ``complete_until`` is answered by a stored plain completion (the full text settles any
@@ -33,9 +38,8 @@ from typing import Any, Callable, Literal, Sequence
 
 from hopkit.full_disk import is_disk_full
 from hopkit.llm.logprobs import check_candidates
-from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
-                                 AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
-                                 SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
+from hopkit.llm.protocol import (CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, ChatLLM, ChatMessage, Completion, Done,
+                                 SamplingLLM, Scores, ScoringLLM, StreamingLLM)
 from hopkit.llm.wrapper import LLMWrapper
 
 logger = logging.getLogger(__name__)
@@ -231,39 +235,6 @@ class CachedLLM(LLMWrapper):
                   (key, self.inner.model_id, json.dumps(list(scores.logprobs)), json.dumps(list(scores.floored)),
                    scores.prompt_tokens, scores.seconds, time.time()))
         return scores
-
-    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
-        """The wrapped model's ``score_tokens``, not cached: a per-token scoring is cheap beside the
-        generation it checks, and the cache's tables keep one number per candidate.
-
-        Raises:
-            LLMError: the wrapped model has no ``"token_scoring"`` capability, or its call failed.
-        """
-        scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
-        return scoring.score_tokens(prompt, continuation)
-
-    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
-        """The wrapped model's ``complete_attended``, not cached: the cache keeps texts, not attention.
-
-        Raises:
-            LLMError: the wrapped model has no ``"attention"`` capability, or its call failed.
-        """
-        attending: AttendingLLM = self._able(ATTENTION)
-        return attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens)
-
-    def attend(self, text: str) -> Attention:
-        """The wrapped model's ``attend``, not cached.
-
-        Raises:
-            LLMError: the wrapped model has no ``"attention"`` capability, or its call failed.
-        """
-        attending: AttendingLLM = self._able(ATTENTION)
-        return attending.attend(text)
-
-    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
-        """The wrapped model's ``token_texts``."""
-        attending: AttendingLLM = self._able(ATTENTION)
-        return attending.token_texts(text, special_tokens=special_tokens)
 
     def _stored_completion(self, key: str, started: float) -> Completion | None:
         row = self._run("SELECT text, prompt_tokens, completion_tokens FROM completions WHERE key = ?", (key,))

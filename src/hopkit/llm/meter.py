@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
-from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING,
-                                 AttendedCompletion, AttendingLLM, Attention, ChatLLM, ChatMessage, Completion, Done,
-                                 SamplingLLM, Scores, ScoringLLM, StreamingLLM, TokenScores, TokenScoringLLM)
+from hopkit.llm.protocol import LLM, AttendedCompletion, CapabilityMethod, ChatMessage, Completion, Metering
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
@@ -28,8 +26,11 @@ class MeteredLLM(LLMWrapper):
     inside to count only real model calls.
 
     It has exactly the optional capabilities of the model it wraps (``capabilities``);
-    an early-stopped completion and a scoring call are counted and timed like a
-    completion (a scoring call generates no tokens). Each completion's prompt is noted for
+    a capability's call is counted and timed as its ``metering`` in
+    :data:`~hopkit.llm.protocol.CAPABILITY_METHOD_TABLE` says: an early-stopped, chat, sampled
+    or attended completion like a completion, a scoring with its prompt tokens alone (it
+    generates none), ``attend`` with the tokens it read, ``token_texts`` (no model call) not
+    at all. Each completion's prompt is noted for
     the question's trace (kept only when its block keeps prompts: ``hopkit run
     --trace-prompts``); scoring prompts are not, being many and short-lived. A call that
     fails is counted too, with no tokens: its seconds (a server's time-outs and retries,
@@ -71,93 +72,19 @@ class MeteredLLM(LLMWrapper):
         return self._record(*self._timed(lambda: self.inner.complete(prompt, stop=stop, max_tokens=max_tokens,
                                                                      temperature=temperature)))
 
-    def complete_sample(self, prompt: str, sample: int, *, stop: Sequence[str] = (), max_tokens: int = 256,
-                        temperature: float = 1.0) -> Completion:
-        """The wrapped LLM's ``complete_sample``, recorded like :meth:`complete`.
+    def _forward(self, method: CapabilityMethod, call: Callable[[], T], subject: object) -> T:
+        """A capability's call, noted and recorded as its ``metering`` says (see :data:`Metering`).
 
         Raises:
-            LLMError: the wrapped LLM has no ``"sampling"`` capability, or its call failed.
+            LLMError: whatever the wrapped LLM raised (the failed call is counted, with its seconds and no tokens).
         """
-        sampling: SamplingLLM = self._able(SAMPLING)
-        note_prompt(prompt)
-        return self._record(*self._timed(lambda: sampling.complete_sample(prompt, sample, stop=stop,
-                                                                          max_tokens=max_tokens,
-                                                                          temperature=temperature)))
-
-    def complete_chat(self, messages: Sequence[ChatMessage], *, stop: Sequence[str] = (), max_tokens: int = 256,
-                      temperature: float = 0.0) -> Completion:
-        """The wrapped LLM's ``complete_chat``, recorded like :meth:`complete`.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"chat"`` capability, or its call failed.
-        """
-        chat: ChatLLM = self._able(CHAT)
-        note_prompt([message.as_dict() for message in messages])
-        return self._record(*self._timed(lambda: chat.complete_chat(messages, stop=stop, max_tokens=max_tokens,
-                                                                    temperature=temperature)))
-
-    def complete_until(self, prompt: str, done: Done, *, stop: Sequence[str] = (), max_tokens: int = 256,
-                       temperature: float = 0.0) -> Completion:
-        """The wrapped LLM's ``complete_until``, recorded like :meth:`complete`.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"early_stop"`` capability, or its call failed.
-        """
-        streaming: StreamingLLM = self._able(EARLY_STOP)
-        note_prompt(prompt)
-        return self._record(*self._timed(lambda: streaming.complete_until(prompt, done, stop=stop,
-                                                                          max_tokens=max_tokens,
-                                                                          temperature=temperature)))
-
-    def score_continuations(self, prompt: str, candidates: Sequence[str]) -> Scores:
-        """The wrapped LLM's ``score_continuations``, recorded as one call with its prompt tokens.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"scoring"`` capability, or its call failed.
-        """
-        scoring: ScoringLLM = self._able(SCORING)
-        scores, seconds = self._timed(lambda: scoring.score_continuations(prompt, candidates))
-        self._add(scores.prompt_tokens, 0, scores.cached_prompt_tokens, seconds)
-        return scores
-
-    def score_tokens(self, prompt: str, continuation: str) -> TokenScores:
-        """The wrapped LLM's ``score_tokens``, recorded as one call with its prompt tokens.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"token_scoring"`` capability, or its call failed.
-        """
-        scoring: TokenScoringLLM = self._able(TOKEN_SCORING)
-        token_scores, seconds = self._timed(lambda: scoring.score_tokens(prompt, continuation))
-        self._add(token_scores.prompt_tokens, 0, token_scores.cached_prompt_tokens, seconds)
-        return token_scores
-
-    def complete_attended(self, prompt: str, *, stop: Sequence[str] = (), max_tokens: int = 256) -> AttendedCompletion:
-        """The wrapped LLM's ``complete_attended``, recorded like :meth:`complete`.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"attention"`` capability, or its call failed.
-        """
-        attending: AttendingLLM = self._able(ATTENTION)
-        note_prompt(prompt)
-        attended, seconds = self._timed(lambda: attending.complete_attended(prompt, stop=stop, max_tokens=max_tokens))
-        self._record(attended.completion, seconds)
-        return attended
-
-    def attend(self, text: str) -> Attention:
-        """The wrapped LLM's ``attend``, recorded as one call reading the text's tokens.
-
-        Raises:
-            LLMError: the wrapped LLM has no ``"attention"`` capability, or its call failed.
-        """
-        attending: AttendingLLM = self._able(ATTENTION)
-        attention, seconds = self._timed(lambda: attending.attend(text))
-        self._add(len(attention.tokens), 0, 0, seconds)
-        return attention
-
-    def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
-        """The wrapped LLM's ``token_texts`` (the tokenizer alone: not a call, not recorded)."""
-        attending: AttendingLLM = self._able(ATTENTION)
-        return attending.token_texts(text, special_tokens=special_tokens)
+        if method.metering == "free":
+            return call()
+        if method.metering == "completion":
+            note_prompt(_as_noted(subject))
+        result, seconds = self._timed(call)
+        self._add(*_counted(method.metering, result), seconds)
+        return result
 
     def _timed(self, call: Callable[[], T]) -> tuple[T, float]:
         """What ``call`` returned and the seconds it took; a call that raised is counted (no tokens) and re-raised."""
@@ -170,7 +97,7 @@ class MeteredLLM(LLMWrapper):
         return result, time.perf_counter() - started
 
     def _record(self, completion: Completion, seconds: float) -> Completion:
-        self._add(completion.prompt_tokens, completion.completion_tokens, completion.cached_prompt_tokens, seconds)
+        self._add(*_counted("completion", completion), seconds)
         return completion
 
     def _add(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int, seconds: float) -> None:
@@ -183,3 +110,21 @@ class MeteredLLM(LLMWrapper):
 
     def __repr__(self) -> str:
         return f"MeteredLLM({self.inner!r})"
+
+
+def _as_noted(prompt: Any) -> str | list[dict[str, str]]:
+    """A generation's prompt as the trace keeps it: the text, or chat turns (:class:`ChatMessage`) as
+    role/content mappings."""
+    return prompt if isinstance(prompt, str) else [message.as_dict() for message in prompt]
+
+
+def _counted(metering: Metering, result: Any) -> tuple[int, int, int]:
+    """The prompt, generated and cached prompt tokens a call spent, read off its result."""
+    if metering == "completion":
+        completion = result.completion if isinstance(result, AttendedCompletion) else result
+        return completion.prompt_tokens, completion.completion_tokens, completion.cached_prompt_tokens
+    if metering == "scoring":
+        return result.prompt_tokens, 0, result.cached_prompt_tokens
+    if metering == "reading":
+        return len(result.tokens), 0, 0
+    return 0, 0, 0

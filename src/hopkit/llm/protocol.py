@@ -19,7 +19,9 @@ the matching method:
 Ask with :func:`supports` (or :func:`require`, which raises), never by looking for the
 method: wrappers such as ``CachedLLM`` and ``MeteredLLM`` always have the methods but
 declare exactly the capabilities of the model they wrap, and raise :class:`LLMError`
-when the wrapped model lacks one. An LLM without ``capabilities`` has none.
+when the wrapped model lacks one. An LLM without ``capabilities`` has none. Every
+capability's methods are listed once, in :data:`CAPABILITY_METHOD_TABLE`, from which the
+wrappers forward them (a new capability is its protocol class and its rows there).
 """
 
 from __future__ import annotations
@@ -45,9 +47,6 @@ SAMPLING: Final = "sampling"
 ATTENTION: Final = "attention"
 # Serves several calls at once (a server); a model without it is sent one question at a time.
 CONCURRENT_CALLS: Final = "concurrent_calls"
-CAPABILITY_METHODS: Final[dict[str, tuple[str, ...]]] = {
-    EARLY_STOP: ("complete_until",), SCORING: ("score_continuations",), TOKEN_SCORING: ("score_tokens",),
-    CHAT: ("complete_chat",), SAMPLING: ("complete_sample",), ATTENTION: ("complete_attended", "attend", "token_texts")}
 Role = Literal["system", "user", "assistant"]
 
 # A predicate on the text generated so far; see hopkit.llm.early_stop.
@@ -389,6 +388,47 @@ class AttendingLLM(LLM, Protocol):
         ``special_tokens``), each as :class:`Attention` gives them: a word's first token carries the space
         before it. No model call."""
         ...
+
+
+# How the usage meter (hopkit.llm.meter) counts a call of a capability's method: "completion", a generation
+# (its prompt noted for the question's trace; its prompt and generated tokens counted, those of an
+# AttendedCompletion's completion); "scoring", the prompt tokens of a scoring (the prompt not noted);
+# "reading", the tokens of the text an Attention read (the text not noted); "free", no model call (the
+# tokenizer alone), not counted.
+Metering = Literal["completion", "scoring", "reading", "free"]
+
+
+@dataclass(frozen=True)
+class CapabilityMethod:
+    """One method of an optional capability, as the wrappers (:mod:`hopkit.llm.wrapper`) forward it.
+
+    ``protocol`` is the protocol class that declares ``name`` (its signature and docstring are the
+    wrappers'); ``metering`` is how :class:`~hopkit.llm.meter.MeteredLLM` counts a call (:data:`Metering`).
+    The response cache passes every such call through unless it has its own method for it.
+    """
+
+    name: str
+    capability: Capability
+    protocol: type
+    metering: Metering = "completion"
+
+
+# Every capability's methods, once: a new capability is its protocol class above and its rows here (and
+# the backends that have it); the wrappers forward and meter it from this table.
+CAPABILITY_METHOD_TABLE: Final[tuple[CapabilityMethod, ...]] = (
+    CapabilityMethod("complete_until", EARLY_STOP, StreamingLLM),
+    CapabilityMethod("score_continuations", SCORING, ScoringLLM, metering="scoring"),
+    CapabilityMethod("score_tokens", TOKEN_SCORING, TokenScoringLLM, metering="scoring"),
+    CapabilityMethod("complete_chat", CHAT, ChatLLM),
+    CapabilityMethod("complete_sample", SAMPLING, SamplingLLM),
+    CapabilityMethod("complete_attended", ATTENTION, AttendingLLM),
+    CapabilityMethod("attend", ATTENTION, AttendingLLM, metering="reading"),
+    CapabilityMethod("token_texts", ATTENTION, AttendingLLM, metering="free"),
+)
+# The names of each capability's methods (from the table).
+CAPABILITY_METHODS: Final[dict[str, tuple[str, ...]]] = {
+    capability: tuple(method.name for method in CAPABILITY_METHOD_TABLE if method.capability == capability)
+    for capability in dict.fromkeys(method.capability for method in CAPABILITY_METHOD_TABLE)}
 
 
 def capabilities_of(llm: object) -> frozenset[str]:
