@@ -55,28 +55,30 @@ class DRAGINConfig:
     ``config/Llama2-7b-chat/HotpotQA/DRAGIN.json`` at oneal2000/DRAGIN 4d71efc).
 
     Attributes:
-        threshold: θ, a content word scored above it triggers retrieval (``hallucination_threshold``: 0.8
-            on HotpotQA since 58dca59, 1.0 on 2WikiMultihopQA since 47c4cdc).
+        threshold: θ, a content word whose RIND score passes it triggers a retrieval (the authors'
+            ``hallucination_threshold``: 0.8 on HotpotQA since 58dca59, 1.0 on 2WikiMultihopQA since 47c4cdc).
         k: paragraphs per retrieval (``retrieve_topk``: 3).
         keep_words: QFS's query holds at most this many words (``retrieve_keep_top_k``: 35; 25 on 2Wiki).
-        max_query_tokens: the query searched is its last this many tokens of the model's tokenizer
-            (``BasicRAG.retrieve``'s ``max_query_length``: 64, cut on the left).
+        max_query_tokens: the retriever searches the query's last this many tokens of the model's tokenizer
+            (the authors' ``max_query_length`` of ``BasicRAG.retrieve``: 64, cut on the left).
         regenerate_answer: the authors' answer stage (``eval.py regenerate_answer``): a text that never says
-            "the answer is" gets " So the answer is " and 20 generated tokens before the answer is read;
-            False reads it as it is (no call; the answer is then empty on HotpotQA's reading).
+            "the answer is" gets " So the answer is " and 20 generated tokens before its answer is read; false
+            reads the text as it is (one model call fewer; the answer is then empty on HotpotQA's reading).
         max_length: the output's budget in tokens, and each generation's (``generate_max_length``: 100;
             64 on 2Wiki).
-        max_generations: generations at most, a bound the authors' loop does not need (it stops when the
+        max_generations: generations at most, a bound the authors' loop does not have (it stops when the
             output stops growing).
-        exemplars: whose exemplars the prompt holds (``hotpotqa``, ``2wikimultihopqa``, ``strategyqa``; None:
-            the run's dataset's where the authors wrote some, else HotpotQA's).
-        shots: how many of them (``fewshot``: 8 on HotpotQA, 6 on 2Wiki and StrategyQA).
-        case: ``authors``: the test case as the authors' set lays it out (HotpotQA's and StrategyQA's with
-            their step-by-step instruction); ``plain``: as the exemplars' questions ("Question: ...\nAnswer:").
-        turn_stop: also end each generation at a chat turn the model runs on into on the answer's line
-            ("...no.Human: ..."), as the answer reading already cuts there (the authors' generation runs on).
-        repeats: ``keep``: after a retrieval keep the continuation's first sentence (the authors');
-            ``skip``: its first sentence the output does not hold yet (none: the output stops growing).
+        exemplars: whose exemplars the prompt holds (null: the run's dataset's where the authors wrote some,
+            else HotpotQA's, said at the start of the run).
+        shots: how many exemplars (``fewshot``: 8 on HotpotQA, 6 on 2Wiki and StrategyQA).
+        case: ``authors``: the test case as the authors' set lays it out (HotpotQA's and StrategyQA's carry
+            a step-by-step instruction); ``plain``: "Question: ...\\nAnswer:", as the exemplars' questions.
+        turn_stop: also end each generation at a chat turn the model writes on the answer's line
+            (:data:`TURN_MARKERS`: "Human:", "Assistant:", "User:", "Question:"; "...no.Human: ..."), as the
+            answer reading already cuts there (the authors' generation runs on).
+        repeats: ``keep``: after a retrieval, the continuation's first sentence is added, as the authors add
+            it; ``skip``: its first sentence the output does not already hold (none: the output stops growing
+            and the loop ends).
     """
 
     threshold: Annotated[float, Gt(0)] = 0.8

@@ -1,0 +1,167 @@
+"""The option tables of ``docs/configs.md``, generated from the options dataclasses.
+
+A table is one options dataclass: a row per field, its name, its type and range in words
+(:func:`hopkit.options.expected`, a ``Literal``'s or a ``choices`` field's values spelled out), what its
+docstring's ``Attributes:`` section says of it, and its default. It is written between the markers
+``<!-- options:NAME:start -->`` and ``<!-- options:NAME:end -->`` (NAME: a registered method, whose
+options class :data:`~hopkit.methods.registry.MethodEntry.options` it draws); the prose around the
+markers is the page's own. A method's table moves under this module by its markers alone.
+
+Regenerate after changing an options class or its docstring::
+
+    python -m hopkit.report.option_tables --write     # rewrite the sections
+    python -m hopkit.report.option_tables --check     # exit 1 naming the sections out of date
+
+``tests/config/test_option_tables.py`` fails while a section is not what this module writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import re
+import sys
+import typing
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+from hopkit.methods.registry import entries
+from hopkit.options import expected, option_choices, parameter_types
+
+#: The page the tables are written into (this file is src/hopkit/report/option_tables.py).
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "configs.md"
+COMMAND = "python -m hopkit.report.option_tables --write"
+_SECTION = re.compile(r"<!-- options:(?P<name>[a-z0-9-]+):start -->\n.*?<!-- options:(?P=name):end -->", re.S)
+_ROLE = re.compile(r":[a-z]+:`~?(?P<name>[^`]+)`")
+_ENTRY = re.compile(r"(?P<name>[a-z_][a-z0-9_]*): (?P<text>.*)")
+
+
+def attribute_docs(options: type) -> dict[str, str]:
+    """What the ``Attributes:`` section of ``options``'s docstring says of each field, one line each."""
+    lines = inspect.cleandoc(options.__doc__ or "").splitlines()
+    if "Attributes:" not in lines:
+        return {}
+    said: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines[lines.index("Attributes:") + 1:]:
+        if line and not line.startswith(" "):
+            break  # the next section
+        entry = _ENTRY.fullmatch(line.strip()) if line.startswith("    ") and not line.startswith("     ") else None
+        if entry is not None:
+            current = said.setdefault(entry["name"], [])
+            current.append(entry["text"])
+        elif current is not None and line.strip():
+            current.append(line.strip())
+    return {name: _markdown(" ".join(words)) for name, words in said.items()}
+
+
+def _markdown(text: str) -> str:
+    """reStructuredText's inline literals (double backticks) and cross-references (``:data:`~x.NAME```) as
+    Markdown's literals."""
+    return _ROLE.sub(lambda match: f"`{match['name'].rsplit('.', 1)[-1]}`", text).replace("``", "`")
+
+
+def _cell(text: str) -> str:
+    """``text`` in a table cell: its pipes escaped (its backticks are Markdown's own)."""
+    return text.replace("|", "\\|")
+
+
+def _shown(value: Any) -> str:
+    """A value as a YAML file writes it, in a table cell."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"`{value}`" if value else '`""`'
+    return str(value)
+
+
+def _kind(hint: Any, field: dataclasses.Field[Any]) -> str:
+    """A field's type and range in words; the values a ``Literal`` or ``choices`` field takes spelled out."""
+    values = option_choices(field)
+    if values is None and typing.get_origin(hint) is Literal:
+        values = list(typing.get_args(hint))
+    if values is None:
+        return expected(hint)
+    shown = [_shown(value) for value in values]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def _default(field: dataclasses.Field[Any]) -> str:
+    if field.default is not dataclasses.MISSING:
+        return _shown(field.default)
+    if field.default_factory is not dataclasses.MISSING:
+        return _shown(field.default_factory())
+    return "(required)"
+
+
+def option_table(options: type) -> str:
+    """The Markdown table of ``options``'s fields: option, type and range (with what its docstring says),
+    default.
+
+    Raises:
+        ValueError: a field its docstring's ``Attributes:`` section does not describe.
+    """
+    said = attribute_docs(options)
+    hints = parameter_types(options)
+    rows = ["| option | type and range | default |", "|---|---|---|"]
+    for field in dataclasses.fields(options):
+        if field.name not in said:
+            raise ValueError(f"{options.__qualname__}'s docstring does not describe its field {field.name!r} "
+                             "under Attributes:")
+        kind = f"{_kind(hints[field.name], field)}: {said[field.name]}"
+        rows.append(f"| `{field.name}` | {_cell(kind)} | {_cell(_default(field))} |")
+    return "\n".join(rows)
+
+
+def section(name: str) -> str:
+    """The marked section of method ``name``'s options table, markers included."""
+    return (f"<!-- options:{name}:start -->\n<!-- generated by {COMMAND} from "
+            f"{entries()[name].options.__qualname__}: edit the class and its docstring, not this table -->\n"
+            f"{option_table(entries()[name].options)}\n<!-- options:{name}:end -->")
+
+
+def generated(page: str) -> str:
+    """``page`` with each of its marked sections as this module writes it.
+
+    Raises:
+        ValueError: a section names no registered method.
+    """
+    def written(match: re.Match[str]) -> str:
+        if match["name"] not in entries():
+            raise ValueError(f"docs/configs.md: the section options:{match['name']} names no registered method; "
+                             f"registered: {', '.join(sorted(entries()))}")
+        return section(match["name"])
+
+    return _SECTION.sub(written, page)
+
+
+def sections_in(page: str) -> list[str]:
+    """The methods whose options tables ``page`` has as generated sections."""
+    return [match["name"] for match in _SECTION.finditer(page)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hopkit.report.option_tables", description=__doc__.split("\n")[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--write", action="store_true", help="rewrite the generated sections of docs/configs.md")
+    action.add_argument("--check", action="store_true", help="exit 1 if a section is out of date")
+    arguments = parser.parse_args(argv)
+    page = PAGE.read_text(encoding="utf-8")
+    current = generated(page)
+    if arguments.write:
+        if current != page:
+            PAGE.write_text(current, encoding="utf-8")
+        print(f"{PAGE}: {len(sections_in(current))} option tables")
+        return 0
+    stale = [name for name in sections_in(page) if section(name) not in page]
+    if stale:
+        print(f"{PAGE}: out of date: {', '.join(stale)}; run {COMMAND}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""docs/configs.md's generated option tables are what the options dataclasses say (hopkit.report.option_tables)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+import pytest
+from annotated_types import Ge
+
+from hopkit.report.option_tables import COMMAND, PAGE, generated, option_table, sections_in
+
+pytestmark = pytest.mark.unit
+
+
+@dataclass(frozen=True)
+class ToyOptions:
+    """A method's options.
+
+    Attributes:
+        k: paragraphs per retrieval (the authors' ``topk``), over two
+            lines.
+        mode: ``fast``: one call; ``slow``: two (:data:`~hopkit.x.SLOW`).
+        name: its name.
+        exemplars: whose exemplars, or null.
+    """
+
+    k: Annotated[int, Ge(1)] = 3
+    mode: Literal["fast", "slow"] = "fast"
+    name: str = field(default="toy", metadata={"choices": lambda: ["toy", "other"]})
+    exemplars: str | None = None
+
+
+def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> None:
+    assert option_table(ToyOptions).splitlines() == [
+        "| option | type and range | default |",
+        "|---|---|---|",
+        "| `k` | an integer >= 1: paragraphs per retrieval (the authors' `topk`), over two lines. | 3 |",
+        "| `mode` | `fast` or `slow`: `fast`: one call; `slow`: two (`SLOW`). | `fast` |",
+        "| `name` | `toy` or `other`: its name. | `toy` |",
+        "| `exemplars` | a string or null: whose exemplars, or null. | null |",
+    ]
+
+
+def test_a_field_its_docstring_does_not_describe_is_refused() -> None:
+    @dataclass(frozen=True)
+    class Undocumented:
+        """Options.
+
+        Attributes:
+            k: documented.
+        """
+
+        k: int = 1
+        forgotten: int = 2
+
+    with pytest.raises(ValueError, match="'forgotten'"):
+        option_table(Undocumented)
+
+
+def test_the_generated_sections_of_docs_configs_md_are_current() -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    assert sections_in(page), "docs/configs.md has no generated option table"
+    assert generated(page) == page, f"docs/configs.md's option tables are out of date: run {COMMAND}"
