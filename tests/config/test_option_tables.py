@@ -14,6 +14,11 @@ pytestmark = pytest.mark.unit
 
 
 @dataclass(frozen=True)
+class Inner:
+    size: int = 1
+
+
+@dataclass(frozen=True)
 class ToyOptions:
     """A method's options.
 
@@ -23,12 +28,14 @@ class ToyOptions:
         mode: ``fast``: one call; ``slow``: two (:data:`~hopkit.x.SLOW`).
         name: its name.
         exemplars: whose exemplars, or null.
+        inner: nested options.
     """
 
     k: Annotated[int, Ge(1)] = 3
     mode: Literal["fast", "slow"] = "fast"
     name: str = field(default="toy", metadata={"choices": lambda: ["toy", "other"]})
     exemplars: str | None = None
+    inner: Inner | None = None
 
 
 def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> None:
@@ -39,6 +46,7 @@ def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> No
         "| `mode` | `fast` or `slow`: `fast`: one call; `slow`: two (`SLOW`). | `fast` |",
         "| `name` | `toy` or `other`: its name. | `toy` |",
         "| `exemplars` | a string or null: whose exemplars, or null. | null |",
+        "| `inner` | a mapping of `Inner`'s options or null: nested options. | null |",
     ]
 
 

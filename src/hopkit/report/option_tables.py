@@ -22,6 +22,7 @@ import dataclasses
 import inspect
 import re
 import sys
+import types
 import typing
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -84,9 +85,18 @@ def _kind(hint: Any, field: dataclasses.Field[Any]) -> str:
     if values is None and typing.get_origin(hint) is Literal:
         values = list(typing.get_args(hint))
     if values is None:
-        return expected(hint)
+        return _in_words(hint)
     shown = [_shown(value) for value in values]
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def _in_words(hint: Any) -> str:
+    """:func:`~hopkit.options.expected`, but an options dataclass (nested options) is a mapping of its options."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_in_words(member) for member in typing.get_args(hint))
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return f"a mapping of `{hint.__name__}`'s options"
+    return expected(hint)
 
 
 def _default(field: dataclasses.Field[Any]) -> str:

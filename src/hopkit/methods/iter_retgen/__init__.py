@@ -25,7 +25,8 @@ class IterRetGenOptions(IterRetGenConfig):
         k: paragraphs retrieved per iteration (the paper's 5).
         max_tokens: generation budget of each iteration's chain of thought.
         demonstrations: the chain-of-thought demonstrations with paragraphs (the IRCoT authors'
-            files, see docs/methods/iter-retgen.md); None for a zero-shot chain of thought.
+            files, see docs/methods/iter-retgen.md); null for a zero-shot chain of thought (the run is
+            warned).
         shots: how many of those demonstrations the prompt holds (the paper's 3).
     """
 

@@ -39,14 +39,17 @@ class ReActConfig:
     """Options of ReAct.
 
     Attributes:
-        max_turns: Thought/Action/Observation turns at most (the authors' 7).
-        k: paragraphs a Search returns (1: the "first paragraph" of the authors' Wikipedia search);
-            the observation shows the first sentences of them.
+        max_turns: Thought/Action/Observation turns at most (the authors' 7); without Finish by then the
+            answer is empty.
+        k: paragraphs a ``Search[...]`` returns (1: the "first paragraph" of the authors' Wikipedia search);
+            the observation shows their first five sentences.
         max_tokens: budget of each generation.
-        lookup_end_newline: a Lookup with nothing left observes "No more results.\\n" as wikienv.py does
-            (false: without the newline).
-        stray_t: the first trajectory's first observation reads "Observation 1T:" (false: "Observation 1:",
-            as the authors' prompts_naive.json).
+        lookup_end_newline: a Lookup with nothing left observes "No more results.\\n", so the trajectory
+            gets a blank line, as the authors' wikienv.py (false: without the newline, as the saved cells
+            ran; pinned).
+        stray_t: the first trajectory's first observation reads "Observation 1T:", the typo of hopkit's copy
+            before issue 71 (the saved cells'; pinned); false: "Observation 1:", as the authors'
+            prompts_naive.json.
 
     ``lookup_end_newline: false`` and ``stray_t: true`` are hopkit's behaviour before issue 71, with which
     the campaign's saved cells ran; at those values the options are left out of the run's identity.

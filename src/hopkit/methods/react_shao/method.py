@@ -29,13 +29,14 @@ class ReActShaoConfig(SelfAskConfig):
     """Options of ReAct in Shao et al.'s form.
 
     Attributes:
-        k: paragraphs retrieved per query (Shao et al.'s 5).
-        max_follow_ups: follow-up questions (actions) at most (Shao et al.: at most 5 retrievals).
+        k: paragraphs retrieved per query, the question and each follow-up (Shao et al.'s 5).
+        max_follow_ups: follow-up questions (actions) answered at most (Shao et al.: at most 5 retrievals);
+            past it the loop asks for the final answer.
         retrieve_question: retrieve with the question before the first generation (Shao et al.'s
             cost table: about 14 paragraphs for 2.9 calls, one retrieval per call).
         max_tokens: budget of each generation.
-        trailing_spaces: Self-Ask's demonstrations keep the notebook's trailing spaces (false: stripped,
-            as the campaign's saved cells ran).
+        trailing_spaces: Self-Ask's demonstrations keep the trailing spaces of twelve lines of the authors'
+            notebook (false: each line stripped, as the campaign's saved cells ran; pinned).
     """
 
     def __post_init__(self) -> None:

@@ -41,14 +41,15 @@ class SelfAskConfig:
     """Options of Self-Ask.
 
     Attributes:
-        k: paragraphs retrieved per query (Shao et al.'s 5).
-        max_follow_ups: follow-up questions answered at most (Shao et al.: at most 5 retrievals).
+        k: paragraphs retrieved per query, the question and each follow-up (Shao et al.'s 5).
+        max_follow_ups: follow-up questions answered at most (Shao et al.: at most 5 retrievals); past it
+            the loop asks for the final answer.
         retrieve_question: retrieve with the question before the first generation (Shao et al.'s
             cost table counts one retrieval per model call).
         max_tokens: budget of each generation.
-        trailing_spaces: the demonstrations keep the trailing spaces of the authors' notebook (true) or
-            have each line stripped (false: hopkit's copy before issue 71, with which the campaign's saved
-            cells ran; left out of the run's identity).
+        trailing_spaces: the demonstrations keep the trailing spaces of twelve lines of the authors' notebook
+            (true) or have each line stripped (false: hopkit's copy before issue 71, with which the campaign's saved
+            cells ran; pinned, and left out of the run's identity).
     """
 
     k: PositiveInt = 5
