@@ -59,8 +59,9 @@ def attribute_docs(options: type) -> dict[str, str]:
 
 def _markdown(text: str) -> str:
     """reStructuredText's inline literals (double backticks) and cross-references (``:data:`~x.NAME```) as
-    Markdown's literals."""
-    return _ROLE.sub(lambda match: f"`{match['name'].rsplit('.', 1)[-1]}`", text).replace("``", "`")
+    Markdown's literals, and Python's ``None`` as YAML's ``null``."""
+    literal = _ROLE.sub(lambda match: f"`{match['name'].rsplit('.', 1)[-1]}`", text).replace("``", "`")
+    return re.sub(r"\bNone\b", "null", literal)  # a YAML file's word for it
 
 
 def _cell(text: str) -> str:
@@ -76,6 +77,8 @@ def _shown(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f"`{value}`" if value else '`""`'
+    if isinstance(value, (dict, list, tuple)):
+        return f"`{value}`"
     return str(value)
 
 

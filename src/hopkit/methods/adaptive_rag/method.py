@@ -64,11 +64,14 @@ class AdaptiveRAGConfig:
             by a retrained file is a new run); a config that gives one refuses a file that does not match it.
         demonstrations: with ``strategies: experiments``, the demonstrations the few-shot strategies take
             instead of their declared ones (``{dataset: musique}``); None: the run's dataset's, or on a
-            dataset with none of its own :data:`hopkit.experiments.DEFAULT_DEMONSTRATIONS`', said at the start.
+            dataset with none of its own HotpotQA's (:data:`hopkit.experiments.DEFAULT_DEMONSTRATIONS`), said
+            at the start of the run. In the run's identity only when set.
         strategy_options: options laid over a strategy's (declared or default) ones, by strategy
-            (``{oner: {k: 10}}``). :data:`BEFORE_ISSUE_71` gives the strategies the behaviour the
-            campaign's saved cells ran with (the question as OneR's query, every hit read, the reader
-            stopping at a blank line); at that value it is left out of the run's identity.
+            (``{oner: {k: 10}}``). :data:`BEFORE_ISSUE_71` (``{nor: {reader_stop: paragraph}, oner: {query:
+            question, admit_hits: all, reader_stop: paragraph}, ircot: {reader_stop: paragraph}}``) gives the
+            strategies the behaviour the campaign's saved cells ran with (the question as OneR's query, every
+            hit read, the reader stopping at a blank line; pinned); at that value it is left out of the run's
+            identity.
     """
 
     classifier: str = "prompted"

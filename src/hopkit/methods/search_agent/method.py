@@ -51,7 +51,7 @@ class SearchAgentConfig:
     """Options of a search agent.
 
     Attributes:
-        template: the family (``search-r1``, ``r1-searcher``, ``autorefine``) or a template file's path.
+        template: a shipped family, or the path of a template YAML file with the same fields.
         k: paragraphs per search (None: the family's published setting).
         max_turns: generations in which the model may search (None: the family's).
         max_tokens: tokens per generation (None: the family's).
@@ -59,9 +59,10 @@ class SearchAgentConfig:
         force_answer: when the model wrote no answer, write the opening answer tag and let it complete
             it (the authors score such a question as wrong; off, hopkit stores it as failed).
         answer_tokens: tokens of that forced answer.
-        documents_cut: cut the documents block to the template's ``max_documents_tokens`` (the authors'
-            ``max_obs_length``); false: no cut (hopkit's Search-R1 before issue 71, with which the
-            campaign's saved search-agent cells ran; left out of the run's identity).
+        documents_cut: cut the documents block to the template's ``max_documents_tokens`` (Search-R1 500,
+            AutoRefine 1,024: the authors' ``max_obs_length``); false: no cut (hopkit's Search-R1 before
+            issue 71, with which the campaign's saved search-agent cells ran; pinned, and left out of the
+            run's identity). A template counts toward the run's id by its name, this option by its value.
     """
 
     template: str = field(default="search-r1", metadata=choices(template_names))

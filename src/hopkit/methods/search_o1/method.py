@@ -55,7 +55,8 @@ class SearchO1Config:
 
     Attributes:
         k: paragraphs per search (the authors' top-10 web pages).
-        max_searches: searches at most on a multi-hop question (10 for HotpotQA, 2Wiki, MuSiQue and Bamboogle).
+        max_searches: searches at most on a multi-hop question (10 for HotpotQA, 2Wiki, MuSiQue and
+            Bamboogle); past it the loop answers a query with the authors' "maximum search limit" message.
         max_turns: generations of the reasoning at most (15 for those datasets).
         max_tokens: tokens per generation of the reasoning (the authors' 8,192 for models other than
             QwQ is more than a small model's context; 1,024 here).
@@ -63,7 +64,8 @@ class SearchO1Config:
         max_doc_chars: characters of each paragraph shown to Reason-in-Documents, its first ones (the
             authors keep the sentence best matching the search snippet with 3,000 characters either side,
             the page's first 6,000 when no sentence matches).
-        answer_tokens: tokens of the answer the model completes when it boxed none.
+        answer_tokens: tokens of the answer the model completes after the loop's ``\\boxed{`` when it boxed
+            none.
         single_hop: the single-QA instruction (``get_singleqa_search_o1_instruction``, a one-hop example)
             and ``single_hop_searches`` searches, as the authors run NQ and TriviaQA; None: chosen by the
             dataset the run answers (single-hop: NQ, TriviaQA, PopQA and the others of
