@@ -29,6 +29,7 @@ class ToyOptions:
         name: its name.
         exemplars: whose exemplars, or null.
         inner: nested options.
+        judge: a judge, by name or as a mapping.
     """
 
     k: Annotated[int, Ge(1)] = 3
@@ -36,6 +37,7 @@ class ToyOptions:
     name: str = field(default="toy", metadata={"choices": lambda: ["toy", "other"]})
     exemplars: str | None = None
     inner: Inner | None = None
+    judge: str | dict[str, object] = field(default_factory=lambda: {"kind": "llm", "examples": True})
 
 
 def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> None:
@@ -47,6 +49,7 @@ def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> No
         "| `name` | `toy` or `other`: its name. | `toy` |",
         "| `exemplars` | a string or null: whose exemplars, or null. | null |",
         "| `inner` | a mapping of `Inner`'s options or null: nested options. | null |",
+        "| `judge` | a string or a mapping: a judge, by name or as a mapping. | `{kind: llm, examples: true}` |",
     ]
 
 

@@ -27,6 +27,8 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+import yaml
+
 from hopkit.methods.registry import entries
 from hopkit.options import expected, option_choices, parameter_types
 
@@ -78,7 +80,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, str):
         return f"`{value}`" if value else '`""`'
     if isinstance(value, (dict, list, tuple)):
-        return f"`{value}`"
+        return f"`{yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip()}`"
     return str(value)
 
 

@@ -45,12 +45,15 @@ class ALCEConfig:
     """Options of ALCE's readers.
 
     Attributes:
-        reader: vanilla, vanilla-s, summ, snippet or rerank.
+        reader: ``vanilla``: the top k whole; ``vanilla-s``: cut to their relevant sentences; ``summ``: the
+            model's summaries; ``snippet``: the model's extractions; ``rerank``: the top k whole, several
+            sampled answers, the one with the best citation recall (needs the ``sampling`` capability).
         hits: BM25 hits the reranker orders (MIGRES's 50).
         k: documents the answer reads (ALCE's ndoc 5).
         reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``; the paper's
             is BGE-reranker-base).
-        relevance_threshold: δ of vanilla-s's sentence filter, in the reranker's own scale.
+        relevance_threshold: δ of vanilla-s's sentence filter, in the reranker's own scale (the run is warned
+            when it is the BGE value with the LLM judge).
         condense_max_tokens: budget of a summary or extraction (ALCE's 100).
         max_tokens: budget of the answer.
         samples: answers RERANK samples (ALCE's 4).

@@ -94,11 +94,13 @@ class SearChainConfig:
         reader: the answer judge reading each node's passage: {kind: llm, examples: true}
             (the default: the method's model, shown three worked examples of short spans,
             gives a span and a yes/no log-odds), "llm" (the same without the examples), or
-            {kind: extractive, model: <a transformers question-answering model>} (the
-            paper's kind of reader, Section 3.3).
+            {kind: extractive, model: ...} with a transformers question-answering model, such
+            as ``{kind: extractive, model: deepset/roberta-base-squad2}`` (the paper's kind of
+            reader, Section 3.3).
         duplicate_check: the similarity judge of the duplicate-query check: "embedding"
             (the cosine of WordLlama embeddings, installed with hopkit), "lexical" (BM25
-            token sets), "llm", or a mapping naming another embedder.
+            token sets), "llm", or a mapping naming another embedder
+            (``{kind: embedding, embedder: ...}``).
         duplicate_threshold: the similarity from which a query repeats a processed one.
         top_k: passages retrieved per node (1: the paper's top-1); with more, the passage
             the reader is most confident about is d_i.
