@@ -50,10 +50,13 @@ class MIGRESConfig:
             iteration ends the loop (1: any answer, as the authors' code).
         answer_format: "span", or "yes_no" for StrategyQA (Table 17's caption): the Main
             Module's yes/no instruction, and answers normalised to "yes"/"no".
-        few_shot: put the authors' demonstrations in every module's prompt (MIGRES*).
+        few_shot: put the authors' demonstrations in every module's prompt (MIGRES*), read from
+            ``$HOPKIT_DATA_DIR/migres/``.
         demonstration_set: whose demonstrations: "multihop", "odqa" or "commonsense".
-        reranker: the relevance judge (``llm``, or ``{kind: cross-encoder, model: ...}``).
-        nli: the entailment judge (``llm``, or ``{kind: nli, model: ...}``).
+        reranker: the relevance judge (``llm``, or a mapping such as
+            ``{kind: cross-encoder, model: cross-encoder/ms-marco-MiniLM-L-6-v2}``).
+        nli: the entailment judge (``llm``, or a mapping such as
+            ``{kind: nli, model: cross-encoder/nli-deberta-v3-small}``).
         max_tokens: most tokens per model response.
         relation_hints: a question naming a grandparent relation ("maternal grandmother" and
             three more) starts with that relation's definition as known information (the authors'
