@@ -73,3 +73,32 @@ def test_the_generated_sections_of_docs_configs_md_are_current() -> None:
     page = PAGE.read_text(encoding="utf-8")
     assert sections_in(page), "docs/configs.md has no generated option table"
     assert generated(page) == page, f"docs/configs.md's option tables are out of date: run {COMMAND}"
+
+
+def test_a_subclass_takes_its_bases_descriptions_of_the_fields_it_inherits() -> None:
+    @dataclass(frozen=True)
+    class Base:
+        """Options.
+
+        Attributes:
+            size: its size.
+        """
+
+        size: int = 1
+
+    @dataclass(frozen=True)
+    class Extended(Base):
+        """More options.
+
+        Attributes:
+            shots: how many.
+        """
+
+        shots: int = 2
+
+    @dataclass(frozen=True)
+    class Described(Extended):
+        pass
+
+    assert option_table(Described).splitlines()[2:] == ["| `size` | an integer: its size. | 1 |",
+                                                       "| `shots` | an integer: how many. | 2 |"]

@@ -41,8 +41,18 @@ _ENTRY = re.compile(r"(?P<name>[a-z_][a-z0-9_]*): (?P<text>.*)")
 
 
 def attribute_docs(options: type) -> dict[str, str]:
-    """What the ``Attributes:`` section of ``options``'s docstring says of each field, one line each."""
-    lines = inspect.cleandoc(options.__doc__ or "").splitlines()
+    """What the ``Attributes:`` sections of the docstrings of ``options`` and of the classes it extends say of
+    each field, one line each (a subclass's entry over its base's)."""
+    said: dict[str, str] = {}
+    for cls in reversed(options.__mro__):
+        if "__doc__" in vars(cls):
+            said.update(_attributes_of(cls.__doc__ or ""))
+    return said
+
+
+def _attributes_of(docstring: str) -> dict[str, str]:
+    """What the ``Attributes:`` section of one docstring says of each field."""
+    lines = inspect.cleandoc(docstring).splitlines()
     if "Attributes:" not in lines:
         return {}
     said: dict[str, list[str]] = {}

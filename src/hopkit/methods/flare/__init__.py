@@ -25,14 +25,15 @@ class FLAREOptions(FLAREConfig):
 
     Attributes:
         k: paragraphs per retrieval (2 on 2WikiMultihopQA, 3 on StrategyQA).
-        theta: θ, a look-ahead sentence with a token below this probability triggers a retrieval
-            (0.8 on 2WikiMultihopQA, 0.4 on StrategyQA).
+        theta: θ, a look-ahead sentence with a token below this probability triggers a retrieval and is
+            written again (0.8 on 2WikiMultihopQA, 0.4 on StrategyQA).
         beta: β, tokens below this probability are masked out of the retrieval query (0.4).
         look_ahead_tokens: the look-ahead's budget; its first sentence is kept (64).
         max_sentences: sentences generated at most before the answer.
         demonstrations: the chain-of-thought demonstrations (the IRCoT authors' files, as FLARE's
             2WikiMultihopQA configuration uses; ``{dataset: flare-strategyqa, distractors: 0}``
-            for the authors' six StrategyQA exemplars); None for a zero-shot chain of thought.
+            for the authors' six StrategyQA exemplars); None for a zero-shot chain of thought (the run is
+            warned).
         shots: how many of them the prompt holds (the authors' 8; 6 on StrategyQA).
         exemplars: "flare": on 2WikiMultihopQA the authors' eight exemplars in their order (all eight
             are IRCoT demonstrations, chains and answers the same); "ircot": the IRCoT authors'

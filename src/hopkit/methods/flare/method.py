@@ -60,8 +60,8 @@ class FLAREConfig:
 
     Attributes:
         k: paragraphs per retrieval (2 on 2WikiMultihopQA, 3 on StrategyQA).
-        theta: θ, a look-ahead sentence with a token below this probability triggers a retrieval
-            (0.8 on 2WikiMultihopQA, 0.4 on StrategyQA).
+        theta: θ, a look-ahead sentence with a token below this probability triggers a retrieval and is
+            written again (0.8 on 2WikiMultihopQA, 0.4 on StrategyQA).
         beta: β, tokens below this probability are masked out of the retrieval query (0.4).
         look_ahead_tokens: the look-ahead's budget; its first sentence is kept (64).
         max_sentences: sentences generated at most before the answer.
