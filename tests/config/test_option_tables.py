@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import pytest
 from annotated_types import Ge
 
-from hopkit.report.option_tables import COMMAND, PAGE, generated, option_table, sections_in
+from hopkit.report.option_tables import COMMAND, PAGE, attribute_docs, generated, option_table, sections_in
 
 pytestmark = pytest.mark.unit
 
@@ -102,3 +102,26 @@ def test_a_subclass_takes_its_bases_descriptions_of_the_fields_it_inherits() -> 
 
     assert option_table(Described).splitlines()[2:] == ["| `size` | an integer: its size. | 1 |",
                                                        "| `shots` | an integer: how many. | 2 |"]
+
+
+def test_an_entry_may_name_several_fields_and_a_pointer_to_another_class_is_no_description() -> None:
+    @dataclass(frozen=True)
+    class Base:
+        """Options.
+
+        Attributes:
+            size, count: how big.
+        """
+
+        size: int = 1
+        count: int = 2
+
+    @dataclass(frozen=True)
+    class Pointing(Base):
+        """More options.
+
+        Attributes:
+            size, count: see :class:`Base`.
+        """
+
+    assert attribute_docs(Pointing) == {"size": "how big.", "count": "how big."}

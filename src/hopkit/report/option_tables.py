@@ -37,7 +37,9 @@ PAGE = Path(__file__).resolve().parents[3] / "docs" / "configs.md"
 COMMAND = "python -m hopkit.report.option_tables --write"
 _SECTION = re.compile(r"<!-- options:(?P<name>[a-z0-9-]+):start -->\n.*?<!-- options:(?P=name):end -->", re.S)
 _ROLE = re.compile(r":[a-z]+:`~?(?P<name>[^`]+)`")
-_ENTRY = re.compile(r"(?P<name>[a-z_][a-z0-9_]*): (?P<text>.*)")
+_ENTRY = re.compile(r"(?P<names>[a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*): (?P<text>.*)")
+# an entry that only points to the class describing the field ("see :class:`OneRConfig`."): not a description
+_POINTER = re.compile(r"see :[a-z]+:`[^`]+`\.?")
 
 
 def attribute_docs(options: type) -> dict[str, str]:
@@ -62,8 +64,9 @@ def _attributes_of(docstring: str) -> dict[str, str]:
             break  # the next section
         entry = _ENTRY.fullmatch(line.strip()) if line.startswith("    ") and not line.startswith("     ") else None
         if entry is not None:
-            current = said.setdefault(entry["name"], [])
-            current.append(entry["text"])
+            current = [entry["text"]]
+            if not _POINTER.fullmatch(entry["text"]):
+                said.update(dict.fromkeys(entry["names"].split(", "), current))
         elif current is not None and line.strip():
             current.append(line.strip())
     return {name: _markdown(" ".join(words)) for name, words in said.items()}
@@ -89,8 +92,10 @@ def _shown(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f"`{value}`" if value else '`""`'
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
     if isinstance(value, (dict, list, tuple)):
-        return f"`{yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip()}`"
+        return f"`{yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6).strip()}`"
     return str(value)
 
 

@@ -21,7 +21,8 @@ class NoROptions(NoRConfig):
         reader: the reader's options ("direct", "cot" or a mapping of :class:`ReaderConfig`'s fields).
         demonstrations: the authors' demonstration set for the reader (their question-only
             files); None for zero-shot prompts. With ``family: flan_t5`` an empty question prefix
-            becomes the authors' (:func:`with_flan_reader_prefix`).
+            becomes the IRCoT authors' "Answer the following question.\\n"
+            (:func:`with_flan_reader_prefix`).
         reader_stop: see :class:`NoRConfig`.
     """
 

@@ -25,8 +25,9 @@ class NoRConfig:
     Attributes:
         reader: the reader's options.
         reader_stop: what ends the reader's generation (:data:`~hopkit.methods.reader.READER_STOPS`):
-            ``line`` (the IRCoT authors' stop) or ``paragraph`` (hopkit's before issue 71, the campaign's
-            saved cells'; left out of the run's identity).
+            ``line`` (at its first line break: the IRCoT authors' GPT3Generator) or ``paragraph`` (at a blank
+            line or a next "Q:"; hopkit's before issue 71, the campaign's saved cells', pinned, and left out of
+            the run's identity). A zero-shot template or a chat reader stops at a blank line either way.
     """
 
     reader: ReaderConfig = field(default_factory=ReaderConfig)

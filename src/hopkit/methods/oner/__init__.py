@@ -21,7 +21,8 @@ class OneROptions(OneRConfig):
         reader: the reader's options ("direct", "cot" or a mapping of :class:`ReaderConfig`'s fields).
         demonstrations: the authors' demonstration set for the reader (their files with
             paragraphs); None for zero-shot prompts. With ``family: flan_t5`` an empty question prefix
-            becomes the authors' (:func:`~hopkit.methods.nor.with_flan_reader_prefix`).
+            becomes the IRCoT authors' "Answer the following question.\\n"
+            (:func:`~hopkit.methods.nor.with_flan_reader_prefix`).
         query, admit_hits, reader_stop: see :class:`OneRConfig`.
     """
 

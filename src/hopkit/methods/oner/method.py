@@ -31,12 +31,16 @@ class OneRConfig:
     Attributes:
         k: paragraphs retrieved with the question (the paper picks K in 5..15 on dev).
         reader: the reader's options.
-        query: ``no_wh_words`` (the authors': the question without who/what/when/where/why/which/how/
-            does/is) or ``question`` (as asked).
+        query: ``no_wh_words`` (the IRCoT authors' OneR: the question without
+            who/what/when/where/why/which/how/does/is; nothing left, no retrieval) or ``question`` (as asked;
+            the campaign's saved cells, pinned).
         admit_hits: ``collection`` (the authors': a hit over 600 words or a near duplicate of a kept one is
-            skipped, at most 15 kept, as IRCoT's collection does) or ``all`` (every hit is read).
+            skipped, at most 15 kept, as IRCoT's collection does) or ``all`` (every hit is read; the saved
+            cells, pinned).
         reader_stop: what ends the reader's generation (:data:`~hopkit.methods.reader.READER_STOPS`):
-            ``line`` (the authors') or ``paragraph``.
+            ``line`` (at its first line break: the IRCoT authors' GPT3Generator) or ``paragraph`` (at a blank
+            line or a next "Q:"; the saved NoR, OneR and IRCoT cells, pinned). A zero-shot template or a chat
+            reader stops at a blank line either way.
 
     ``question``, ``all`` and ``paragraph`` are hopkit's behaviour before issue 71, with which the
     campaign's saved cells ran; at those values the options are left out of the run's identity.
