@@ -48,7 +48,7 @@ def test_a_table_has_a_row_per_field_with_its_type_docstring_and_default() -> No
         "| `mode` | `fast` or `slow`: `fast`: one call; `slow`: two (`SLOW`). | `fast` |",
         "| `name` | `toy` or `other`: its name. | `toy` |",
         "| `exemplars` | a string or null: whose exemplars, or null. | null |",
-        "| `inner` | a mapping of `Inner`'s options or null: nested options. | null |",
+        "| `inner` | a mapping of `Inner`'s options (`size`) or null: nested options. | null |",
         "| `judge` | a string or a mapping: a judge, by name or as a mapping. | `{kind: llm, examples: true}` |",
     ]
 

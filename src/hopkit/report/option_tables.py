@@ -115,7 +115,8 @@ def _in_words(hint: Any) -> str:
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return " or ".join(_in_words(member) for member in typing.get_args(hint))
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return f"a mapping of `{hint.__name__}`'s options"
+        names = ", ".join(f"`{field.name}`" for field in dataclasses.fields(hint))
+        return f"a mapping of `{hint.__name__}`'s options ({names})"
     return expected(hint)
 
 

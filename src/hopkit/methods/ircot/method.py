@@ -88,18 +88,18 @@ class IRCoTConfig:
             ``top_k`` in the documented API is an alias the facade maps here.
         max_steps: most reasoning steps (8 in the paper).
         paragraph_budget: most paragraphs collected (15 in the paper).
-        stop_sequence: a CoT sentence containing it (any case) ends the loop.
-        reasoning_prompt_template: zero-shot reasoning template with ``{query}``,
+        stop_sequence: a CoT sentence containing it (any case) ends the loop; not blank.
+        reasoning_prompt_template: zero-shot reasoning template; it must hold ``{query}`` and may use
             ``{paragraphs}``, ``{cot_history}``; None = the authors' few-shot layout
             when demonstrations are given, else the documentation page's default.
-        qa_prompt_template: zero-shot reader template with ``{query}``, ``{paragraphs}``;
-            None = the few-shot reader when reader demonstrations (or reasoning
+        qa_prompt_template: zero-shot reader template; it must hold ``{query}`` and may use
+            ``{paragraphs}``; None = the few-shot reader when reader demonstrations (or reasoning
             demonstrations) are given, else the documentation page's default.
         max_paragraph_words: retrieved paragraphs longer than this are skipped (600).
         generation_max_tokens: budget of each reasoning call (the authors' ~300).
         reader: "direct" (the default: the documentation page's QA template; better for
-            Flan-T5, Appendix E), "cot" (the paper's choice for GPT3), or "none" (Appendix F's "w/o reader": the answer is extracted
-            from the retrieval CoT with the reader's extraction).
+            Flan-T5, Appendix E), "cot" (the paper's choice for GPT3), or "none" (Appendix F's
+            "w/o reader": the answer is extracted from the retrieval CoT with the reader's extraction).
         reader_max_tokens: budget of the reader call.
         reader_context: "own" (the paper's reader: its own demonstrations, then every collected
             paragraph, evaluated again) or "reasoning": the reader's question follows the
@@ -108,9 +108,14 @@ class IRCoTConfig:
             reader there is cued with the demonstrations' closing "So the answer is:".
             Needs few-shot reasoning and the reader's few-shot prompt (no ``qa_prompt_template``).
             A CoT reader whose demonstrations are the reasoning ones reads there either way.
+            "reasoning" reads about 1,000-1,300 fewer tokens per question, but was 6.7 EM lower on 90
+            benchmark questions (docs/benchmarks.md, *IRCoT's reader*).
         reader_format: "completion" (the authors' text layout) or "chat": the reader's
             instruction, demonstrations and question as chat turns through the model's own
-            chat template (a backend with the "chat" capability); reads in its own context.
+            chat template (a backend with the "chat" capability); reads in its own context, so not
+            with ``reader_context: reasoning`` or a ``qa_prompt_template``. On 90 benchmark questions it
+            was as good as the default (+4.4 EM, within noise) with 22% fewer tokens read
+            (docs/benchmarks.md, *IRCoT's reader*).
         question_prefix: put before the question in reasoning prompts; Flan-T5 files use
             "Answer the following question by reasoning step-by-step.\\n". Must end with
             a space or newline.
@@ -125,12 +130,17 @@ class IRCoTConfig:
         max_demonstrations: most demonstrations of each kind (reasoning, reader) put in a
             prompt; None = as many as fit in the context (the paper's rule). A cap keeps the
             cached prefix the same from question to question and shallower (fewer tokens
-            evaluated, each cheaper), at whatever it costs a small model in quality.
+            evaluated, each cheaper), at whatever it costs a small model in quality: at 2, MuSiQue
+            questions took 29% less time (2,157 against 2,757 tokens evaluated) and pooled EM on 90
+            benchmark questions was 5.6 points lower, within noise (p = 0.23; docs/benchmarks.md,
+            *IRCoT's demonstrations*). In the run's identity only when set.
         reader_stop: what ends the reader's generation in the authors' layout
             (:data:`~hopkit.methods.reader.READER_STOPS`): ``line`` (the authors' GPT3Generator stop) or
             ``paragraph`` (hopkit's before issue 71, the campaign's saved cells'; left out of the run's
             identity). A cued direct reader stops at the line's end either way.
-        iirc: options of IIRC's title step.
+        iirc: options of IIRC's title step (:class:`IIRCConfig`): ``title_count``, how many titles the
+            model is asked for (an integer >= 1); ``max_tokens``, the title call's budget (an integer >= 1);
+            ``question_prefix``, put before "The question is" (a string ending in a space or newline).
     """
 
     k_per_step: PositiveInt = 4
