@@ -111,34 +111,3 @@ def test_threads_answer_with_the_method_the_spec_builds(name: str, factory,  # t
     assert pickle.loads(pickle.dumps(spec)) == spec == pipeline.method_spec(top_k)
     assert llm is pipeline._llm()  # the model loaded once, metered once
     assert executor.method.name == name
-
-
-@pytest.mark.parametrize("name", OWN)
-def test_threads_with_a_model_object_build_by_the_same_spec(name: str, factory,  # type: ignore[no-untyped-def]
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """A model given as an object (the campaign's loaded model) goes the same way: one spec, one build, the
-    object handed to it; only the LLM's name is missing from the spec, which therefore stays in this process."""
-    import dataclasses
-
-    from hopkit.executors.choice import executor_choice
-    from hopkit.pipelines.generation.method_spec import MethodSpec
-
-    built: list[tuple[MethodSpec, object]] = []
-    build = MethodSpec.build
-
-    def recording(spec: MethodSpec, session_factory, *, llm=None, warm=True):  # type: ignore[no-untyped-def]
-        built.append((spec, llm))
-        return build(spec, session_factory, llm=llm, warm=warm)
-
-    monkeypatch.setattr(MethodSpec, "build", recording)
-    by_name = pipeline_of(name, factory)
-    retrieval = [BM25RetrievalPipeline(factory, "bm25", k1=0.9, b=0.4)] if entries()[name].retrieves else []
-    pipeline = method_pipeline(name)(factory, f"spec-{name}", by_name._llm(), *retrieval, dataset="toy")
-    top_k = 3 if entries()[name].top_k else None
-    executor = pipeline.executor(executor_choice("threads"), top_k, "toy")
-    (spec, llm), = built
-    assert spec == dataclasses.replace(by_name.method_spec(top_k), llm=None)
-    assert llm is pipeline._llm() is by_name._llm()  # the object itself, metered once
-    assert executor.method.name == name
-    with pytest.raises(ConfigError, match="holds no LLM config name"):
-        build(spec, factory)

@@ -196,10 +196,9 @@ class GenerationPipeline(ABC):
         the method from its spec (the model is then not loaded in this process)."""
         method_spec = getattr(self, "method_spec", None)
         if choice.kind == "threads":
-            local_spec = getattr(self, "local_method_spec", None)
-            if local_spec is not None:  # built as Ray's workers build it, with the model this process loaded
-                method = local_spec(top_k).build(self.session_factory, llm=self._llm(), warm=False)
-            else:  # a facade of its own, not a registered method's
+            if method_spec is not None and isinstance(self.llm, str):  # built as Ray's workers build it
+                method = method_spec(top_k).build(self.session_factory, llm=self._llm(), warm=False)
+            else:  # a model given as an object, which no spec can carry
                 method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
             return ThreadExecutor(method, self.workers())
         from hopkit.executors.ray_actors import RayExecutor

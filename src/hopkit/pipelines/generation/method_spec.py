@@ -56,8 +56,7 @@ class MethodSpec:
         method: the registry name (``ircot``).
         name: the run's name.
         options: the method's options as given (``run_options`` of its options class).
-        llm: the LLM's config name or ``hf://`` name; None: a model this process has loaded, handed to
-            :meth:`build` (such a spec builds the threads' method and cannot go to another process).
+        llm: the LLM's config name or ``hf://`` name.
         retrieval: the retrieval pipeline (None for a method that does not retrieve).
         dataset: the stored dataset (None: the pipelines' default).
         top_k: the run's ``top_k`` (None: the options' own K).
@@ -67,28 +66,26 @@ class MethodSpec:
     method: str
     name: str
     options: Mapping[str, Any]
-    llm: str | None
+    llm: str
     retrieval: RetrievalSpec | None
     dataset: str | None
     top_k: int | None = None
     batch_size: int = 10
 
     @classmethod
-    def of(cls, pipeline: MethodPipeline, top_k: int | None = None, *, portable: bool = True) -> MethodSpec:
-        """The spec of ``pipeline``; ``portable=False``: for this process only, whose loaded model
-        :meth:`build` is given when the pipeline was given an LLM object.
+    def of(cls, pipeline: MethodPipeline, top_k: int | None = None) -> MethodSpec:
+        """The spec of ``pipeline``.
 
         Raises:
-            ConfigError: a portable spec of a pipeline given an LLM object, not a config name (an object
+            ConfigError: the pipeline was given an LLM object, not a config name (an object
                 cannot be sent to another process).
         """
-        if portable and not isinstance(pipeline.llm, str):
+        if not isinstance(pipeline.llm, str):
             raise ConfigError(f"{pipeline.method.title}: a method spec needs the LLM by config name (or hf:// "
                               f"name), not a {type(pipeline.llm).__name__} object, so that another process can "
                               "load the same model")
         retrieval = None if pipeline.retrieval_pipeline is None else RetrievalSpec.of(pipeline.retrieval_pipeline)
-        llm = pipeline.llm if isinstance(pipeline.llm, str) else None
-        return cls(pipeline.method.name, pipeline.name, run_options(pipeline.config), llm, retrieval,
+        return cls(pipeline.method.name, pipeline.name, run_options(pipeline.config), pipeline.llm, retrieval,
                    pipeline.dataset, top_k, pipeline.batch_size)
 
     def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None) -> MethodPipeline:
@@ -96,9 +93,6 @@ class MethodSpec:
         process has loaded already, instead of loading the spec's)."""
         from hopkit.pipelines.generation.registered import method_pipeline
 
-        if llm is None and self.llm is None:
-            raise ConfigError(f"method spec of {self.name!r}: it holds no LLM config name; give it the model this "
-                              "process loaded (llm=)")
         facade = method_pipeline(self.method)
         retrieval = [] if self.retrieval is None else [self.retrieval.build(session_factory)]
         return facade(session_factory, self.name, self.llm if llm is None else llm, *retrieval, dataset=self.dataset,
@@ -108,7 +102,7 @@ class MethodSpec:
         """The method, rebuilt (warmed up unless ``warm`` is False), ready for its first question.
 
         Ray's workers build it from the pickled spec; the threads of the process that took the spec
-        build it the same way, with the model that process has loaded (``llm``), a model object included.
+        build it the same way, with the model that process has loaded (``llm``).
         """
         from hopkit.store.store import Store
 

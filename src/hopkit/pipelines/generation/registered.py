@@ -67,11 +67,6 @@ class MethodPipeline(GenerationPipeline):
         self._check_top_k(top_k)
         return MethodSpec.of(self, top_k)
 
-    def local_method_spec(self, top_k: int | None = None) -> MethodSpec:
-        """This method by value for the threads of this process, whose LLM may be a model object."""
-        self._check_top_k(top_k)
-        return MethodSpec.of(self, top_k, portable=False)
-
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         warnings = self.method.warnings
         return [] if warnings is None else list(warnings(self.options(top_k)))
