@@ -75,6 +75,8 @@ def table_cells(rows: Sequence[PublishedResult], methods: Sequence[str] = (), da
 
 def ingest_hint(cell: Cell) -> str:
     """The commands that store the cell's dataset in the table's setting."""
+    if cell.setting.ingest:
+        return f"`{cell.setting.ingest.format(stored=cell.stored)}`"
     questions = cell.setting.questions
     first = f" --first {questions.first}" if questions.first is not None else ""
     return (f"`hopkit ingest flashrag/{cell.dataset} --split {questions.split}{first} --on-corpus "

@@ -52,10 +52,11 @@ def test_a_cell_runs_in_the_tables_setting_and_sets_its_number_beside_the_publis
     out = cli.ok(*command, "--first", "1")  # the first question only: answered right
     assert "[1/1] oner on hotpotqa: k 5, first 1 question(s)" in out
     rows = table_rows(out)
-    assert rows["oner", "EM"][3:] == ["25.1", "100.0 [100.0, 100.0]", "1", "outside: below hopkit's interval"]
+    assert rows["oner", "EM"][3:] == ["25.1", "100.0 [100.0, 100.0]", "1", "outside: below hopkit's interval",
+                                      "Standard RAG, Llama3-8B-Instruct"]
     assert rows["oner", "F1"][3] == "35.3"
     # Matched: the corpus (wiki18) and k (5); not matched: the model, the retriever, the questions.
-    assert (f"- oner on hotpotqa: model Llama3-8B-Instruct (runs: {llm}); retriever e5-base-v2, Faiss Flat (runs: "
+    assert (f"- oner on hotpotqa (Llama3-8B-Instruct): model Llama3-8B-Instruct (runs: {llm}); retriever e5-base-v2, Faiss Flat (runs: "
             "BM25 k1 1.2 b 0.75); questions first 1,000 of dev (runs: 1)") in out
 
     # Resumed: only the second question is asked, and the script's first reply is wrong for it (asked both again,
@@ -63,7 +64,7 @@ def test_a_cell_runs_in_the_tables_setting_and_sets_its_number_beside_the_publis
     out = cli.ok(*command, "--first", "2")
     assert "[1/1] oner on hotpotqa: k 5, first 2 question(s)" in out
     rows = table_rows(out)
-    assert rows["oner", "EM"][3:] == ["25.1", "50.0 [0.0, 100.0]", "2", "inside"]
+    assert rows["oner", "EM"][3:7] == ["25.1", "50.0 [0.0, 100.0]", "2", "inside"]
     code, out, err = cli("runs")
     assert code == 0 and len(out.splitlines()) == 2 and "2 done, 0 failed" in out  # one run, resumed
 
@@ -74,10 +75,18 @@ def test_a_cell_runs_in_the_tables_setting_and_sets_its_number_beside_the_publis
     out = cli.ok("reproduce", "flashrag", "--llm", str(agent), "--methods", "search-r1", "--datasets", "hotpotqa",
                  "--retrieval", "bm25", "--first", "1", "--quiet")
     assert "[1/1] search-r1 on hotpotqa: k 5, first 1 question(s)" in out
-    assert table_rows(out)["search-r1", "EM"][3:] == ["42.9", "100.0 [100.0, 100.0]", "1",
-                                                      "outside: below hopkit's interval"]
+    assert table_rows(out)["search-r1", "EM"][3:7] == ["42.9", "100.0 [100.0, 100.0]", "1",
+                                                       "outside: below hopkit's interval"]
     [run] = [run for run in Store.connect(db).runs("hotpotqa") if run.name == "search-r1"]
     assert run.config["method"]["k"] == 5
+
+    # A table with rows at two model sizes: each published number on its own line, the setting named per model.
+    out = cli.ok("reproduce", "search-r1-paper", "--llm", str(llm), "--methods", "oner", "--datasets", "hotpotqa",
+                 "--retrieval", "bm25", "--first", "1", "--quiet")
+    assert "[1/1] oner on hotpotqa: k 3, first 1 question(s)" in out
+    assert "29.9" in out and "25.5" in out and "RAG, Qwen2.5-7B-Instruct" in out and "RAG, Qwen2.5-3B-Instruct" in out
+    assert "- oner on hotpotqa (Qwen2.5-7B-Instruct): model Qwen2.5-7B-Instruct" in out
+    assert "- oner on hotpotqa (Qwen2.5-3B-Instruct): model Qwen2.5-3B-Instruct" in out
 
     # The leaderboard `hopkit report` writes shows the table's rows under the run, with how their setting differs.
     cli.ok("report", "--out", str(tmp_path / "report"), "--leaderboard", str(tmp_path / "leaderboard.md"))
@@ -97,7 +106,10 @@ def test_a_benchmark_with_no_stored_dataset_says_how_to_store_it(db: str, tmp_pa
     assert ("not run: nor on nq: no stored dataset 'nq-fr'; store it with `hopkit ingest flashrag/nq --split test "
             "--first 1000 --on-corpus wiki18 --name nq-fr` (after `hopkit corpus add wiki18`)") in out
     code, _, err = cli("reproduce", "search-r1-table2", "--llm", "smollm2")
-    assert code == 2 and "unknown published table 'search-r1-table2'; known: flashrag" in err
+    assert code == 2 and "unknown published table 'search-r1-table2'; known: adaptive-rag-paper, flashrag, search-r1-paper" in err
+    code, out, _ = cli("reproduce", "adaptive-rag-paper", "--llm", "smollm2", "--methods", "nor", "--datasets",
+                       "musique", "--dataset-map", "musique=musique-ircot")
+    assert code == 2 and "store it with `hopkit ingest ircot PROCESSED_TEST_FILE --name musique-ircot --corpus" in out
     code, _, err = cli("reproduce", "flashrag", "--llm", "smollm2", "--methods", "self-ask")
     assert code == 2 and "--methods self-ask: the table has no row of it" in err
 

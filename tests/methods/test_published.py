@@ -73,8 +73,11 @@ def test_every_declared_row_loads_and_names_a_method_a_config_and_a_metric(packa
         assert row.method in entries(), row
         assert row.run in pipelines, row
         assert row.metric in METRIC_NAMES, row
-        assert row.dataset in SPLITS and row.setting.questions.split == SPLITS[row.dataset], row
-        assert row.source.repository and row.source.commit and row.source.url.startswith("https://"), row
+        if row.source.table == "flashrag":
+            assert row.dataset in SPLITS and row.setting.questions.split == SPLITS[row.dataset], row
+        # A file of a repository at a commit, or a paper's arXiv page at a version.
+        assert row.source.repository and row.source.commit or row.source.url.startswith("https://arxiv.org/abs/"), row
+        assert row.source.url.startswith("https://"), row
 
 
 def test_the_required_tables_are_declared() -> None:
@@ -82,8 +85,39 @@ def test_the_required_tables_are_declared() -> None:
     runs = {row.run for row in published_table("flashrag")}
     assert {"nor", "oner", "flare", "iter-retgen", "ircot", "adaptive-rag", "search-r1", "r1-searcher",
             "autorefine"} <= runs
-    # Each (row, dataset, metric) once: a number is declared in one place.
-    keys = [(r.source.title, r.row, r.dataset, r.metric) for r in all_published()]
+    # Each (row, model, dataset, metric) once: a number is declared in one place.
+    keys = [(r.source.title, r.row, r.setting.model.name, r.dataset, r.metric) for r in all_published()]
     assert len(keys) == len(set(keys))
-    with pytest.raises(UnknownNameError, match="unknown published table 'search-r1-table9'; known: flashrag"):
+    with pytest.raises(UnknownNameError, match="unknown published table 'search-r1-table9'; known: "
+                                               "adaptive-rag-paper, flashrag, search-r1-paper"):
         published_table("search-r1-table9")
+
+
+def test_the_search_r1_papers_table_2_rows_at_both_sizes() -> None:
+    rows = published_table("search-r1-paper")
+    assert {(row.run, row.row) for row in rows} == {
+        ("nor", "Direct Inference"), ("ircot", "IRCoT"), ("search-o1", "Search-o1"), ("oner", "RAG"),
+        ("search-r1", "Search-R1-base"), ("search-r1", "Search-R1-instruct")}
+    assert len(rows) == 6 * 2 * 7 and {row.metric for row in rows} == {"em"}
+    hotpot_3b = {row.row: row.value for row in rows
+                 if row.dataset == "hotpotqa" and row.setting.model.hub_id.lower().find("3b") >= 0}
+    assert hotpot_3b == {"Direct Inference": 14.9, "IRCoT": 16.4, "Search-o1": 22.1, "RAG": 25.5,
+                         "Search-R1-base": 28.4, "Search-R1-instruct": 32.4}
+    assert {row.setting.top_k for row in rows} == {3} and {row.setting.retrieval for row in rows} == {"e5-wiki18-flat"}
+    assert {row.setting.questions.first for row in rows} == {None}  # whole splits
+
+
+def test_the_adaptive_rag_papers_flan_t5_xl_rows() -> None:
+    rows = published_table("adaptive-rag-paper")
+    assert {row.run for row in rows} == {"nor", "oner", "adaptive-rag", "ircot"}
+    assert {row.dataset for row in rows} == {"nq", "triviaqa", "hotpotqa", "2wikimultihopqa", "musique"}
+    adaptive = {(row.dataset, row.metric): row.value for row in rows if row.run == "adaptive-rag"}
+    assert adaptive[("musique", "em")] == 23.6 and adaptive[("hotpotqa", "f1")] == 53.82
+    assert {row.setting.top_k for row in rows} == {None}  # the paper does not say
+    assert {row.setting.corpus for row in rows if row.dataset == "nq"} == {"wiki18"}
+    assert all("{stored}" in row.setting.ingest for row in rows)
+
+
+def test_an_ingest_command_must_name_the_stored_dataset() -> None:
+    with pytest.raises(ConfigError, match="its ingest command names no {stored}"):
+        replace(SETTING, ingest="hopkit ingest ircot test.jsonl")

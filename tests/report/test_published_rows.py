@@ -55,6 +55,14 @@ def test_each_dataset_shows_its_published_rows_with_how_their_setting_differs() 
     assert cells(section, "IRCoT")[7] == "no hopkit run of ircot on this dataset"
 
 
+def test_a_setting_whose_source_states_no_k_says_so() -> None:
+    summaries = [summary("a", "oner", "oner")]
+    settings = run_settings(summaries, lambda _: config("qwen", {"kind": "bm25", "options": {}}, 5), lambda _: None)
+    table = reference_tables(summaries, settings, all_published())["hotpotqa"]
+    assert "k not stated by the source (runs: 5)" in cells(table, "Single-step Approach")[7]
+    assert "k 3 (runs: 5)" in cells(table, "RAG")[7]
+
+
 def test_a_run_in_the_published_setting_differs_in_nothing() -> None:
     summaries = [summary("a", "oner", "oner", n=1000)]
     settings = run_settings(summaries, lambda _: config("meta-llama/Meta-Llama-3-8B-Instruct", {
@@ -70,8 +78,9 @@ def test_a_run_in_the_published_setting_differs_in_nothing() -> None:
 
 def test_the_repository_leaderboard_shows_flashrags_rows_under_each_dataset() -> None:
     page = PAGE.read_text(encoding="utf-8")
-    for dataset, rows in (("hotpotqa", ("Standard RAG", "IRCoT", "search-r1")), ("2wikimultihopqa", ("FLARE",)),
-                          ("musique", ("r1-searcher",))):
+    for dataset, rows in (("hotpotqa", ("Standard RAG", "IRCoT", "search-r1", "RAG", "Search-R1-instruct",
+                                        "Single-step Approach")), ("2wikimultihopqa", ("FLARE", "Adaptive-RAG (Ours)")),
+                          ("musique", ("r1-searcher", "Search-o1", "Multi-step Approach"))):
         section = page.split(f"## {dataset}\n")[1].split("\n## ")[0]
         assert "Published results beside these runs: **not hopkit runs**" in section
         section = section.split("Published results")[1]

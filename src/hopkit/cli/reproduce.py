@@ -36,7 +36,7 @@ from hopkit.terminal import printable
 COLUMNS = (Column("dataset", "dataset", "text"), Column("config", "hopkit config", "text"),
            Column("metric", "metric", "text"), Column("published", "published", "float"),
            Column("hopkit", "hopkit [95%]", "text"), Column("n", "n", "int"),
-           Column("verdict", "published number", "text"))
+           Column("verdict", "published number", "text"), Column("row", "published as", "text"))
 
 
 def add_arguments(reproduce: argparse.ArgumentParser) -> None:
@@ -108,12 +108,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 rows.append((cell.dataset, cell.run, NAMES[published.metric], published.value,
                              "-" if estimate is None else f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, "
                                                           f"{100 * estimate.high:.1f}]", summary.n_questions,
-                             "-" if estimate is None else verdict(published.value, estimate)))
+                             "-" if estimate is None else verdict(published.value, estimate),
+                             f"{published.row}, {published.setting.model.name}"))
             setting = run_settings([summary], lambda run_id: store.run(run_id).config,
                                    lambda dataset: store.corpus(dataset).corpus_name)[summary.run_id]
-            differs = differences(cell.setting, method_entry(cell.method).retrieves, [setting])
-            notes.append(f"{cell.run} on {cell.dataset}: " + ("; ".join(differs) if differs else
-                                                               "the published setting in every part compared"))
+            for published_setting in dict.fromkeys(published.setting for published in cell.published):
+                differs = differences(published_setting, method_entry(cell.method).retrieves, [setting])
+                notes.append(f"{cell.run} on {cell.dataset} ({published_setting.model.name}): "
+                             + ("; ".join(differs) if differs else "the published setting in every part compared"))
     if rows:
         print()
         print(to_text(Table(COLUMNS, tuple(rows))), end="")

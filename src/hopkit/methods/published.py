@@ -94,8 +94,9 @@ class Questions:
             raise ConfigError(f"published questions of {self.split}: first and count are positive when given")
 
     def describe(self) -> str:
-        return (f"first {self.first:,} of {self.split}" if self.first is not None else f"all of {self.split}") + (
-            f" ({self.count:,})" if self.count is not None else "")
+        if self.first is not None:
+            return f"first {self.first:,} of {self.split}" + (f" ({self.count:,})" if self.count is not None else "")
+        return f"{self.count:,} of {self.split}" if self.count is not None else f"all of {self.split}"
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,11 @@ class Setting:
         corpus_title: that corpus in words (``DPR's December 2018 Wikipedia, 21M 100-word passages``).
         retriever: the retriever in words (``e5-base-v2, Faiss Flat``).
         retrieval: the hopkit retrieval config that is that retriever over that corpus (``e5-wiki18-flat``).
-        top_k: passages per retrieval.
+        top_k: passages per retrieval (None: the source does not say).
         questions: which questions.
         notes: the rest of the setting the source states (input length, decoding), each read from it.
+        ingest: how to store the questions in this setting, a command with ``{stored}`` for the stored dataset's
+            name (empty: the benchmark's published split, ``hopkit ingest flashrag/NAME``).
     """
 
     model: Model
@@ -118,16 +121,19 @@ class Setting:
     corpus_title: str
     retriever: str
     retrieval: str
-    top_k: int
+    top_k: int | None
     questions: Questions
     notes: tuple[str, ...] = ()
+    ingest: str = ""
 
     def __post_init__(self) -> None:
         if not (self.corpus and self.corpus_title and self.retriever and self.retrieval):
             raise ConfigError(f"published setting of {self.model.name!r}: corpus, corpus_title, retriever and "
                               "retrieval are all needed")
-        if self.top_k < 1:
+        if self.top_k is not None and self.top_k < 1:
             raise ConfigError(f"published setting of {self.model.name!r}: top_k must be positive")
+        if self.ingest and "{stored}" not in self.ingest:
+            raise ConfigError(f"published setting of {self.model.name!r}: its ingest command names no {{stored}}")
 
 
 @dataclass(frozen=True)

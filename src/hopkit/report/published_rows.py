@@ -76,7 +76,9 @@ def differences(setting: Setting, retrieves: bool, runs: Sequence[RunSetting]) -
         if not retrievers or not all(embedder in retriever.lower() for retriever in retrievers):
             found.append(f"retriever {setting.retriever} (runs: {_listed(retrievers) or '-'})")
         ks = [run.top_k if run.top_k is not None else "not one k" for run in runs]
-        if not ks or any(k != setting.top_k for k in ks):
+        if setting.top_k is None:
+            found.append(f"k not stated by the source (runs: {_listed(ks) or '-'})")
+        elif not ks or any(k != setting.top_k for k in ks):
             found.append(f"k {setting.top_k} (runs: {_listed(ks) or '-'})")
     wanted = setting.questions.count or setting.questions.first
     sizes = sorted({run.questions for run in runs})

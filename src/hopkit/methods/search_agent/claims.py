@@ -1,19 +1,9 @@
 """What the Search-R1 paper (Jin et al., 2025, "Search-R1: Training LLMs to Reason and Leverage Search
 Engines with Reinforcement Learning", arXiv 2503.09516v5) reports in its Table 2, exact match at
-Qwen2.5-3B, on NQ, TriviaQA, PopQA, HotpotQA, 2WikiMultihopQA, MuSiQue and Bamboogle:
-
-==================  =====  ========  =====  ========  =====  =======  =========
-row                 NQ     TriviaQA  PopQA  HotpotQA  2wiki  MuSiQue  Bamboogle
-==================  =====  ========  =====  ========  =====  =======  =========
-IRCoT               0.111  0.312     0.200  0.164     0.171  0.067    0.240
-Search-o1           0.238  0.472     0.262  0.221     0.218  0.054    0.320
-RAG                 0.348  0.544     0.387  0.255     0.226  0.047    0.080
-Search-R1-base      0.406  0.587     0.435  0.284     0.273  0.049    0.088
-Search-R1-instruct  0.341  0.545     0.378  0.324     0.319  0.103    0.264
-==================  =====  ========  =====  ========  =====  =======  =========
-
-(the numbers as two transcriptions of v5's Table 2 give them, which agree to the digit; the arXiv page
-itself could not be read here). The claims are its orderings, each a run hopkit makes:
+Qwen2.5-3B, on NQ, TriviaQA, PopQA, HotpotQA, 2WikiMultihopQA, MuSiQue and Bamboogle, as
+:mod:`hopkit.methods.search_r1_paper` declares the table (from two transcriptions of v5's Table 2 that agree
+to the digit; the arXiv page itself could not be read here). The claims are its orderings, each a run hopkit
+makes:
 
 * RAG, retrieve once with the question and answer (top-3 E5 passages) is hopkit's ``oner`` (BM25, K=5,
   its few-shot reader); IRCoT is ``ircot``; Search-o1 is ``search-o1``; Search-R1 is the ``search-r1``
@@ -33,18 +23,15 @@ tables were not read from a source hopkit can cite.
 
 from __future__ import annotations
 
+from hopkit.methods import search_r1_paper
 from hopkit.methods.paper_claims import PaperClaim, claims_from_table
 
 SOURCE = "Search-R1 v5, Table 2, Qwen2.5-3B"
 PAPER = "search-r1"
-DATASETS = ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle")
+DATASETS = search_r1_paper.DATASETS
 #: Table 2's Qwen2.5-3B rows, by hopkit's run name, in the order of :data:`DATASETS`.
-TABLE_2_3B = {
-    "ircot": (0.111, 0.312, 0.200, 0.164, 0.171, 0.067, 0.240),
-    "search-o1": (0.238, 0.472, 0.262, 0.221, 0.218, 0.054, 0.320),
-    "oner": (0.348, 0.544, 0.387, 0.255, 0.226, 0.047, 0.080),
-    "search-r1": (0.341, 0.545, 0.378, 0.324, 0.319, 0.103, 0.264),
-}
+TABLE_2_3B = {run: search_r1_paper.TABLE_2[row, "3b"] for run, row in (
+    ("ircot", "IRCoT"), ("search-o1", "Search-o1"), ("oner", "RAG"), ("search-r1", "Search-R1-instruct"))}
 
 
 def table_2_claims(subject: str, baseline: str) -> tuple[PaperClaim, ...]:

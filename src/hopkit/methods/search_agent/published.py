@@ -6,13 +6,13 @@ FlashRAG's README shows R1-Searcher with other numbers than the sheet's (NQ EM 3
 PopQA EM 42.0, HotpotQA F1 49.0, 2Wiki F1 49.1, MuSiQue F1 24.7, Bamboogle F1 57.7: from TriviaQA on,
 the sheet's SimpleDeepSearcher row); the sheet's are declared here.
 
-The Search-R1 paper's Table 2 (arXiv 2503.09516) is not here: no copy of the paper that could be read
-here holds the table as text (its HTML pages were stored only in part). ``claims.py`` orders its 3B
-rows from transcriptions, which this file does not repeat.
+The Search-R1 paper's own rows (Table 2 of arXiv 2503.09516v5, Search-R1-base and -instruct at 7B and 3B) come
+from :mod:`hopkit.methods.search_r1_paper`, which says how they were read.
 """
 
 from __future__ import annotations
 
+from hopkit.methods import search_r1_paper
 from hopkit.methods.flashrag_benchmark import sheet_rows
 from hopkit.methods.published import Model
 
@@ -32,4 +32,9 @@ PUBLISHED = (
     *sheet_rows("search-agent", "autorefine", "Autorefine", {
         "nq": (43.8, 54.2), "triviaqa": (59.8, 67.9), "popqa": (32.4, 47.5), "hotpotqa": (42.6, 54.0),
         "2wikimultihopqa": (41.4, 50.3), "musique": (15.6, 23.6), "bamboogle": (33.6, 46.6)}, model=AUTOREFINE_3B),
+    *search_r1_paper.table_rows("search-agent", "search-r1", "Search-R1-base",
+                                note="a PPO checkpoint trained from the base model; hopkit runs the template, prompted"),
+    *search_r1_paper.table_rows("search-agent", "search-r1", "Search-R1-instruct",
+                                note="a PPO checkpoint trained from the instruct model; hopkit runs the template, "
+                                     "prompted"),
 )
