@@ -1,6 +1,6 @@
 """IRCoT (Trivedi et al., 2023): interleaving retrieval with chain-of-thought reasoning.
 
-The loop is :class:`~hopkit.methods.ircot.method.IRCoT`; its query, reading and trace
+The loop is :class:`~hopkit.methods.ircot.method.IRCoT`; its options, query, reading and trace
 steps are beside it, and IIRC's title step (Appendix B) in :mod:`~hopkit.methods.ircot.iirc`.
 """
 
@@ -12,8 +12,9 @@ from typing import Callable, Sequence, cast
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.ircot.claims import CLAIMS
+from hopkit.methods.ircot.config import IRCoTConfig
 from hopkit.methods.ircot.iirc import RetrieverTitleMatcher
-from hopkit.methods.ircot.method import IRCoT, IRCoTConfig
+from hopkit.methods.ircot.method import IRCoT
 from hopkit.methods.ircot.steps import PAYLOADS, IRCoTSummary
 from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.registry import MethodEntry, MethodParts

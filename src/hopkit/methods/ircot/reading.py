@@ -14,19 +14,17 @@ Which reader answers, and where it reads (the reading itself is :class:`~hopkit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from hopkit.errors import ConfigError
 from hopkit.judges.sentences import SentenceSplitter
 from hopkit.llm.protocol import LLM
 from hopkit.methods.context import with_main_passage
+from hopkit.methods.ircot.config import IRCoTConfig
 from hopkit.methods.reader import PromptBefore, Reader, ReaderConfig
 from hopkit.parsing.answers import extract_answer
 from hopkit.prompts.ircot_templates import DEFAULT_COT_QA_TEMPLATE, DEFAULT_QA_TEMPLATE
 from hopkit.records import Paragraph, Query
-
-if TYPE_CHECKING:
-    from hopkit.methods.ircot.method import IRCoTConfig
 
 
 class IRCoTReading:
