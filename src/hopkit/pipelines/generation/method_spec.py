@@ -1,26 +1,24 @@
-"""A method as another process rebuilds it: registry name, options, LLM and retriever, by value.
+"""A method as another process rebuilds it: its facade class, options, LLM and retriever, by value.
 
 ``pipeline.method_spec()`` gives a :class:`MethodSpec`, which pickles; ``spec.build(session_factory)``
 in another process (a worker) rebuilds the same method, warmed up, and ``spec.pipeline(...)``
-the same facade, whose run id is the original's.
+the same facade, whose run id is the original's. The spec holds the facade's class, which
+pickles by its name, so this module need not know where the facades are made.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Callable, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.protocol import Method, warm_up
-from hopkit.options import run_options
+from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
-
-if TYPE_CHECKING:
-    from hopkit.pipelines.generation.registered import MethodPipeline
 
 
 @dataclass(frozen=True)
@@ -50,10 +48,10 @@ class RetrievalSpec:
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """One method of a run, by value.
+    """One method of a run, by value (made by ``pipeline.method_spec()``).
 
     Attributes:
-        method: the registry name (``ircot``).
+        facade: the registered method's facade class (``IRCoTGenerationPipeline``), which pickles by name.
         name: the run's name.
         options: the method's options as given (``run_options`` of its options class).
         llm: the LLM's config name or ``hf://`` name.
@@ -63,7 +61,7 @@ class MethodSpec:
         batch_size: questions in flight at once.
     """
 
-    method: str
+    facade: Callable[..., GenerationPipeline]
     name: str
     options: Mapping[str, Any]
     llm: str
@@ -72,31 +70,12 @@ class MethodSpec:
     top_k: int | None = None
     batch_size: int = 10
 
-    @classmethod
-    def of(cls, pipeline: MethodPipeline, top_k: int | None = None) -> MethodSpec:
-        """The spec of ``pipeline``.
-
-        Raises:
-            ConfigError: the pipeline was given an LLM object, not a config name (an object
-                cannot be sent to another process).
-        """
-        if not isinstance(pipeline.llm, str):
-            raise ConfigError(f"{pipeline.method.title}: a method spec needs the LLM by config name (or hf:// "
-                              f"name), not a {type(pipeline.llm).__name__} object, so that another process can "
-                              "load the same model")
-        retrieval = None if pipeline.retrieval_pipeline is None else RetrievalSpec.of(pipeline.retrieval_pipeline)
-        return cls(pipeline.method.name, pipeline.name, run_options(pipeline.config), pipeline.llm, retrieval,
-                   pipeline.dataset, top_k, pipeline.batch_size)
-
-    def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None) -> MethodPipeline:
+    def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None) -> GenerationPipeline:
         """The facade this spec was taken from, rebuilt on ``session_factory`` (with ``llm``, a model this
         process has loaded already, instead of loading the spec's)."""
-        from hopkit.pipelines.generation.registered import method_pipeline
-
-        facade = method_pipeline(self.method)
         retrieval = [] if self.retrieval is None else [self.retrieval.build(session_factory)]
-        return facade(session_factory, self.name, self.llm if llm is None else llm, *retrieval, dataset=self.dataset,
-                      batch_size=self.batch_size, **self.options)
+        return self.facade(session_factory, self.name, self.llm if llm is None else llm, *retrieval,
+                           dataset=self.dataset, batch_size=self.batch_size, **self.options)
 
     def build(self, session_factory: sessionmaker[Session], *, llm: LLM | None = None, warm: bool = True) -> Method:
         """The method, rebuilt (warmed up unless ``warm`` is False), ready for its first question.

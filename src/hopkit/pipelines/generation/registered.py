@@ -27,7 +27,7 @@ from hopkit.options import PositiveInt, check_arguments, run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
 from hopkit.pipelines.generation.declared import method_config, yaml_config_class
-from hopkit.pipelines.generation.method_spec import MethodSpec
+from hopkit.pipelines.generation.method_spec import MethodSpec, RetrievalSpec
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
@@ -63,9 +63,20 @@ class MethodPipeline(GenerationPipeline):
         return self.method.as_run(self.config, top_k)
 
     def method_spec(self, top_k: int | None = None) -> MethodSpec:
-        """This method by value (it pickles), for another process to rebuild (:class:`MethodSpec`)."""
+        """This method by value (it pickles), for another process to rebuild (:class:`MethodSpec`).
+
+        Raises:
+            ConfigError: ``top_k`` given to a method without a K, or the pipeline was given an LLM object,
+                not a config name (an object cannot be sent to another process).
+        """
         self._check_top_k(top_k)
-        return MethodSpec.of(self, top_k)
+        if not isinstance(self.llm, str):
+            raise ConfigError(f"{self.method.title}: a method spec needs the LLM by config name (or hf:// "
+                              f"name), not a {type(self.llm).__name__} object, so that another process can "
+                              "load the same model")
+        retrieval = None if self.retrieval_pipeline is None else RetrievalSpec.of(self.retrieval_pipeline)
+        return MethodSpec(method_pipeline(self.method.name), self.name, run_options(self.config), self.llm,
+                          retrieval, self.dataset, top_k, self.batch_size)
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         warnings = self.method.warnings
