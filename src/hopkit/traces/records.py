@@ -9,21 +9,29 @@ What ``input`` and ``output`` hold for each kind is documented in ``docs/traces.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, TypeVar
+from typing import Any, Mapping, Protocol, Self, TypeVar
 
 from hopkit.errors import TraceError
-
-if TYPE_CHECKING:
-    from hopkit.traces.payload import Payload
-
-P = TypeVar("P", bound="Payload")
 
 #: The kinds hopkit's methods record; a method may use another short name.
 KINDS: tuple[str, ...] = ("scope", "retrieve", "reason", "read", "extract", "verify")
 
 Scores = tuple[float, ...] | Mapping[str, float]
 
-__all__ = ["KINDS", "Citation", "Scores", "Step", "TraceError"]
+__all__ = ["KINDS", "Citation", "Scores", "Step", "StepPayload", "TraceError"]
+
+
+class StepPayload(Protocol):
+    """What :meth:`Step.payload` reads a step as: a class that reads itself from a step, as every
+    :class:`~hopkit.traces.payload.Payload` does (payloads build on these records, not the other way)."""
+
+    @classmethod
+    def from_step(cls, step: Step) -> Self:
+        """The payload ``step`` holds; raises :class:`TraceError` when it holds none of this kind."""
+        ...
+
+
+P = TypeVar("P", bound=StepPayload)
 
 
 @dataclass(frozen=True)
