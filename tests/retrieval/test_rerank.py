@@ -10,10 +10,11 @@ import pytest
 from hopkit.errors import RetrievalError
 from hopkit.judges.cross_encoder import CrossEncoderRelevance
 from hopkit.pipelines.retrieval.bm25 import BM25RetrievalPipeline
+from hopkit.pipelines.retrieval.reranker import load_cross_encoder
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.retrieval.corpus_view import passage_text
-from hopkit.retrieval.rerank import RerankedRetriever, load_cross_encoder
+from hopkit.retrieval.rerank import RerankedRetriever
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 

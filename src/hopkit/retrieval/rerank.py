@@ -1,16 +1,17 @@
-"""A cross-encoder rerank stage over any retriever: the first stage's best ``depth``, read again with the query."""
+"""A cross-encoder rerank stage over any retriever: the first stage's best ``depth``, read again with the query.
+
+The stage is handed its scorer; the retrieval pipelines load a config's ``rerank:`` model
+(:func:`hopkit.pipelines.retrieval.reranker.load_cross_encoder`).
+"""
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-from typing import Any, Collection, Protocol, Sequence
+from typing import Collection, Protocol, Sequence
 
-from hopkit import environment
 from hopkit.errors import RetrievalError
 from hopkit.records import ScoredParagraph
 from hopkit.retrieval.corpus_view import passage_text
 from hopkit.retrieval.protocol import Retriever
-from hopkit.retrieval.sentence_embedders import local_copy
 
 RERANK_DEPTH = 50
 
@@ -19,27 +20,6 @@ class PairScorer(Protocol):
     """Scores ``(query, text)`` pairs (:class:`hopkit.judges.CrossEncoderRelevance` is one)."""
 
     def relevance(self, query: str, texts: Sequence[str]) -> list[float]: ...
-
-
-def load_cross_encoder(model_name: str, *, batch_size: int = 32) -> Any:
-    """A sentence-transformers ``CrossEncoder`` by Hub name or folder; a copy in ``$HOPKIT_MODEL_DIR`` first.
-
-    Raises:
-        RetrievalError: the package is missing or the model cannot be loaded (one line naming it).
-    """
-    from hopkit.errors import ConfigError
-    from hopkit.judges.cross_encoder import CrossEncoderRelevance
-
-    folder = local_copy(model_name)
-    try:
-        return CrossEncoderRelevance.load(str(folder) if folder is not None else model_name, batch_size=batch_size)
-    except ConfigError as error:
-        raise RetrievalError(str(error)) from error
-    except Exception as error:  # noqa: BLE001 (the Hub client, transformers and torch raise many kinds)
-        reason = " ".join(str(error).split())[:300]
-        raise RetrievalError(
-            f"cannot load the cross-encoder {model_name!r} ({type(error).__name__}: {reason}); check the name, or "
-            f"put a copy of the model's folder in {environment.model_dir() / PurePosixPath(model_name).name}") from error
 
 
 class RerankedRetriever:

@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from hopkit.environment import index_dir
 from hopkit.errors import StoreError
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
+from hopkit.pipelines.retrieval.reranker import load_cross_encoder
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.index_store import DENSE_DEFAULTS, load_or_build_from
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
-from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever, load_cross_encoder
+from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever
 from hopkit.store.store import Store
 
 

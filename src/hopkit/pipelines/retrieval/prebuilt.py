@@ -9,13 +9,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
+from hopkit.pipelines.retrieval.reranker import load_cross_encoder
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.embedders import load_embedder
 from hopkit.retrieval.index_files import index_file
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.prebuilt import PrebuiltRetriever
 from hopkit.retrieval.protocol import Retriever
-from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever, load_cross_encoder
+from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever
 from hopkit.retrieval.stored_view import SourceView
 from hopkit.store.store import Store
 

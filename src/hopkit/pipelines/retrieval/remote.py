@@ -22,11 +22,12 @@ from hopkit.errors import ConfigError, LLMError
 from hopkit.llm.endpoint_pool import split_base_urls
 from hopkit.options import NonEmptyStr, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
+from hopkit.pipelines.retrieval.reranker import load_cross_encoder
 from hopkit.records import Paragraph
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
-from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever, load_cross_encoder
+from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever
 from hopkit.serving.client import Matcher, RemoteRetriever, ServerIdentity
 from hopkit.serving.wire import PROTOCOLS, Protocol, ServedHit
 from hopkit.store.store import Store
