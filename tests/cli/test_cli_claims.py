@@ -10,8 +10,8 @@ from typing import Iterable
 
 import pytest
 
+from hopkit.claim_checks import claim_pages, declared_claims
 from hopkit.config import named_configs
-from hopkit.evaluation.claims import claim_pages, declared_claims
 from hopkit.experiments import experiment_names
 from hopkit.methods.paper_claims import claims_from_table
 from hopkit.methods.registry import entries

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from hopkit.claim_checks import ClaimCheck
 from hopkit.evaluation.aggregate import QuestionCost, summarize_run
-from hopkit.evaluation.claims import ClaimCheck
 from hopkit.evaluation.scoring import QuestionScores
 from hopkit.methods.paper_claims import PaperClaim
 from hopkit.report.claims import claims_markdown

@@ -2,7 +2,7 @@
 decided, against the questions spent (``python -m benchmarks.report_bench --anytime-saved-runs``).
 
 The comparisons are those of ``docs/claims/*.md`` (:mod:`hopkit.campaign.reader_pages`): the saved runs restored
-into a scratch store, each paper's claims checked by :class:`hopkit.evaluation.claims.ClaimChecker`, whose
+into a scratch store, each paper's claims checked by :class:`hopkit.claim_checks.ClaimChecker`, whose
 comparisons carry the sequence over the questions in the dataset's stored order. A comparison that appears on
 two pages (the same runs, metric and dataset) counts once.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from hopkit.campaign.page_sections import markdown_table
 from hopkit.campaign.qa_sections import SAMPLES
 from hopkit.campaign.reader_pages import ALSO_CHECKED, variant_runs
-from hopkit.evaluation.claims import ClaimChecker, claim_pages
+from hopkit.claim_checks import ClaimChecker, claim_pages
 from hopkit.judging_runs import choose_judge
 from hopkit.report.table import metric_header
 from hopkit.store.store import Store

@@ -6,7 +6,7 @@ variants :data:`ALSO_CHECKED` names and says where the routers of :data:`ROUTED`
 The runs are the saved runs (``benchmarks/results/runs``) of each benchmark variant on each sample:
 the declared experiments (:mod:`hopkit.experiments`, a paper's settings) and the benchmark's own levers
 and retrievers (``src/hopkit/campaign/variants``), each row named by its variant; the pages are made by the
-package's own code (:mod:`hopkit.report.leaderboard`, :mod:`hopkit.evaluation.claims`).
+package's own code (:mod:`hopkit.report.leaderboard`, :mod:`hopkit.claim_checks`).
 ``tests/benchmarks/test_reader_pages.py`` rebuilds them and fails on any difference::
 
     HOPKIT_DATA_DIR=../shared/data .venv/bin/hopkit campaign pages [--write]
@@ -27,7 +27,7 @@ from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_sections import SAMPLES, restored_store
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.campaign.variants import variant_names
-from hopkit.evaluation.claims import ClaimChecker, claim_pages
+from hopkit.claim_checks import ClaimChecker, claim_pages
 from hopkit.judging_runs import choose_judge
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary
 from hopkit.methods.registry import method_entry

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from hopkit.evaluation.claims import ClaimChecker, declared_claims
+from hopkit.claim_checks import ClaimChecker, declared_claims
 from hopkit.report.claims import RULE, claims_json, claims_markdown, claims_table, notes, tally
 from hopkit.report.table import to_text
 from hopkit.cli.store_access import reading_factory

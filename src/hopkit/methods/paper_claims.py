@@ -2,7 +2,7 @@
 
 A :class:`PaperClaim` says that ``subject`` scored above (or below) ``baseline`` on ``metric`` in
 the paper, on the datasets it names; ``hopkit claims`` checks each one on stored runs with a paired
-test and words the verdict by one rule (:mod:`hopkit.evaluation.claims`).
+test and words the verdict by one rule (:mod:`hopkit.claim_checks`).
 """
 
 from __future__ import annotations

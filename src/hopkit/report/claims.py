@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from hopkit.evaluation.claims import HOLDS, NOT_JUDGED, NOT_RUN, REVERSED, ClaimCheck
+from hopkit.claim_checks import HOLDS, NOT_JUDGED, NOT_RUN, REVERSED, ClaimCheck
 from hopkit.report.escape import markdown_cell
 from hopkit.report.paired import anytime_cells
 from hopkit.report.table import Cell, Column, Table, metric_header, to_markdown
