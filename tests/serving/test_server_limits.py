@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from hopkit.remote_retrieval.wire import Limits
 from hopkit.serving.options import ServerOptions
 from hopkit.serving.served import ServedRetriever
-from hopkit.serving.wire import Limits
 from tests.polling import wait_until
 from tests.serving.loopback import SERVE_SECONDS, GatedRetriever, serving
 from tests.serving.test_search_r1_shape import raw_post

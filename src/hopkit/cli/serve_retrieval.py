@@ -11,8 +11,8 @@ from hopkit.cli.numbers import integer, number
 from hopkit.cli.store_access import existing_connection
 from hopkit.env_values import secret_token
 from hopkit.errors import ConfigError
+from hopkit.remote_retrieval.wire import Limits
 from hopkit.serving.options import ServerOptions
-from hopkit.serving.wire import Limits
 from hopkit.store.store import Store
 
 INTERRUPTED = "the server stopped after the requests in flight"

@@ -1,7 +1,7 @@
 """The retrieval server's ASGI application (Starlette): ``POST /retrieve``, ``POST /hopkit/retrieve``, ``GET /health``.
 
 Starlette is the request layer FastAPI is built on, kept by the same people and as widely deployed; hopkit
-reads and checks the requests itself (:mod:`hopkit.serving.wire`, so a 400 names the field) and needs
+reads and checks the requests itself (:mod:`hopkit.remote_retrieval.wire`, so a 400 names the field) and needs
 none of FastAPI's model layer. Its ``JSONResponse`` writes the same bytes FastAPI's default response
 does, so Search-R1's clients read the same bytes they read from Search-R1's server.
 
@@ -25,11 +25,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from hopkit.errors import DataError
+from hopkit.remote_retrieval.wire import (HEALTH_PATH, HOPKIT_PATH, IDENTITY_HEADER, SEARCH_R1_PATH, Limits,
+                                          ParsedRequest, QueryItem, ServedHit, hopkit_result, read_hopkit,
+                                          read_search_r1, search_r1_result)
 from hopkit.serving.batcher import Batcher, Overloaded
 from hopkit.serving.options import ServerOptions
 from hopkit.serving.served import ServedRetriever
-from hopkit.serving.wire import (HEALTH_PATH, HOPKIT_PATH, IDENTITY_HEADER, SEARCH_R1_PATH, Limits, ParsedRequest,
-                                 QueryItem, ServedHit, hopkit_result, read_hopkit, read_search_r1, search_r1_result)
 
 logger = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from hopkit.records import ScoredParagraph
+from hopkit.remote_retrieval.wire import QueryItem
 from hopkit.retrieval.embedders import embed_passages, embed_queries
 from hopkit.retrieval.protocol import Retriever
-from hopkit.serving.wire import QueryItem
 
 # Where a retriever keeps the retrievers it wraps (meter, rerank, hybrid) and its embedder (dense).
 _WRAPPED = ("inner", "first", "retrievers")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hopkit.serving.wire import Limits
+from hopkit.remote_retrieval.wire import Limits
 
 
 @dataclass(frozen=True)

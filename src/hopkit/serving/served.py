@@ -18,9 +18,9 @@ from hopkit.config import load_named
 from hopkit.errors import ConfigError, StoreError
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import ScoredParagraph
+from hopkit.remote_retrieval.wire import QueryItem, ServedHit
 from hopkit.retrieval.protocol import Retriever
 from hopkit.serving.batch_search import PreparedQueries, batched_encoding, search_batch
-from hopkit.serving.wire import QueryItem, ServedHit
 from hopkit.store.records import canonical_json
 from hopkit.store.store import Store
 

@@ -25,10 +25,10 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from hopkit import environment
+from hopkit.remote_retrieval.wire import Limits
 from hopkit.serving.app import build_app
 from hopkit.serving.options import ServerOptions
 from hopkit.serving.served import ServedRetriever, ServeSettings
-from hopkit.serving.wire import Limits
 from hopkit.store.connection import DBConnection
 
 SETTINGS_VARIABLE = "HOPKIT_SERVE_SETTINGS"

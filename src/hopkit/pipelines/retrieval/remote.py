@@ -24,12 +24,12 @@ from hopkit.options import NonEmptyStr, NonNegativeFloat, NonNegativeInt, Positi
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.pipelines.retrieval.reranker import load_cross_encoder
 from hopkit.records import Paragraph
+from hopkit.remote_retrieval.client import Matcher, RemoteRetriever, ServerIdentity
+from hopkit.remote_retrieval.wire import PROTOCOLS, Protocol, ServedHit
 from hopkit.retrieval.dense_store import ShardEncoder
 from hopkit.retrieval.meter import MeteredRetriever
 from hopkit.retrieval.protocol import Retriever
 from hopkit.retrieval.rerank import RERANK_DEPTH, RerankedRetriever
-from hopkit.serving.client import Matcher, RemoteRetriever, ServerIdentity
-from hopkit.serving.wire import PROTOCOLS, Protocol, ServedHit
 from hopkit.store.store import Store
 
 logger = logging.getLogger(__name__)

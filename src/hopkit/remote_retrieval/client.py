@@ -25,8 +25,8 @@ from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.http_clients import ClientPool
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.records import Paragraph, ScoredParagraph
-from hopkit.serving.wire import (HEALTH_PATH, IDENTITY_HEADER, PATHS, Protocol, QueryItem, ServedHit, hopkit_request,
-                                 search_r1_request, title_and_text)
+from hopkit.remote_retrieval.wire import (HEALTH_PATH, IDENTITY_HEADER, PATHS, Protocol, QueryItem, ServedHit,
+                                          hopkit_request, search_r1_request, title_and_text)
 
 #: The environment variable a client reads its bearer token from when its config gives none.
 TOKEN_VARIABLE = "HOPKIT_RETRIEVAL_TOKEN"
