@@ -4,8 +4,8 @@ import pytest
 
 from hopkit.config import instantiate, load_named, load_yaml, named_config_path
 from hopkit.errors import ConfigError, UnknownNameError
+from hopkit.methods.method_config import method_config
 from hopkit.methods.oner.method import OneRConfig
-from hopkit.pipelines.generation.declared import method_config
 from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
 
 pytestmark = pytest.mark.unit

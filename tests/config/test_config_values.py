@@ -223,12 +223,12 @@ def option_names(config_class: type) -> set[str]:
     import dataclasses
 
     from hopkit.options import parameter_types
-    from hopkit.pipelines.generation.declared import _config_dataclass
+    from hopkit.methods.method_config import config_dataclass
 
     names: set[str] = set()
     for field, hint in parameter_types(config_class).items():
         names.add(field)
-        nested = _config_dataclass(hint)
+        nested = config_dataclass(hint)
         if nested is not None and nested is not config_class:
             names |= option_names(nested)
     return names if dataclasses.is_dataclass(config_class) else set()

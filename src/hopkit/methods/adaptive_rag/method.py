@@ -27,6 +27,7 @@ from hopkit.methods.demonstrations import DemonstrationSpec
 from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, PromptedClassifier
 from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
+from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method, warm_up
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
@@ -138,7 +139,6 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
         ConfigError: the classifier file cannot be used, or a strategy cannot be built for the dataset.
     """
     from hopkit.methods.registry import MethodParts, method_entry
-    from hopkit.pipelines.generation.declared import method_config
 
     classifier: Classifier = (PromptedClassifier(llm, config.fallback) if config.classifier == "prompted"
                               else FileClassifier(config.classifier))

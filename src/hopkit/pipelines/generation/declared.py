@@ -1,7 +1,7 @@
 """A method's options are declared once, as its config dataclass (``IRCoTConfig``...).
 
-The facade takes them as keyword arguments (:func:`method_config` builds the config
-from them) and the YAML config class is derived from the same dataclass
+The facade takes them as keyword arguments (:func:`hopkit.methods.method_config.method_config`
+builds the config from them) and the YAML config class is derived from the same dataclass
 (:func:`yaml_config_class`), so an option is added, renamed or re-typed in one place.
 
 A field whose type is itself a config dataclass (IRCoT's ``iirc``, the readers'
@@ -16,67 +16,20 @@ import inspect
 import sys
 import typing
 import warnings
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping
 
 from hopkit.errors import ConfigError
-from hopkit.options import parameter_types, shown
-
-Config = TypeVar("Config")
+from hopkit.methods.method_config import config_dataclass, method_config
+from hopkit.options import parameter_types
 
 # Fields of every YAML pipeline config that are not passed on to the facade by name.
 _YAML_ONLY = ("name", "llm", "retrieval_pipeline_name", "executor", "ray_address", "workers", "cpus_per_worker",
               "question_timeout", "ray_env")
 
 
-def method_config(config_class: type[Config], options: Mapping[str, Any], source: str) -> Config:
-    """``config_class`` built from keyword ``options`` (nested configs from mappings).
-
-    Raises:
-        ConfigError: naming ``source`` and an unknown option, or from the config's own checks.
-    """
-    if isinstance(options, config_class):
-        return options
-    known = {f.name for f in dataclasses.fields(config_class)}  # type: ignore[arg-type]
-    unknown = sorted(str(name) for name in set(options) - known)
-    if unknown:
-        raise ConfigError(f"{source}: unknown option(s) {unknown}; known: {sorted(known)}")
-    hints = parameter_types(config_class)
-    values = {name: _nested(hints.get(name), value, f"{source}: option {name!r}") for name, value in options.items()}
-    try:
-        return config_class(**values)
-    except (ConfigError, TypeError) as exc:  # TypeError: a required field left out
-        raise ConfigError(f"{source}: {exc}") from None
-
-
-def _nested(hint: Any, value: Any, where: str) -> Any:
-    inner = _config_dataclass(hint)
-    if inner is None or value is None or isinstance(value, inner):  # None: the annotation's check says if it may be
-        return value
-    shorthand = getattr(inner, "from_option", None)
-    if isinstance(value, str) and shorthand is not None:
-        try:
-            return shorthand(value)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-    if not isinstance(value, Mapping):
-        fields = ", ".join(f.name for f in dataclasses.fields(inner))
-        raise ConfigError(f"{where}: expected a mapping of {fields}, got {shown(value)}")
-    return method_config(inner, value, where)
-
-
-def _config_dataclass(hint: Any) -> type | None:
-    """The config dataclass ``hint`` names (directly or as ``X | None``), if any."""
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return hint
-    members = [m for m in typing.get_args(hint) if m is not type(None)]
-    if len(members) == 1 and isinstance(members[0], type) and dataclasses.is_dataclass(members[0]):
-        return members[0]
-    return None
-
-
 def _yaml_hint(hint: Any) -> Any:
     """What a YAML file may give for a field of type ``hint``: a nested config may be a mapping."""
-    inner = _config_dataclass(hint)
+    inner = config_dataclass(hint)
     if inner is None:
         return hint
     if getattr(inner, "from_option", None) is not None:

@@ -21,12 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.llm.protocol import LLM
+from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodEntry, MethodParts, method_entry, method_names
 from hopkit.options import PositiveInt, check_arguments, run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
-from hopkit.pipelines.generation.declared import method_config, yaml_config_class
+from hopkit.pipelines.generation.declared import yaml_config_class
 from hopkit.pipelines.generation.method_spec import MethodSpec, RetrievalSpec
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.records import Paragraph
