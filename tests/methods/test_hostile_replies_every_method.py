@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hopkit import errors
+from hopkit.experiments import load_experiment
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.protocol import Method
@@ -142,7 +143,8 @@ def build(name: str, values: dict[str, Any], llm: MeteredLLM, retriever: BM25Ret
     try:
         if name == "searchain":
             return JUDGED[name](llm, retriever, options)
-        return entry.build(MethodParts(llm, retriever, options, dataset="toy", paragraphs=lambda: PARAGRAPHS))
+        return entry.build(MethodParts(llm, retriever, options, dataset="toy", paragraphs=lambda: PARAGRAPHS,
+                                       experiments=load_experiment))
     except (errors.ConfigError, errors.DataError, errors.DownloadError) as refused:
         pytest.skip(f"{name} cannot be built with {describe(values)} here: {refused}")
 

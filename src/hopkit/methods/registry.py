@@ -22,7 +22,7 @@ import importlib
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.llm.protocol import LLM
@@ -61,6 +61,23 @@ def _no_paragraphs() -> Sequence[Paragraph]:
     return ()
 
 
+class DeclaredExperiment(Protocol):
+    """A method's declared settings for one dataset, as :func:`hopkit.experiments.load_experiment` gives them."""
+
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+
+    @property
+    def skipped(self) -> str | None: ...
+
+    @property
+    def fallback(self) -> str | None: ...
+
+
+#: Looks up a declared experiment by name and dataset (:func:`hopkit.experiments.load_experiment`).
+ExperimentLookup = Callable[[str, str], DeclaredExperiment]
+
+
 @dataclass(frozen=True)
 class MethodParts:
     """What a method is built from.
@@ -73,6 +90,10 @@ class MethodParts:
             retrieval pipeline).
         paragraphs: the dataset's whole corpus, read from the store when called (IRCoT's title
             index for IIRC is built on it).
+        experiments: the declared experiments, for a method built from other methods' declared
+            settings (Adaptive-RAG's ``strategies: experiments``); the pipelines hand in
+            :func:`hopkit.experiments.load_experiment`, which reads the registry, so the methods
+            never import it. None: no declared settings at hand.
     """
 
     llm: LLM
@@ -80,6 +101,7 @@ class MethodParts:
     options: Any
     dataset: str | None = None
     paragraphs: Callable[[], Sequence[Paragraph]] = _no_paragraphs
+    experiments: ExperimentLookup | None = None
 
     def needed_retriever(self, method: str) -> Retriever:
         """The retriever, for a method that cannot run without one.

@@ -13,7 +13,7 @@ from hopkit.methods.registry import MethodEntry, MethodParts
 
 def build(parts: MethodParts) -> AdaptiveRAG:
     retriever = parts.needed_retriever("Adaptive-RAG")
-    return build_adaptive_rag(parts.llm, retriever, parts.options, parts.dataset, parts.paragraphs)
+    return build_adaptive_rag(parts.llm, retriever, parts.options, parts.dataset, parts.paragraphs, parts.experiments)
 
 
 METHOD = MethodEntry(

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hopkit.errors import ConfigError, UnknownNameError
-from hopkit.experiments import load_experiment
 from hopkit.llm.protocol import LLM
 from hopkit.methods.demonstrations import DemonstrationSpec
 from hopkit.methods.adaptive_rag.classifiers import Classifier, FileClassifier, PromptedClassifier
@@ -29,6 +28,7 @@ from hopkit.methods.adaptive_rag.labels import LABELS, STRATEGIES
 from hopkit.methods.adaptive_rag.steps import AdaptiveRAGSummary, AdaptiveRoute
 from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method, warm_up
+from hopkit.methods.registry import ExperimentLookup, MethodParts, method_entry
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
 from hopkit.traces import recorded_by
@@ -132,14 +132,17 @@ class AdaptiveRAG:
 
 
 def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, dataset: str | None,
-                       paragraphs: Any) -> AdaptiveRAG:
+                       paragraphs: Any, experiments: ExperimentLookup | None = None) -> AdaptiveRAG:
     """The router with its classifier and its three strategies built for ``dataset``.
 
-    Raises:
-        ConfigError: the classifier file cannot be used, or a strategy cannot be built for the dataset.
-    """
-    from hopkit.methods.registry import MethodParts, method_entry
+    Args:
+        experiments: the declared experiments, which ``strategies: experiments`` reads the strategies'
+            settings from (:func:`hopkit.experiments.load_experiment`, handed in by the pipeline).
 
+    Raises:
+        ConfigError: the classifier file cannot be used, a strategy cannot be built for the dataset, or
+            ``strategies: experiments`` was not handed the declared experiments.
+    """
     classifier: Classifier = (PromptedClassifier(llm, config.fallback) if config.classifier == "prompted"
                               else FileClassifier(config.classifier))
     strategies: dict[str, Method] = {}
@@ -151,12 +154,16 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
             if dataset is None:
                 raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's settings for the "
                                   "run's dataset; give a dataset, or set strategies: defaults")
-            declared = _declared_options(entry.name, dataset, config.demonstrations, fallbacks)
+            if experiments is None:
+                raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's declared settings, "
+                                  "and none were handed in: build it through a pipeline, or give MethodParts "
+                                  "experiments=hopkit.experiments.load_experiment")
+            declared = _declared_options(experiments, entry.name, dataset, config.demonstrations, fallbacks)
         options = method_config(entry.options, {**declared, **config.strategy_options.get(entry.name, {})},
                                 f"Adaptive-RAG's strategy {entry.name}")
         try:
             strategies[label] = entry.build(MethodParts(llm, retriever if entry.retrieves else None,
-                                                        entry.as_run(options), dataset, paragraphs))
+                                                        entry.as_run(options), dataset, paragraphs, experiments))
         except ConfigError as exc:
             raise ConfigError(f"Adaptive-RAG: its strategy {entry.name} cannot be built for {dataset!r} ({exc}); "
                               "set strategies: defaults to run the strategies with their defaults") from None
@@ -166,12 +173,12 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
     return AdaptiveRAG(classifier, strategies, config.classifier)
 
 
-def _declared_options(name: str, dataset: str, demonstrations: DemonstrationSpec | None,
-                      fallbacks: dict[str, str]) -> dict[str, Any]:
+def _declared_options(experiments: ExperimentLookup, name: str, dataset: str,
+                      demonstrations: DemonstrationSpec | None, fallbacks: dict[str, str]) -> dict[str, Any]:
     """Strategy ``name``'s declared options for ``dataset``, with ``demonstrations`` (when given) over its
     declared ones; what it takes for want of declared settings is added to ``fallbacks``."""
     try:
-        experiment = load_experiment(name, dataset)
+        experiment = experiments(name, dataset)
     except UnknownNameError as exc:
         raise ConfigError(f"Adaptive-RAG: strategy {name}: {exc}") from None
     if experiment.skipped is not None:

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice
+from hopkit.experiments import load_experiment
 from hopkit.llm.protocol import LLM
 from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method
@@ -89,7 +90,7 @@ class MethodPipeline(GenerationPipeline):
     def build_method(self, llm: LLM, retriever: Retriever | None, top_k: int | None,
                      dataset: str | None = None) -> Method:
         parts = MethodParts(llm, retriever, self.options(top_k), dataset,
-                            paragraphs=functools.partial(self._paragraphs, dataset))
+                            paragraphs=functools.partial(self._paragraphs, dataset), experiments=load_experiment)
         return self.method.build(parts)
 
     def _paragraphs(self, dataset: str | None) -> Sequence[Paragraph]:
