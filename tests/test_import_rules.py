@@ -72,3 +72,21 @@ def test_the_config_reader_imports_no_pipeline_method_or_experiment() -> None:
     path = PACKAGE / "config.py"
     assert [f"config.py:{line} imports {name}" for line, name in imported_modules(path)
             if name.split(".")[:2] in (["hopkit", "pipelines"], ["hopkit", "methods"], ["hopkit", "experiments"])] == []
+
+
+@pytest.mark.parametrize(("folder", "above"), [
+    ("retrieval", "hopkit.judges"),  # the rerank stage is handed its cross-encoder by the retrieval pipelines
+    ("retrieval", "hopkit.pipelines"),
+    ("evaluation", "hopkit.methods"),  # claims are checked above, in hopkit.claim_checks
+    ("evaluation", "hopkit.scoring_runs"),
+    ("evaluation", "hopkit.judging_runs"),
+    ("evaluation", "hopkit.claim_checks"),
+    ("pipelines", "hopkit.serving"),  # the server builds a retrieval pipeline; the pipelines use remote_retrieval
+    ("remote_retrieval", "hopkit.serving"),  # the wire format and the client lie below the server and the pipelines
+    ("remote_retrieval", "hopkit.pipelines"),
+    ("methods", "hopkit.pipelines"),  # the run wing builds the methods, never the other way round
+    ("methods", "hopkit.experiments"),  # Adaptive-RAG is handed the declared experiments (MethodParts.experiments)
+])
+def test_no_import_runs_back_up_a_floor(folder: str, above: str) -> None:
+    """Issue 74: the arrows that ran back up the house (a lower package importing a higher one) stay gone."""
+    assert offending_imports(folder, above) == []
