@@ -20,7 +20,9 @@ input to close, so that the driver can read the memory of all workers alive at o
 Writes benchmarks/results/big_corpus.json and the ``big-corpus`` section of docs/benchmarks.md.
 
 ``python -m benchmarks.big_corpus serve`` measures ``hopkit serve-retrieval`` under load over the same
-corpus instead (:mod:`hopkit.campaign.serving_load`; ``serve --help``).
+corpus instead (:mod:`hopkit.campaign.serving_load`; ``serve --help``), and
+``python -m benchmarks.big_corpus corpus-add`` a generated wiki-18 file of 21,015,324 passages through
+``hopkit corpus add``, killed half way and resumed (:mod:`hopkit.campaign.wiki_ingest`; ``corpus-add --help``).
 The corpus, the store and the index go to ``--work`` (default /tmp/hopkit-big-corpus), not the
 repository.
 """
@@ -41,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from hopkit.campaign import serving_load
+from hopkit.campaign import serving_load, wiki_ingest
 from hopkit.campaign.page_sections import command_line, markdown_table, write_section
 from hopkit.campaign.environment import RESULTS as RESULTS_DIR, ROOT
 from hopkit.campaign.probes import made_up_words
@@ -369,10 +371,41 @@ def serve(argv: list[str]) -> None:
         write_section("serving-load", serving_load.section(saved), ROOT / "docs" / "serving.md")
 
 
+def corpus_add(argv: list[str]) -> None:
+    """``corpus-add``: Wikipedia-size ingest through ``hopkit corpus add`` (:mod:`hopkit.campaign.wiki_ingest`)."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.big_corpus corpus-add",
+                                     description=wiki_ingest.__doc__.split("\n")[0])
+    parser.add_argument("--passages", type=int, default=wiki_ingest.WIKI18_PASSAGES)
+    parser.add_argument("--vocabulary", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kill-at", type=float, default=0.5, help="the share of passages stored at the kill -9")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/hopkit-wiki-ingest"))
+    parser.add_argument("--keep", action="store_true", help="keep the generated file and the stores in --work")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "wiki_ingest.json")
+    parser.add_argument("--no-docs", action="store_true",
+                        help="do not write docs/benchmarks.md and docs/standard-setting.md")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    saved = {"command": command_line(), **wiki_ingest.measure(args.work, args.passages, args.vocabulary, args.seed,
+                                                              args.kill_at, args.keep, say)}
+    args.out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    if not args.no_docs:
+        write_section("wiki-ingest", wiki_ingest.section(saved))
+        write_section("wiki-ingest", wiki_ingest.standard_setting(saved), ROOT / "docs" / "standard-setting.md")
+    if not args.keep:
+        wiki_ingest.remove(args.work, args.passages)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["phase"]:
         run_phase(sys.argv[2:])
     elif sys.argv[1:2] == ["serve"]:
         serve(sys.argv[2:])
+    elif sys.argv[1:2] == ["corpus-add"]:
+        corpus_add(sys.argv[2:])
     else:
         main()
