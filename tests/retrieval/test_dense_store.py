@@ -203,3 +203,20 @@ def test_bad_input_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(RetrievalError, match="batch_size must be >= 1"):
         load_or_build_dense(MemorySource(CORPUS), tmp_path, HashingEmbedder(8), batch_size=0)
     assert not [path for path in tmp_path.iterdir() if path.name.startswith("vectors-")]
+
+
+@pytest.mark.parametrize("kind", ["ivfpq", "hnsw", "flat"])
+def test_a_batch_searched_at_once_answers_what_each_query_alone_gets(tmp_path: Path, kind: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    approximate = build(tmp_path, index=kind, nprobe=4)
+    assert approximate.candidates is not None
+    alone = [approximate.retrieve(query, k=5, exclude={7}) for query in QUERIES]
+    approximate.prepare_batch([(query, 5, 1) for query in QUERIES] + [("", 5, 0), (QUERIES[0], 0, 0)])
+    assert len(approximate._batch) == len(set(QUERIES))  # a blank query or k 0 searches nothing
+    with monkeypatch.context() as patched:  # every query of the batch takes its rows from the batch's one search
+        patched.setattr(approximate.candidates, "nearest", lambda *_: pytest.fail("searched again"))
+        assert [approximate.retrieve(query, k=5, exclude={7}) for query in QUERIES] == alone
+    # A query asked for more rows than the batch searched for searches on its own.
+    assert same_ranking(approximate.retrieve(QUERIES[0], k=400), approximate.retrieve(QUERIES[0], k=400))
+    approximate.forget_batch()
+    assert len(approximate._batch) == 0

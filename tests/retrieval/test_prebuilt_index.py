@@ -87,6 +87,34 @@ def test_a_query_is_answered_through_index_path(kind: str, made: tuple[Path, np.
         in (["Town 100", "Town 9"], ["Town 9", "Town 100"])
 
 
+@pytest.mark.parametrize("kind", ["HNSW16", "IVF4,Flat"])
+def test_a_served_batch_searches_the_index_once_and_answers_as_one_by_one(
+        kind: str, made: tuple[Path, np.ndarray], store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopkit.serving.batch_search import batched_encoding, batched_search, search_batch
+    from hopkit.remote_retrieval.wire import QueryItem
+
+    retriever = pipeline(store, str(write_index(made[1], tmp_path / "wiki.index", kind)), **SEARCH[kind]).retriever("qs")
+    items = [QueryItem(f"Which river does Town {town} lie on?", 3, exclude) for town, exclude in
+             ((42, ()), (7, (FIRST_ID,)), (150, ()), (42, ()))]
+    items.append(QueryItem("Town 9", 2, (), ("Town 9", "Town 100")))  # a title restriction: scored exactly
+    alone = [retriever.retrieve(item.text, item.k, frozenset(item.exclude), item.titles) for item in items]
+    [index] = batched_search(retriever)
+    calls = []
+    original = index.nearest_many
+    monkeypatch.setattr(index, "nearest_many", lambda vectors, wanted: calls.append(len(vectors)) or
+                        original(vectors, wanted))
+    monkeypatch.setattr(index, "nearest", lambda *_: pytest.fail("a query of the batch searched on its own"))
+    batched = search_batch(retriever, batched_encoding(retriever), items)
+    # The same passages; the scores up to what MiniLM computes differently for a padded batch (the last bits).
+    assert [[hit.id for hit in hits] for hits in batched] == [[hit.id for hit in hits] for hits in alone]
+    assert [hit.score for hits in batched for hit in hits] == pytest.approx(
+        [hit.score for hits in alone for hit in hits], abs=1e-5)
+    # One search per count of rows wanted: the two queries excluding nothing at once (the repeated one found once),
+    # the one excluding a passage wants a row more; the title-restricted one is scored exactly, not searched.
+    assert sorted(calls) == [1, 2]
+    assert len(index._batch) == 0  # forgotten once the batch is answered
+
+
 def test_an_index_one_row_short_is_refused(made: tuple[Path, np.ndarray], store: Store, tmp_path: Path) -> None:
     path = write_index(made[1][:-1], tmp_path / "short.index")
     with pytest.raises(RetrievalError) as refused:

@@ -181,6 +181,10 @@ class Candidates:
 
     def nearest(self, query: np.ndarray, count: int) -> np.ndarray:
         """Positions of up to ``count`` rows nearest to ``query`` (a unit float32 vector), best first."""
+        return self.nearest_many(query.reshape(1, -1), count)[0]
+
+    def nearest_many(self, queries: np.ndarray, count: int) -> list[np.ndarray]:
+        """:meth:`nearest` of each row of ``queries`` (``(m, dim)``), in one search of the structure."""
         faiss = _faiss()
         if self.kind == "ivfpq":
             parameters = faiss.SearchParametersIVF(nprobe=lists_searched(self.index.nlist, self.nprobe))
@@ -188,6 +192,5 @@ class Candidates:
             parameters = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, count))
         else:
             parameters = None
-        _, found = self.index.search(query.reshape(1, -1).astype(np.float32), count, params=parameters)
-        positions = found[0]
-        return positions[positions >= 0].astype(np.int64)
+        _, found = self.index.search(np.ascontiguousarray(queries, dtype=np.float32), count, params=parameters)
+        return [row[row >= 0].astype(np.int64) for row in found]

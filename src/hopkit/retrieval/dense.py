@@ -18,6 +18,7 @@ import numpy as np
 from hopkit.errors import RetrievalError
 from hopkit.records import Paragraph, ScoredParagraph
 from hopkit.retrieval.ann import RESCORE, Candidates
+from hopkit.retrieval.batch_nearest import BatchNearest
 from hopkit.retrieval.corpus_view import CorpusView, RankedCorpus, in_id_order
 from hopkit.retrieval.embedders import (
     Embedder,
@@ -84,6 +85,7 @@ class DenseRetriever:
         self.candidates = candidates
         self.rescore = rescore
         self._file: BinaryIO | None = None
+        self._batch = BatchNearest()
 
     @property
     def dim(self) -> int:
@@ -140,6 +142,23 @@ class DenseRetriever:
             scores[start:start + block.shape[0]] = block @ query
         return scores
 
+    def _wanted(self, k: int, excluded: int) -> int:
+        return min(len(self.corpus), max(self.rescore, k + excluded))
+
+    def prepare_batch(self, queries: Sequence[tuple[str, int, int]]) -> None:
+        """Search the approximate structure once for a batch of queries, each ``(text, k, ids excluded)``; their
+        :meth:`retrieve` calls, until :meth:`forget_batch`, take their candidates from that search. Exact search
+        (no structure) has nothing to prepare."""
+        if self.candidates is None:
+            return
+        asked = [(query_vector(self.embedder, text), self._wanted(k, excluded))
+                 for text, k, excluded in queries if k > 0 and text.strip()]
+        self._batch.fill([vector for vector, _ in asked], [wanted for _, wanted in asked],
+                         self.candidates.nearest_many)
+
+    def forget_batch(self) -> None:
+        self._batch.clear()
+
     def retrieve(
         self,
         query: str,
@@ -178,9 +197,11 @@ class DenseRetriever:
             return self.corpus.select_among(positions, self.exact_scores(vector, positions), k, exclude)
         if self.candidates is None:
             return self.corpus.select(self.exact_scores(vector), k, exclude)
-        wanted = min(len(self.corpus), max(self.rescore, k + len(exclude)))
+        wanted = self._wanted(k, len(exclude))
+        prepared = self._batch.take(vector, wanted)
         while True:
-            positions = self.candidates.nearest(vector, wanted)
+            positions = prepared if prepared is not None else self.candidates.nearest(vector, wanted)
+            prepared = None
             hits = self.corpus.select_among(positions, self.exact_scores(vector, positions), k, exclude)
             if len(hits) >= k or positions.size < wanted or wanted >= len(self.corpus):
                 return hits

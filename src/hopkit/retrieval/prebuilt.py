@@ -16,12 +16,13 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
 from hopkit.errors import RetrievalError
 from hopkit.records import ScoredParagraph
+from hopkit.retrieval.batch_nearest import BatchNearest
 from hopkit.retrieval.corpus_view import RankedCorpus
 from hopkit.retrieval.dense import query_vector
 from hopkit.retrieval.embedders import Embedder
@@ -128,6 +129,7 @@ class PrebuiltRetriever:
         self.nprobe = nprobe
         faiss = _faiss()
         self._higher_is_better = int(index.metric_type) != faiss.METRIC_L2
+        self._batch = BatchNearest()
 
     @classmethod
     def load(cls, path: Path, corpus: RankedCorpus, embedder: Callable[[], Embedder], *, where: str,
@@ -162,10 +164,31 @@ class PrebuiltRetriever:
 
     def nearest(self, vector: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions and scores of up to ``wanted`` rows nearest to ``vector``, best first."""
-        distances, found = self.index.search(vector.reshape(1, -1), wanted, params=self._parameters(wanted))
-        keep = found[0] >= 0
-        scores = distances[0][keep] if self._higher_is_better else -distances[0][keep]
-        return found[0][keep].astype(np.int64), scores.astype(np.float32)
+        return self.nearest_many(vector.reshape(1, -1), wanted)[0]
+
+    def nearest_many(self, vectors: np.ndarray, wanted: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`nearest` of each row of ``vectors``, in one search of the index."""
+        distances, found = self.index.search(np.ascontiguousarray(vectors, dtype=np.float32), wanted,
+                                             params=self._parameters(wanted))
+        results = []
+        for row_distances, row_found in zip(distances, found):
+            keep = row_found >= 0
+            scores = row_distances[keep] if self._higher_is_better else -row_distances[keep]
+            results.append((row_found[keep].astype(np.int64), scores.astype(np.float32)))
+        return results
+
+    def _wanted(self, k: int, excluded: int) -> int:
+        return min(len(self.corpus), 2 * k + excluded)
+
+    def prepare_batch(self, queries: Sequence[tuple[str, int, int]]) -> None:
+        """Search the index once for a batch of queries, each ``(text, k, ids excluded)``; their :meth:`retrieve`
+        calls, until :meth:`forget_batch`, take their rows from that search."""
+        asked = [(query_vector(self.embedder, text).astype(np.float32), self._wanted(k, excluded))
+                 for text, k, excluded in queries if k > 0 and text.strip()]
+        self._batch.fill([vector for vector, _ in asked], [wanted for _, wanted in asked], self.nearest_many)
+
+    def forget_batch(self) -> None:
+        self._batch.clear()
 
     def _among(self, vector: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows at ``positions`` with their scores: from the vectors the index gives back, else (an IVF index
@@ -209,9 +232,11 @@ class PrebuiltRetriever:
         if titles is not None:
             return self.corpus.select_among(*self._among(vector, self.corpus.title_positions(titles)), k, exclude)
         rows = len(self.corpus)
-        wanted = min(rows, 2 * k + len(exclude))
+        wanted = self._wanted(k, len(exclude))
+        prepared = self._batch.take(vector, wanted)
         while True:
-            positions, scores = self.nearest(vector, wanted)
+            positions, scores = prepared if prepared is not None else self.nearest(vector, wanted)
+            prepared = None
             hits = self.corpus.select_among(positions, scores, k, exclude)
             if len(hits) >= k or positions.size < wanted or wanted >= rows:
                 return hits

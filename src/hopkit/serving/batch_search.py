@@ -1,11 +1,14 @@
-"""A batch of queries answered with one call of the query encoder, whatever retriever wraps the encoder.
+"""A batch of queries answered with one call of the query encoder and one search of each dense index, whatever
+retriever wraps them.
 
 A retriever answers one query at a time (:class:`~hopkit.retrieval.protocol.Retriever`); a dense one
 embeds its query first, one model call per query. :func:`batched_encoding` finds every embedder in a
 retriever (inside the meter, a rerank, a hybrid) and puts a :class:`PreparedQueries` in its place: before
 a batch is searched, the batch's queries are embedded in one call of each model, and each query's
-search then takes its vector from there. A batch's answers are the ones the queries get one by one, up to
-what a transformer computes differently for a padded batch (the last bits of a vector).
+search then takes its vector from there. Then each dense index inside (a retriever with ``prepare_batch``) is
+searched once for the whole batch (:class:`~hopkit.retrieval.batch_nearest.BatchNearest`). A batch's answers are
+the ones the queries get one by one, up to what a transformer computes differently for a padded batch (the last
+bits of a vector).
 """
 
 from __future__ import annotations
@@ -80,13 +83,25 @@ def batched_encoding(retriever: Retriever) -> list[PreparedQueries]:
     return prepared
 
 
+def batched_search(retriever: Retriever) -> list[Any]:
+    """The dense indexes inside ``retriever`` that can search a whole batch at once (``prepare_batch``)."""
+    return [owner for owner in _embedder_owners(retriever, set()) if hasattr(owner, "prepare_batch")]
+
+
 def search_batch(retriever: Retriever, encoders: Sequence[PreparedQueries],
                  items: Sequence[QueryItem]) -> list[list[ScoredParagraph]]:
-    """Each query's paragraphs, the queries of the batch embedded at once by each encoder first."""
+    """Each query's paragraphs: the queries of the batch embedded at once by each encoder, then each dense index
+    searched once for the batch, before each query's own search takes its rows from there."""
     for encoder in encoders:
         encoder.prepare([item.text for item in items])
+    indexes = batched_search(retriever)
     try:
+        whole = [(item.text, item.k, len(item.exclude)) for item in items if item.titles is None]
+        for index in indexes:
+            index.prepare_batch(whole)
         return [retriever.retrieve(item.text, item.k, frozenset(item.exclude), item.titles) for item in items]
     finally:
+        for index in indexes:
+            index.forget_batch()
         for encoder in encoders:
             encoder.forget()
