@@ -39,6 +39,7 @@ import numpy as np
 
 from hopkit.campaign.page_sections import markdown_table
 from hopkit.campaign.probes import SYLLABLES
+from hopkit.environment import variables_matching
 from hopkit.store.connection import DBConnection, transaction
 from hopkit.store.models import CorpusPassageRow
 from hopkit.store.store import Store
@@ -190,7 +191,7 @@ def corpus_add(home: Path, name: str, wiki: Path, total: int, say: Callable[[str
     """
     home.mkdir(parents=True, exist_ok=True)
     db = home / "hopkit.db"
-    environment = {key: value for key, value in os.environ.items() if key != "HOPKIT_DB_URL"}
+    environment = {key: value for key, value in variables_matching(["*"]).items() if key != "HOPKIT_DB_URL"}
     environment["HOPKIT_HOME"] = str(home)
     start = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-m", "hopkit.cli", "corpus", "add", name, str(wiki), "--quiet"],
