@@ -52,12 +52,18 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def saved_run_ids() -> set[str]:
+    """The saved runs of the QA campaign (not those of the field's setting in miniature, on datasets of their
+    own: ``hopkit campaign reproduce-miniature``)."""
     from hopkit.campaign.environment import RUNS
+    from hopkit.campaign.setting_miniature import DATASETS as MINIATURE, stored_name
 
+    miniature = {stored_name(dataset) for dataset in MINIATURE}
     ids = set()
     for path in RUNS.glob("*.jsonl.gz"):
         with gzip.open(path, "rt", encoding="utf-8") as lines:
-            ids.add(next(json.loads(line)["run"]["run_id"] for line in lines if line.startswith('{"run"')))
+            run = next(json.loads(line)["run"] for line in lines if line.startswith('{"run"'))
+        if run["dataset"] not in miniature:
+            ids.add(run["run_id"])
     return ids
 
 
