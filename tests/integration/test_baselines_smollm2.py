@@ -21,7 +21,7 @@ from hopkit.campaign.method_models import TWINS
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.cli import main
 from hopkit.config import load_llm, load_yaml, named_config_path
-from hopkit.llm.protocol import capabilities_of
+from hopkit.llm.capabilities import capabilities_of
 from hopkit.methods.registry import entries
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store

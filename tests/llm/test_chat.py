@@ -9,7 +9,8 @@ from hopkit.llm.cache import CachedLLM
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
-from hopkit.llm.protocol import CHAT, ChatMessage, supports
+from hopkit.llm.protocol import CHAT, ChatMessage
+from hopkit.llm.capabilities import supports
 from hopkit.llm.testing_server import serve_fake_openai
 from hopkit.usage import track_usage
 

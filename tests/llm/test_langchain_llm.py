@@ -5,7 +5,8 @@ import pytest
 from hopkit.errors import ConfigError, LLMError, LLMServerError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import LangChainLLM, as_llm
-from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING, supports
+from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING
+from hopkit.llm.capabilities import supports
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit

@@ -10,7 +10,8 @@ import pytest
 from hopkit.errors import ContextFullError, LLMError
 from hopkit.judges.sentences import SyntokSplitter, first_sentence_settled
 from hopkit.llm.llama_cpp import LlamaCppLLM, default_model_path
-from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING, supports
+from hopkit.llm.protocol import EARLY_STOP, LLM, SCORING
+from hopkit.llm.capabilities import supports
 
 pytestmark = pytest.mark.integration
 

@@ -25,8 +25,9 @@ from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
-from hopkit.llm.protocol import (ATTENTION, CAPABILITY_METHODS, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING,
-                                 TOKEN_SCORING, ChatMessage, Completion, Scores, capabilities_of, require)
+from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, LLM, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage,
+                                 Completion, Scores)
+from hopkit.llm.capabilities import CAPABILITY_METHODS, capabilities_of, require
 from hopkit.llm.testing_server import FakeOpenAIServer, serve_fake_openai
 
 pytestmark = pytest.mark.unit

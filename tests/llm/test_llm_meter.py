@@ -9,7 +9,8 @@ from hopkit.errors import LLMError
 from hopkit.llm.cache import CachedLLM
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
-from hopkit.llm.protocol import CAPABILITY_METHOD_TABLE, LLM, ChatMessage, Completion
+from hopkit.llm.protocol import LLM, ChatMessage, Completion
+from hopkit.llm.capabilities import CAPABILITY_METHOD_TABLE
 from hopkit.traces.collect import collect_trace, record_step
 from hopkit.usage import Usage, track_usage, usage_component
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from hopkit.campaign.qa_pipelines import pipeline_for
 from hopkit.campaign.variants import load_variant
-from hopkit.llm.protocol import capabilities_of
+from hopkit.llm.capabilities import capabilities_of
 from hopkit.methods.registry import entries
 
 #: for each campaign model config, the config of the same GGUF file through the transformers backend

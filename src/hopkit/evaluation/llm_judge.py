@@ -29,7 +29,8 @@ from typing import Final, Sequence, cast
 
 from hopkit.errors import ConfigError, ParseError
 from hopkit.evaluation.metrics import exact_match
-from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion, supports
+from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion
+from hopkit.llm.capabilities import supports
 from hopkit.parsing import parse_yes_no
 
 __all__ = ["ACCURACY_PROMPT", "EXACT_MATCH_REPLY", "PROMPT_VERSION", "AccuracyJudge", "JudgeIdentity", "Verdict",

@@ -22,7 +22,8 @@ from hopkit.errors import ConfigError
 from hopkit.judges.llm_prompts import ENTAILMENT_PROMPT, RELEVANCE_PROMPT, SIMILARITY_PROMPT, check_template
 from hopkit.judges.protocol import ENTAILMENT, RELEVANCE, SIMILARITY
 from hopkit.judges.timing import timed
-from hopkit.llm.protocol import LLM, SCORING, ScoringLLM, require
+from hopkit.llm.protocol import LLM, SCORING, ScoringLLM
+from hopkit.llm.capabilities import require
 
 
 def sigmoid(log_odds: float) -> float:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence, cast
 
-from hopkit.llm.protocol import EARLY_STOP, LLM, Completion, Done, StreamingLLM, supports
+from hopkit.llm.protocol import EARLY_STOP, LLM, Completion, Done, StreamingLLM
+from hopkit.llm.capabilities import supports
 
 __all__ = ["Done", "complete_until"]
 

@@ -10,7 +10,8 @@ from hopkit.llm.logprobs import check_candidates
 import numpy as np
 
 from hopkit.llm.protocol import (ATTENTION, CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, AttendedCompletion,
-                                 Attention, ChatMessage, Completion, Done, Scores, TokenScores, missing_capability)
+                                 Attention, ChatMessage, Completion, Done, Scores, TokenScores)
+from hopkit.llm.capabilities import missing_capability
 
 ScoreScript = Mapping[str, float] | Callable[[str], Mapping[str, float]]
 # (prompt, continuation) -> the continuation's tokens, each with its log-probability; or one

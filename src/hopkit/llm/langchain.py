@@ -11,7 +11,8 @@ from typing import Any, Sequence
 
 from hopkit.errors import ConfigError, HopkitError, LLMError, LLMServerError
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, LLM, SCORING, ChatMessage, Completion, Scores, missing_capability
+from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, LLM, SCORING, ChatMessage, Completion, Scores
+from hopkit.llm.capabilities import missing_capability
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 
 

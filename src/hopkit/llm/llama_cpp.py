@@ -34,7 +34,8 @@ from hopkit.llm.kv_states import RESTORE_MARGIN_TOKENS, KVStateCache, abandons, 
 from hopkit.llm.llama_context import continuation_logprobs, evaluate, last_logits, restore, snapshot
 from hopkit.llm.logprobs import check_candidates, log_softmax
 from hopkit.llm.protocol import (CHAT, EARLY_STOP, SAMPLING, SCORING, TOKEN_SCORING, ChatMessage, Completion, Done,
-                                 Scores, TokenScores, missing_capability)
+                                 Scores, TokenScores)
+from hopkit.llm.capabilities import missing_capability
 from hopkit.llm.text import cut_at_stop
 from hopkit.options import NonNegativeInt, PositiveInt
 

@@ -6,7 +6,8 @@ import threading
 import time
 from typing import Any, Callable, Sequence, TypeVar
 
-from hopkit.llm.protocol import LLM, AttendedCompletion, CapabilityMethod, ChatMessage, Completion, Metering
+from hopkit.llm.protocol import LLM, AttendedCompletion, ChatMessage, Completion
+from hopkit.llm.capabilities import CapabilityMethod, Metering
 from hopkit.llm.wrapper import LLMWrapper
 from hopkit.traces.collect import note_prompt
 from hopkit.usage import Usage, current_usage, open_component
@@ -27,7 +28,7 @@ class MeteredLLM(LLMWrapper):
 
     It has exactly the optional capabilities of the model it wraps (``capabilities``);
     a capability's call is counted and timed as its ``metering`` in
-    :data:`~hopkit.llm.protocol.CAPABILITY_METHOD_TABLE` says: an early-stopped, chat, sampled
+    :data:`~hopkit.llm.capabilities.CAPABILITY_METHOD_TABLE` says: an early-stopped, chat, sampled
     or attended completion like a completion, a scoring with its prompt tokens alone (it
     generates none), ``attend`` with the tokens it read, ``token_texts`` (no model call) not
     at all. Each completion's prompt is noted for

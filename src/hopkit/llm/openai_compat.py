@@ -15,8 +15,8 @@ from hopkit.errors import LLMError, LLMServerError, RequestRefusedError
 from hopkit.llm.endpoint_pool import EndpointPool, split_base_urls
 from hopkit.llm.http_clients import ClientPool
 from hopkit.llm.logprobs import check_candidates, check_single_position, first_token_scores, top_of_first_position
-from hopkit.llm.protocol import (CHAT, CONCURRENT_CALLS, SAMPLING, SCORING, ChatMessage, Completion, Scores,
-                                 missing_capability)
+from hopkit.llm.protocol import CHAT, CONCURRENT_CALLS, SAMPLING, SCORING, ChatMessage, Completion, Scores
+from hopkit.llm.capabilities import missing_capability
 from hopkit.llm.retry import TransientError, parse_retry_after, retry_call
 from hopkit.llm.text import cut_at_stop, estimate_tokens
 from hopkit.options import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt

@@ -1,6 +1,6 @@
 """What every wrapper around an LLM shares (the response cache, the usage meter): the wrapped model's
 identity and capabilities, passed through, the check that it has the capability a call needs, and every
-capability's methods, forwarded from one table (:data:`~hopkit.llm.protocol.CAPABILITY_METHOD_TABLE`)."""
+capability's methods, forwarded from one table (:data:`~hopkit.llm.capabilities.CAPABILITY_METHOD_TABLE`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from hopkit.llm.protocol import LLM, CAPABILITY_METHOD_TABLE, CapabilityMethod, capabilities_of, missing_capability
+from hopkit.llm.protocol import LLM
+from hopkit.llm.capabilities import CAPABILITY_METHOD_TABLE, CapabilityMethod, capabilities_of, missing_capability
 
 
 class LLMWrapper:
     """Stands for ``inner``: same ``model_id``, ``context_length``, ``capabilities`` and token count.
 
     It has every capability's method (those of
-    :data:`~hopkit.llm.protocol.CAPABILITY_METHOD_TABLE`, with their protocol's signature): each
+    :data:`~hopkit.llm.capabilities.CAPABILITY_METHOD_TABLE`, with their protocol's signature): each
     checks that the wrapped model has the capability (or raises as the model itself would not have
     the method) and hands the call to :meth:`_forward`, where a subclass adds what it does around
     it. A subclass that treats one method its own way (the cache's keyed answers) defines it.

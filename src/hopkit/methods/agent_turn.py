@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Sequence, cast
 
-from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion, supports
+from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion
+from hopkit.llm.capabilities import supports
 
 
 def continue_turn(llm: LLM, instruction: str, written: str, *, chat: bool, stop: Sequence[str],

@@ -31,7 +31,8 @@ from typing import Callable, Literal, Sequence, cast
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter, first_sentence_settled
 from hopkit.llm.early_stop import complete_until
-from hopkit.llm.protocol import CHAT, LLM, ChatLLM, Completion, require
+from hopkit.llm.protocol import CHAT, LLM, ChatLLM, Completion
+from hopkit.llm.capabilities import require
 from hopkit.methods.prompting import DemonstrationFitter, check_fits, fitted
 from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer, extract_answer

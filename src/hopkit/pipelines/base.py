@@ -18,7 +18,8 @@ from hopkit.config import load_llm, named_spec
 from hopkit.errors import ConfigError
 from hopkit.llm.langchain import as_llm
 from hopkit.llm.meter import MeteredLLM
-from hopkit.llm.protocol import CONCURRENT_CALLS, LLM, supports
+from hopkit.llm.protocol import CONCURRENT_CALLS, LLM
+from hopkit.llm.capabilities import supports
 from hopkit.methods.protocol import Method
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset

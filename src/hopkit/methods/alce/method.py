@@ -19,7 +19,8 @@ from typing import Any, Literal, Mapping
 from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
 from hopkit.judges.protocol import EntailmentJudge, RelevanceJudge
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import CHAT, LLM, SAMPLING, ChatLLM, ChatMessage, SamplingLLM, require, supports
+from hopkit.llm.protocol import CHAT, LLM, SAMPLING, ChatLLM, ChatMessage, SamplingLLM
+from hopkit.llm.capabilities import require, supports
 from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUMMARY_SYSTEM, SUMMARY_USER,
                                          answer_prompt, is_irrelevant, without_citations)
 from hopkit.methods.alce.rerank import best_sample, citation_recall

@@ -26,7 +26,8 @@ from typing import Annotated, Literal
 from annotated_types import Gt
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM, require
+from hopkit.llm.protocol import ATTENTION, LLM, AttendedCompletion, AttendingLLM
+from hopkit.llm.capabilities import require
 from hopkit.methods.dragin.answer import (ANSWER_SAYS, ANSWER_TOKENS, RUN_ON_MARKS, cut_run_on, real_prediction,
                                           regeneration_prompt, with_generated_answer)
 from hopkit.methods.dragin.prompts import PromptSet, generation_prompt, joined, known_sets, prompt_set, retrieval_prompt

@@ -31,7 +31,8 @@ from typing import Annotated, Literal, NamedTuple, Sequence
 from annotated_types import Interval
 
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import LLM, TOKEN_SCORING, TokenScores, TokenScoringLLM, require
+from hopkit.llm.protocol import LLM, TOKEN_SCORING, TokenScores, TokenScoringLLM
+from hopkit.llm.capabilities import require
 from hopkit.methods.flare.steps import FLAREExtract, FLARELookAhead, FLARERetrieve, FLARESummary, RetrievalReason
 from hopkit.methods.flare.exemplars import with_retrieved_paragraphs
 from hopkit.methods.gathered import Gathered
