@@ -211,13 +211,24 @@ def option_choices(item: dataclasses.Field[Any]) -> list[Any] | None:
 
 
 def run_options(config: Any) -> dict[str, Any]:
-    """``dataclasses.asdict(config)``, without the later-added options at their defaults (nested too)."""
+    """``dataclasses.asdict(config)``, without the later-added options at their defaults (nested too): the
+    options as a run's identity holds them."""
+    return _option_values(config, omit=True)
+
+
+def every_option(config: Any) -> dict[str, Any]:
+    """``dataclasses.asdict(config)`` as plain values, every option kept (nested too): what rebuilds the same
+    config, an option pinned to the value a run's identity leaves out included."""
+    return _option_values(config, omit=False)
+
+
+def _option_values(config: Any, *, omit: bool) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for item in dataclasses.fields(config):
         value = getattr(config, item.name)
-        if _omitted_from_identity(item, value):
+        if omit and _omitted_from_identity(item, value):
             continue
-        values[item.name] = run_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+        values[item.name] = _option_values(value, omit=omit) if dataclasses.is_dataclass(value) else _plain(value)
     return values
 
 

@@ -80,6 +80,15 @@ def test_another_process_answers_with_the_rebuilt_method(tmp_path: Path, factory
     assert process.stdout.strip().splitlines()[-1] == "oner Tarsk"
 
 
+def test_an_option_pinned_to_what_a_run_id_leaves_out_reaches_the_rebuilt_method(factory) -> None:  # type: ignore[no-untyped-def]
+    """OneR's ``query: question`` (the saved runs' query, left out of their identity since the fix made
+    ``no_wh_words`` the default): a worker's method must query as the run id says, not as the default does."""
+    pipeline = pipeline_of("oner", factory, query="question")
+    rebuilt = pickle.loads(pickle.dumps(pipeline.method_spec())).pipeline(factory)
+    assert rebuilt.config.query == "question"
+    assert rebuilt.run_spec().run_id == pipeline.run_spec().run_id != pipeline_of("oner", factory).run_spec().run_id
+
+
 def test_a_spec_needs_the_llm_by_name(factory) -> None:  # type: ignore[no-untyped-def]
     pipeline = method_pipeline("nor")(factory, "x", ScriptedLLM(["Tarsk"]), dataset="toy")
     with pytest.raises(ConfigError, match="a method spec needs the LLM by config name"):
@@ -96,18 +105,44 @@ def test_threads_answer_with_the_method_the_spec_builds(name: str, factory,  # t
     from hopkit.executors.choice import executor_choice
     from hopkit.pipelines.generation.method_spec import MethodSpec
 
-    built: list[tuple[MethodSpec, object]] = []
-    build = MethodSpec.build
-
-    def recording(spec: MethodSpec, session_factory, *, llm=None, warm=True):  # type: ignore[no-untyped-def]
-        built.append((spec, llm))
-        return build(spec, session_factory, llm=llm, warm=warm)
-
-    monkeypatch.setattr(MethodSpec, "build", recording)
+    built = recorded_builds(monkeypatch)
     pipeline = pipeline_of(name, factory)
     top_k = 3 if entries()[name].top_k else None
     executor = pipeline.executor(executor_choice("threads"), top_k, "toy")
-    (spec, llm), = built
+    (spec, llm, retrieval), = built
     assert pickle.loads(pickle.dumps(spec)) == spec == pipeline.method_spec(top_k)
     assert llm is pipeline._llm()  # the model loaded once, metered once
+    assert retrieval is pipeline.retrieval_pipeline  # the index this process holds, not built again
     assert executor.method.name == name
+
+
+def recorded_builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, object, object]]:
+    """Every ``MethodSpec.build`` call from now on: the spec, the model and the retrieval pipeline handed in."""
+    from hopkit.pipelines.generation.method_spec import MethodSpec
+
+    built: list[tuple[object, object, object]] = []
+    build = MethodSpec.build
+
+    def recording(spec: MethodSpec, session_factory, *, llm=None, retrieval=None,  # type: ignore[no-untyped-def]
+                  warm=True):
+        built.append((spec, llm, retrieval))
+        return build(spec, session_factory, llm=llm, retrieval=retrieval, warm=warm)
+
+    monkeypatch.setattr(MethodSpec, "build", recording)
+    return built
+
+
+def test_threads_build_a_loaded_model_s_method_from_the_spec_too(factory,  # type: ignore[no-untyped-def]
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipeline given a model object (which no worker can be sent) still builds its threads' method by the
+    spec's one function, with that model; only Ray refuses it."""
+    from hopkit.executors.choice import executor_choice
+
+    built = recorded_builds(monkeypatch)
+    pipeline = method_pipeline("nor")(factory, "x", ScriptedLLM(["Tarsk"]), dataset="toy")
+    executor = pipeline.executor(executor_choice("threads"), None, "toy")
+    (spec, llm, _), = built
+    assert spec == pipeline.local_spec() and llm is pipeline._llm()
+    assert executor.method.generate(Query(id="q", text="Who?")).text == "Tarsk"
+    with pytest.raises(ConfigError, match="a method spec needs the LLM by config name"):
+        pipeline.executor(executor_choice("ray"), None, "toy")

@@ -197,9 +197,11 @@ class GenerationPipeline(ABC):
         the method from its spec (the model is then not loaded in this process)."""
         method_spec = getattr(self, "method_spec", None)
         if choice.kind == "threads":
-            if method_spec is not None and isinstance(self.llm, str):  # built as Ray's workers build it
-                method = method_spec(top_k).build(self.session_factory, llm=self._llm(), warm=False)
-            else:  # a model given as an object, which no spec can carry
+            local_spec = getattr(self, "local_spec", None)
+            if local_spec is not None:  # built as Ray's workers build it, from this process's model and retrieval
+                method = local_spec(top_k).build(self.session_factory, llm=self._llm(),
+                                                 retrieval=self.retrieval_pipeline, warm=False)
+            else:  # a pipeline of its own with no spec: built by its own build_method
                 method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
             return ThreadExecutor(method, self.workers())
         from hopkit.executors.ray_actors import RayExecutor

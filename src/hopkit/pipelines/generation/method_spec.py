@@ -53,8 +53,10 @@ class MethodSpec:
     Attributes:
         facade: the registered method's facade class (``IRCoTGenerationPipeline``), which pickles by name.
         name: the run's name.
-        options: the method's options as given (``run_options`` of its options class).
-        llm: the LLM's config name or ``hf://`` name.
+        options: the method's options as given, every one (``every_option`` of its options class: an option
+            pinned to a value the run's identity leaves out must reach the rebuilt method too).
+        llm: the LLM's config name or ``hf://`` name (a loaded model only in a spec for this process's
+            threads, ``pipeline.local_spec()``: it does not pickle).
         retrieval: the retrieval pipeline (None for a method that does not retrieve).
         dataset: the stored dataset (None: the pipelines' default).
         top_k: the run's ``top_k`` (None: the options' own K).
@@ -64,28 +66,34 @@ class MethodSpec:
     facade: Callable[..., GenerationPipeline]
     name: str
     options: Mapping[str, Any]
-    llm: str
+    llm: str | LLM
     retrieval: RetrievalSpec | None
     dataset: str | None
     top_k: int | None = None
     batch_size: int = 10
 
-    def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None) -> GenerationPipeline:
+    def pipeline(self, session_factory: sessionmaker[Session], llm: LLM | None = None,
+                 retrieval: RetrievalPipeline | None = None) -> GenerationPipeline:
         """The facade this spec was taken from, rebuilt on ``session_factory`` (with ``llm``, a model this
-        process has loaded already, instead of loading the spec's)."""
-        retrieval = [] if self.retrieval is None else [self.retrieval.build(session_factory)]
-        return self.facade(session_factory, self.name, self.llm if llm is None else llm, *retrieval,
+        process has loaded already, instead of loading the spec's, and ``retrieval``, a retrieval pipeline it
+        holds already, instead of building the spec's)."""
+        if retrieval is None and self.retrieval is not None:
+            retrieval = self.retrieval.build(session_factory)
+        given = [] if retrieval is None else [retrieval]
+        return self.facade(session_factory, self.name, self.llm if llm is None else llm, *given,
                            dataset=self.dataset, batch_size=self.batch_size, **self.options)
 
-    def build(self, session_factory: sessionmaker[Session], *, llm: LLM | None = None, warm: bool = True) -> Method:
+    def build(self, session_factory: sessionmaker[Session], *, llm: LLM | None = None,
+              retrieval: RetrievalPipeline | None = None, warm: bool = True) -> Method:
         """The method, rebuilt (warmed up unless ``warm`` is False), ready for its first question.
 
         Ray's workers build it from the pickled spec; the threads of the process that took the spec
-        build it the same way, with the model that process has loaded (``llm``).
+        build it the same way, with the model and the retrieval pipeline that process holds (``llm``,
+        ``retrieval``).
         """
         from hopkit.store.store import Store
 
-        pipeline = self.pipeline(session_factory, llm)
+        pipeline = self.pipeline(session_factory, llm, retrieval)
         dataset = pipeline._dataset(Store(session_factory))
         method = pipeline.build_method(pipeline._llm(), pipeline._retriever(dataset), self.top_k, dataset)
         if warm:

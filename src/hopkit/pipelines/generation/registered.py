@@ -25,7 +25,7 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method
 from hopkit.methods.registry import MethodEntry, MethodParts, method_entry, method_names
-from hopkit.options import PositiveInt, check_arguments, run_options
+from hopkit.options import PositiveInt, check_arguments, every_option, run_options
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
 from hopkit.pipelines.generation.declared import yaml_config_class
@@ -71,13 +71,22 @@ class MethodPipeline(GenerationPipeline):
             ConfigError: ``top_k`` given to a method without a K, or the pipeline was given an LLM object,
                 not a config name (an object cannot be sent to another process).
         """
-        self._check_top_k(top_k)
         if not isinstance(self.llm, str):
             raise ConfigError(f"{self.method.title}: a method spec needs the LLM by config name (or hf:// "
                               f"name), not a {type(self.llm).__name__} object, so that another process can "
                               "load the same model")
+        return self.local_spec(top_k)
+
+    def local_spec(self, top_k: int | None = None) -> MethodSpec:
+        """This method by value for this process's threads: :meth:`method_spec`, with the LLM as it was given
+        (a loaded model too, which does not pickle).
+
+        Raises:
+            ConfigError: ``top_k`` given to a method without a K.
+        """
+        self._check_top_k(top_k)
         retrieval = None if self.retrieval_pipeline is None else RetrievalSpec.of(self.retrieval_pipeline)
-        return MethodSpec(method_pipeline(self.method.name), self.name, run_options(self.config), self.llm,
+        return MethodSpec(method_pipeline(self.method.name), self.name, every_option(self.config), self.llm,
                           retrieval, self.dataset, top_k, self.batch_size)
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
