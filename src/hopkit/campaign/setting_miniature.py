@@ -36,6 +36,7 @@ from hopkit.campaign import saved_runs
 from hopkit.campaign.environment import BENCH_HOME, BENCH_STORE, DOCS, LLM_NAME, RESULTS, data_dir, \
     use_bench_home, use_local_models
 from hopkit.campaign.page_sections import command_line, write_section
+from hopkit.cli.numbers import integer
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Example
@@ -162,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description="hopkit reproduce on the samples as FlashRAG files on a stored corpus "
                                                  "of their pooled paragraphs (docs/standard-setting.md)")
     parser.add_argument("--llm", default=LLM_NAME, help=f"the model config (default {LLM_NAME})")
-    parser.add_argument("--first", type=int, default=30, help="the first N questions of each benchmark (default 30)")
+    parser.add_argument("--first", type=integer(1), default=30,
+                        help="the first N questions of each benchmark (default 30)")
     parser.add_argument("--tables", nargs="+", choices=sorted(TABLES), default=list(TABLES))
     parser.add_argument("--write", action="store_true", help="save the runs, the results and the section in the "
                                                              "repository (the bench store's runs only)")
