@@ -40,13 +40,14 @@ from hopkit.cli.numbers import integer
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Example
+from hopkit.remote_retrieval.wire import search_r1_contents
 from hopkit.store.store import Store
 
 CORPUS = "samples-wiki"
 #: table -> the benchmarks it has rows for that the samples hold
 TABLES = {"flashrag": ("hotpotqa", "2wikimultihopqa"),
           "search-r1-paper": ("hotpotqa", "2wikimultihopqa", "musique")}
-DATASETS = ("hotpotqa", "2wikimultihopqa", "musique")
+DATASETS = tuple(dict.fromkeys(dataset for datasets in TABLES.values() for dataset in datasets))
 METHODS = ("nor", "oner")
 RESULT = RESULTS / "reproduce_miniature.json"
 PAGE = DOCS / "standard-setting.md"
@@ -65,11 +66,12 @@ def flashrag_line(example: Example) -> str:
 
 def wiki18_line(passage_id: int, title: str, text: str) -> str:
     """One passage as a line of Search-R1's wiki-18 JSONL (the title quoted on the first line of ``contents``)."""
-    return json.dumps({"id": str(passage_id), "contents": f'"{title}"\n{text}'}, ensure_ascii=False)
+    return json.dumps({"id": str(passage_id), "contents": search_r1_contents(title, text)}, ensure_ascii=False)
 
 
-def write_files(folder: Path) -> tuple[Path, dict[str, Path]]:
-    """The samples as FlashRAG dataset files and their pooled paragraphs as one gzipped wiki-18 file."""
+def write_files(folder: Path) -> tuple[Path, int, dict[str, Path]]:
+    """The samples as FlashRAG dataset files and their pooled paragraphs as one gzipped wiki-18 file (with how
+    many it holds)."""
     folder.mkdir(parents=True, exist_ok=True)
     examples = {dataset: load_dataset(dataset, sample_path(dataset, data_dir())) for dataset in DATASETS}
     files = {}
@@ -81,7 +83,7 @@ def write_files(folder: Path) -> tuple[Path, dict[str, Path]]:
     with gzip.open(corpus, "wt", encoding="utf-8") as out:
         for paragraph in pooled.paragraphs:
             out.write(wiki18_line(paragraph.id, paragraph.title, paragraph.text) + "\n")
-    return corpus, files
+    return corpus, len(pooled.paragraphs), files
 
 
 class Tee(io.TextIOBase):
@@ -172,10 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     use_bench_home()
     use_local_models()
-    corpus, files = write_files(BENCH_HOME / "miniature")
+    corpus, passages, files = write_files(BENCH_HOME / "miniature")
     store_setting(args.db, corpus, files)
     saved: dict[str, Any] = {"command": command_line(), "when": time.strftime("%Y-%m-%d"), "llm": args.llm,
-                             "first": args.first, "passages": sum(1 for _ in gzip.open(corpus, "rt")), "tables": {}}
+                             "first": args.first, "passages": passages, "tables": {}}
     for table in args.tables:
         arguments = reproduce_arguments(table, args.llm, args.first)
         started = time.perf_counter()
