@@ -13,7 +13,7 @@ from hopkit.campaign.environment import RESULTS
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.records import Query
-from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.bm25 import BM25_DEFAULTS, BM25Retriever
 
 SCORES_DIR = RESULTS / "calibration"
 #: The benchmark's questions are the first 30 of each sample; calibration starts past the 50th.
@@ -29,7 +29,7 @@ class Sample:
     retriever: BM25Retriever
 
     @classmethod
-    def load(cls, dataset: str, *, k1: float = 1.2, b: float = 0.75) -> Sample:
+    def load(cls, dataset: str, *, k1: float = BM25_DEFAULTS["k1"], b: float = BM25_DEFAULTS["b"]) -> Sample:
         """The sample of ``dataset`` in ``$HOPKIT_DATA_DIR``, pooled as qa_bench pools it."""
         corpus = pool_corpus(dataset, load_dataset(dataset, sample_path(dataset)))
         return cls(dataset, list(corpus.queries), BM25Retriever.build(corpus.paragraphs, k1=k1, b=b))

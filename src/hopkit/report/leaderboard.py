@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 from hopkit.evaluation.aggregate import RunSummary
 from hopkit.report.escape import markdown_cell
 from hopkit.report.html.pareto import pareto_front
+from hopkit.retrieval.bm25 import BM25_DEFAULTS
 
 #: The accuracy a dataset's table ranks by: the LLM judge's when every run there has it, else EM.
 RANKED_BY = ("llm_accuracy", "em")
@@ -36,7 +37,7 @@ def run_setup(config: Mapping[str, Any]) -> Setup:
         return Setup(model, "none")
     options = retrieval.get("options") or {}
     if retrieval.get("kind") == "bm25":
-        found = f"BM25 k1 {options.get('k1', 1.2):g} b {options.get('b', 0.75):g}"
+        found = f"BM25 k1 {options.get('k1', BM25_DEFAULTS['k1']):g} b {options.get('b', BM25_DEFAULTS['b']):g}"
     else:
         found = f"{retrieval.get('kind')} {options.get('embedder', '?')}"
     return Setup(model, found + (f" + rerank {retrieval['rerank']}" if retrieval.get("rerank") else ""))

@@ -6,7 +6,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Callable, Collection, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 import bm25s
 
@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 # bm25s's "bm25l" and "bm25+" give every paragraph a score, even one sharing no query
 # term, which breaks "only paragraphs sharing a term are returned"; they are left out.
 METHODS = ("lucene", "robertson", "atire")
+#: BM25's parameters when none are given: Elasticsearch's k1 and b, with Lucene's scoring.
+BM25_DEFAULTS: Mapping[str, Any] = {"k1": 1.2, "b": 0.75, "method": "lucene"}
 
 
 BUILD_BATCH = 10_000
@@ -74,8 +76,8 @@ class BM25Retriever:
         self.vocabulary = model.vocab_dict if vocabulary is None else vocabulary
 
     @classmethod
-    def build(cls, paragraphs: Sequence[Paragraph], *, k1: float = 1.2, b: float = 0.75,
-              method: str = "lucene") -> BM25Retriever:
+    def build(cls, paragraphs: Sequence[Paragraph], *, k1: float = BM25_DEFAULTS["k1"],
+              b: float = BM25_DEFAULTS["b"], method: str = BM25_DEFAULTS["method"]) -> BM25Retriever:
         """Index ``paragraphs`` (title + text of each).
 
         Args:
@@ -100,8 +102,9 @@ class BM25Retriever:
                    corpus)
 
     @classmethod
-    def build_from(cls, source: ParagraphSource, *, k1: float = 1.2, b: float = 0.75,
-                   method: str = "lucene", spill_folder: Path | None = None) -> BM25Retriever:
+    def build_from(cls, source: ParagraphSource, *, k1: float = BM25_DEFAULTS["k1"],
+                   b: float = BM25_DEFAULTS["b"], method: str = BM25_DEFAULTS["method"],
+                   spill_folder: Path | None = None) -> BM25Retriever:
         """Index a corpus too large to hold, read from ``source`` a batch at a time.
 
         The same index as :meth:`build` over the same paragraphs; memory grows with the

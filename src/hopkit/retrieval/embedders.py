@@ -18,9 +18,11 @@ from hopkit.retrieval.sentence_embedders import SentenceTransformerEmbedder
 from hopkit.retrieval.tokenize import tokenize
 
 DEFAULT_EMBEDDER = "wordllama:l2_supercat:256"
+#: The short name of :data:`DEFAULT_EMBEDDER`, the one a retrieval config writes (and a run's identity records).
+DEFAULT_EMBEDDER_NAME = "wordllama"
 # Short names of the embedders hopkit's retrieval configs use (docs/configs.md says where each comes from).
 ALIASES: dict[str, str] = {
-    "wordllama": DEFAULT_EMBEDDER,
+    DEFAULT_EMBEDDER_NAME: DEFAULT_EMBEDDER,
     "minilm": "sentence-transformers:sentence-transformers/all-MiniLM-L6-v2",
     "e5-base-v2": "sentence-transformers:intfloat/e5-base-v2",
     "bge-small": "sentence-transformers:BAAI/bge-small-en-v1.5",

@@ -3,23 +3,25 @@
 One way for every kind: the paragraphs come from a :class:`ParagraphSource` (the store's
 corpus, or :class:`MemorySource` around paragraphs in memory), read in id order a batch at a
 time; the index is built and saved beside the others; a :class:`SourceView` maps its rows back
-to the paragraphs a query ranks.
+to the paragraphs a query ranks. The kinds are data (:data:`KINDS`): each one's options with
+their defaults, written here once, and how it is built.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hopkit.errors import RetrievalError, UnknownNameError
 from hopkit.full_disk import free_space, is_disk_full
 from hopkit.records import Paragraph
 from hopkit.retrieval.ann import EF_SEARCH, INDEX_KINDS
-from hopkit.retrieval.bm25 import BM25Retriever
+from hopkit.retrieval.bm25 import BM25_DEFAULTS, BM25Retriever
 from hopkit.retrieval.dense import DenseRetriever
 from hopkit.retrieval.dense_store import ShardEncoder, load_or_build_dense
-from hopkit.retrieval.embedders import DEFAULT_EMBEDDER, Embedder, load_embedder
+from hopkit.retrieval.embedders import DEFAULT_EMBEDDER_NAME, Embedder, load_embedder
 from hopkit.retrieval.hybrid import HybridRetriever
 from hopkit.retrieval.index_folders import index_path, load_or_save, scratch_folder
 from hopkit.retrieval.protocol import Retriever
@@ -27,12 +29,10 @@ from hopkit.retrieval.stored_view import MemorySource, ParagraphSource
 from hopkit.retrieval.tokenize import TOKENIZER_ID
 from hopkit.retrieval.vector_build import SHARD_SIZE
 
-BM25_DEFAULTS: Mapping[str, Any] = {"k1": 1.2, "b": 0.75, "method": "lucene"}
-DENSE_DEFAULTS: Mapping[str, Any] = {"embedder": DEFAULT_EMBEDDER, "batch_size": 1024, "index": "auto",
+DENSE_DEFAULTS: Mapping[str, Any] = {"embedder": DEFAULT_EMBEDDER_NAME, "batch_size": 1024, "index": "auto",
                                      "shard_size": SHARD_SIZE, "rescore": None, "nprobe": None,
                                      "ef_search": EF_SEARCH}
 HYBRID_DEFAULTS: Mapping[str, Any] = {**BM25_DEFAULTS, **DENSE_DEFAULTS, "rrf_k": 60, "depth": 100}
-KINDS: Mapping[str, Mapping[str, Any]] = {"bm25": BM25_DEFAULTS, "dense": DENSE_DEFAULTS, "hybrid": HYBRID_DEFAULTS}
 
 _SAFE = re.compile(r"[0-9A-Za-z_-]+")
 
@@ -89,16 +89,10 @@ def load_or_build_from(kind: str, source: ParagraphSource, index_dir: Path, *, p
             (one line naming the folder).
     """
     _check(kind, options, source.fingerprint)
-    settings = {**KINDS[kind], **options}
+    settings = {**KINDS[kind].defaults, **options}
     index_dir = Path(index_dir)
     try:
-        if kind == "bm25":
-            return _bm25(source, index_dir, settings)
-        if kind == "dense":
-            return _dense(source, index_dir, settings, progress, encoder)
-        return HybridRetriever([_bm25(source, index_dir, settings),
-                                _dense(source, index_dir, settings, progress, encoder)],
-                               rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+        return KINDS[kind].build(source, index_dir, settings, progress, encoder)
     except OSError as exc:
         if is_disk_full(exc):
             raise RetrievalError(free_space("the index", exc, index_dir)) from exc
@@ -109,15 +103,16 @@ def _check(kind: str, options: Mapping[str, Any], fingerprint: str) -> None:
     if kind not in KINDS:
         raise UnknownNameError("retriever kind", kind, list(KINDS))
     for name in options:
-        if name not in KINDS[kind]:
-            raise UnknownNameError(f"{kind} retriever option", name, list(KINDS[kind]))
+        if name not in KINDS[kind].defaults:
+            raise UnknownNameError(f"{kind} retriever option", name, list(KINDS[kind].defaults))
     if "index" in options and options["index"] not in INDEX_KINDS:
         raise UnknownNameError("dense index", str(options["index"]), list(INDEX_KINDS))
     if not _SAFE.fullmatch(fingerprint):
         raise RetrievalError(f"corpus fingerprint {fingerprint!r} must be letters, digits, '-' or '_' only")
 
 
-def _bm25(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any]) -> BM25Retriever:
+def _bm25(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any], progress: bool | None = None,
+          encoder: ShardEncoder | None = None) -> BM25Retriever:
     parameters = {"k1": float(settings["k1"]), "b": float(settings["b"]), "method": str(settings["method"])}
     path = index_path(index_dir, "bm25", source.fingerprint, {**parameters, "tokenizer": TOKENIZER_ID})
 
@@ -140,3 +135,24 @@ def _dense(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any]
                                batch_size=int(settings["batch_size"]), shard_size=int(settings["shard_size"]),
                                rescore=_count(settings["rescore"]), nprobe=_count(settings["nprobe"]),
                                ef_search=int(settings["ef_search"]), progress=progress, encoder=encoder)
+
+
+def _hybrid(source: ParagraphSource, index_dir: Path, settings: Mapping[str, Any], progress: bool | None,
+            encoder: ShardEncoder | None) -> HybridRetriever:
+    return HybridRetriever([_bm25(source, index_dir, settings), _dense(source, index_dir, settings, progress, encoder)],
+                           rrf_k=int(settings["rrf_k"]), depth=int(settings["depth"]))
+
+
+@dataclass(frozen=True)
+class RetrieverKind:
+    """A kind of retriever: its options with their defaults, and how it is loaded or built over a corpus
+    (``build(source, index_dir, settings, progress, encoder)``, ``settings`` its defaults with the options over
+    them)."""
+
+    defaults: Mapping[str, Any]
+    build: Callable[[ParagraphSource, Path, Mapping[str, Any], bool | None, ShardEncoder | None], Retriever]
+
+
+KINDS: Mapping[str, RetrieverKind] = {"bm25": RetrieverKind(BM25_DEFAULTS, _bm25),
+                                      "dense": RetrieverKind(DENSE_DEFAULTS, _dense),
+                                      "hybrid": RetrieverKind(HYBRID_DEFAULTS, _hybrid)}

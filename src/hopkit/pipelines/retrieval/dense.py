@@ -8,9 +8,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
 from hopkit.pipelines.retrieval.base import DenseIndexKind, RetrievalPipeline, dense_search_options
-from hopkit.retrieval.ann import EF_SEARCH
+from hopkit.retrieval.index_store import DENSE_DEFAULTS as DEFAULTS
 from hopkit.retrieval.rerank import RERANK_DEPTH
-from hopkit.retrieval.vector_build import SHARD_SIZE
 
 
 class DenseRetrievalPipeline(RetrievalPipeline):
@@ -31,10 +30,10 @@ class DenseRetrievalPipeline(RetrievalPipeline):
 
     def __init__(self, session_factory: sessionmaker[Session], name: str = "dense", dataset: str | None = None,
                  index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
-                 rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = "wordllama",
-                 index: DenseIndexKind = "auto", rescore: PositiveInt | None = None, nprobe: PositiveInt | None = None,
-                 ef_search: PositiveInt = EF_SEARCH, batch_size: PositiveInt = 1024,
-                 shard_size: PositiveInt = SHARD_SIZE) -> None:
+                 rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = DEFAULTS["embedder"],
+                 index: DenseIndexKind = DEFAULTS["index"], rescore: PositiveInt | None = DEFAULTS["rescore"],
+                 nprobe: PositiveInt | None = DEFAULTS["nprobe"], ef_search: PositiveInt = DEFAULTS["ef_search"], batch_size: PositiveInt = DEFAULTS["batch_size"],
+                 shard_size: PositiveInt = DEFAULTS["shard_size"]) -> None:
         check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder, index=index,
                         rescore=rescore, nprobe=nprobe, ef_search=ef_search, batch_size=batch_size,
                         shard_size=shard_size)
