@@ -8,6 +8,9 @@ with :func:`usage_component`::
     with usage_component("migres:leaf"):
         completion = llm.complete(prompt)
 
+A method names the parts of it that call the model once, as :class:`ModelCallParts` in its registry
+entry, and opens them by name (``with PARTS.call("leaf"):``), which refuses a part it did not declare.
+
 Every model call the LLM meter sees is recorded under the innermost open label (its
 calls, tokens and seconds), or under ``"model"`` when none is open; the retrieval meter
 records under ``"retrieval"``; the judges open ``"judge:relevance"`` and the like around
@@ -40,7 +43,7 @@ from __future__ import annotations
 import contextvars
 import math
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterator, Mapping
 
@@ -348,3 +351,53 @@ def usage_component(name: str) -> Iterator[None]:
             elapsed = time.perf_counter() - started
             nested = usage.component_seconds - inside_before
             usage.add_call(name, max(0.0, elapsed - nested))
+
+
+@dataclass(frozen=True)
+class ModelCallParts:
+    """The parts of a method that call the model, each told apart in the cost tables under the label
+    ``<method>:<part>`` (``dragin:qfs``): named once, here, held by the method's registry entry
+    (:attr:`hopkit.methods.registry.MethodEntry.parts`), and opened by name with :meth:`call`.
+
+    Args:
+        method: the method's registered name, the first half of each label.
+        names: the parts (letters, digits, ``-`` and ``_``).
+
+    Raises:
+        UsageError: no part, a part named twice, or a name that is not a plain word.
+    """
+
+    method: str
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.method, str) or not self.method.strip():
+            raise UsageError(f"model-call parts: the method must be a non-empty name, got {self.method!r}")
+        if not self.names or len(set(self.names)) != len(self.names):
+            raise UsageError(f"{self.method}'s model-call parts must be one or more distinct names, got {self.names!r}")
+        for name in self.names:
+            if not isinstance(name, str) or not name or not name.replace("-", "").replace("_", "").isalnum():
+                raise UsageError(f"{self.method}'s model-call part {name!r}: letters, digits, '-' and '_' only")
+
+    def label(self, name: str) -> str:
+        """The usage label of the part ``name`` (``dragin:qfs``).
+
+        Raises:
+            UsageError: ``name`` is not one of the parts (the message lists them).
+        """
+        if name not in self.names:
+            raise UsageError(f"{self.method} has no model-call part {name!r}; its parts: {', '.join(self.names)}")
+        return f"{self.method}:{name}"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every part's usage label, in the order declared."""
+        return tuple(f"{self.method}:{name}" for name in self.names)
+
+    def call(self, name: str) -> AbstractContextManager[None]:
+        """:func:`usage_component` of the part ``name``: its model calls, tokens and seconds counted as the part's.
+
+        Raises:
+            UsageError: ``name`` is not one of the parts.
+        """
+        return usage_component(self.label(name))

@@ -33,6 +33,7 @@ from hopkit.retrieval.protocol import Retriever
 from hopkit.traces import Step
 from hopkit.traces.payload import Payload, payload_of
 from hopkit.traces.summary import Summary
+from hopkit.usage import ModelCallParts
 
 #: The packages of hopkit's own methods, in the order tables list them.
 BUILT_IN = (
@@ -141,6 +142,8 @@ class MethodEntry:
         claims: what its paper reports against its baselines (``hopkit claims`` checks them).
         needs: the model capabilities it cannot run without (``"attention"``...), for tools that choose
             a model per method (the benchmark campaign); the method itself refuses a model without them.
+        parts: the parts of the method that call the model, each a column of its own in the cost tables
+            (:class:`~hopkit.usage.ModelCallParts`, labels ``<name>:<part>``); the method opens them by name.
     """
 
     name: str
@@ -158,6 +161,7 @@ class MethodEntry:
     summary_type: type[Summary] | None = None
     claims: tuple[PaperClaim, ...] = ()
     needs: tuple[str, ...] = ()
+    parts: ModelCallParts | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower() or not self.name.replace("-", "").isalnum():
@@ -168,6 +172,9 @@ class MethodEntry:
         if self.top_k is not None and self.top_k not in names:
             raise ConfigError(f"method {self.name!r}: top_k names {self.top_k!r}, not an option of "
                               f"{self.options.__name__}")
+        if self.parts is not None and self.parts.method != self.name:
+            raise ConfigError(f"method {self.name!r}: its model-call parts are labelled {self.parts.method!r}; "
+                              f"label them {self.name!r}")
 
     def payload(self, step: Step) -> Payload | None:
         """The typed payload of one of the method's stored steps (None for a kind it does not declare).
@@ -233,3 +240,20 @@ def method_entry(name: str) -> MethodEntry:
 def method_names() -> list[str]:
     """The names of every method, hopkit's own first."""
     return list(entries())
+
+
+def declares_label(method: str, label: str) -> bool:
+    """Whether the usage label ``label``, in a run of ``method``, is one its entry accounts for: one of its
+    model-call parts (:attr:`MethodEntry.parts`), a judge's (``judge:...``), the retriever's (``retrieval``),
+    or one of these of another registered method it runs as a part of it, under its own name as the owner
+    (Adaptive-RAG's strategies: ``adaptive-rag:ircot:read``)."""
+    known = entries()
+    if label == "retrieval" or label.startswith("judge:"):
+        return True
+    entry = known.get(method)
+    if entry is not None and entry.parts is not None and label in entry.parts.labels:
+        return True
+    owned = label.removeprefix(f"{method}:")
+    return owned != label and any(owned == "retrieval" or owned.startswith("judge:") or
+                                  (other.parts is not None and owned in other.parts.labels)
+                                  for other in known.values())

@@ -18,7 +18,11 @@ from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.traces.payload import Payload, at, record
 from hopkit.traces.summary import Summary
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+
+#: The parts of the toy that call the model: each is a column of the cost tables (``toy:read``).
+PARTS = ModelCallParts("toy", ("read",))
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class Toy:
         hits = self.retriever.retrieve(query.text, self.options.k)                          # (a)
         record(ToyRetrieve(query=query.text), paragraph_ids=[h.paragraph.id for h in hits])
         context = "\\n".join(h.paragraph.text for h in hits)
-        with usage_component("toy:read"):                                                   # (b)
+        with PARTS.call("read"):                                                            # (b)
             reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)
         answer = clean_direct_answer(reply.text)
         record(ToyRead(question=query.text, answer=answer), llm_calls=1)
@@ -84,7 +88,7 @@ class Toy:
 METHOD = MethodEntry(name="toy", title="Toy", options=ToyOptions, build=Toy, retrieves=True, top_k="k",
                      template=Path(__file__).with_name("report.html.j2"),
                      summary="retrieves K paragraphs, then asks the model", payloads=(ToyRetrieve, ToyRead),
-                     summary_type=ToySummary)
+                     summary_type=ToySummary, parts=PARTS)
 '''
 
 TEMPLATE = '''\

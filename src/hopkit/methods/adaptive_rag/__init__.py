@@ -9,6 +9,7 @@ from hopkit.methods.adaptive_rag.claims import CLAIMS
 from hopkit.methods.adaptive_rag.method import AdaptiveRAG, AdaptiveRAGConfig, build_adaptive_rag
 from hopkit.methods.adaptive_rag.steps import PAYLOADS, AdaptiveRAGSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.adaptive_rag.classifiers import PARTS
 
 
 def build(parts: MethodParts) -> AdaptiveRAG:
@@ -21,6 +22,6 @@ METHOD = MethodEntry(
     no_top_k_reason="its strategies retrieve as their own settings say (OneR's k, IRCoT's k_per_step)",
     template=Path(__file__).with_name("report.html.j2"),
     summary="a query complexity classifier routes each question to NoR, OneR or IRCoT",
-    payloads=PAYLOADS, summary_type=AdaptiveRAGSummary, claims=CLAIMS)
+    payloads=PAYLOADS, summary_type=AdaptiveRAGSummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "AdaptiveRAG", "AdaptiveRAGConfig"]

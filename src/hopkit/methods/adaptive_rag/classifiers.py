@@ -12,7 +12,10 @@ from hopkit.llm.protocol import LLM
 from hopkit.methods.adaptive_rag.labels import LABELS, Label
 from hopkit.methods.adaptive_rag.trained import load_classifier
 from hopkit.methods.prompting import fitted
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of adaptive-rag that call the model, each a column of the cost tables (``adaptive-rag:<part>``).
+PARTS = ModelCallParts("adaptive-rag", ("classify",))
 
 PROMPT = """Decide how much retrieval a question needs before it can be answered.
 A: none; the answer is common knowledge.
@@ -59,7 +62,7 @@ class PromptedClassifier:
 
     def classify(self, question: str) -> Routing:
         prompt = fitted(self.llm, PROMPT.replace("{question}", question.strip()), 4)
-        with usage_component("adaptive-rag:classify"):
+        with PARTS.call("classify"):
             reply = self.llm.complete(prompt, stop=["\n"], max_tokens=4, temperature=0.0).text
         found = _LETTER.search(reply.upper())
         if found is None:

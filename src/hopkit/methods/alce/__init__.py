@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hopkit.judges.factory import judge_spec
 from hopkit.methods.alce.claims import CLAIMS
-from hopkit.methods.alce.method import ALCE, ALCEConfig
+from hopkit.methods.alce.method import ALCE, PARTS, ALCEConfig
 from hopkit.methods.alce.steps import PAYLOADS, ALCESummary
 from hopkit.methods.migres import PAPER_DELTA
 from hopkit.methods.registry import MethodEntry, MethodParts
@@ -30,6 +30,6 @@ METHOD = MethodEntry(
     name="alce", title="ALCE", options=ALCEConfig, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"), warnings=uncalibrated_delta,
     summary="ALCE's zero-shot readers: reranked BM25 hits, whole, cut to sentences, summarised or extracted",
-    payloads=PAYLOADS, summary_type=ALCESummary, claims=CLAIMS)
+    payloads=PAYLOADS, summary_type=ALCESummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "ALCE", "ALCEConfig"]

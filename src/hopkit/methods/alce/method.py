@@ -33,7 +33,10 @@ from hopkit.parsing.answers import clean_direct_answer, first_line
 from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of alce that call the model, each a column of the cost tables (``alce:<part>``).
+PARTS = ModelCallParts("alce", ("answer", "citations", "condense"))
 
 ReaderName = Literal["vanilla", "vanilla-s", "summ", "snippet", "rerank"]
 _CONDENSING = {"summ": ("summary", SUMMARY_SYSTEM, SUMMARY_USER), "snippet": ("extraction", EXTRACTION_SYSTEM,
@@ -128,7 +131,7 @@ class ALCE(WarmsUp):
         if self.config.reader == "rerank":
             generation, recalls, parent = self._best_of_samples(prompt, chosen, texts, parent)
         else:
-            with usage_component("alce:answer"):
+            with PARTS.call("answer"):
                 generation = self.llm.complete(prompt, stop=ANSWER_STOP, max_tokens=self.config.max_tokens,
                                                temperature=0.0).text.strip()
         answer = prediction(generation)
@@ -189,11 +192,11 @@ class ALCE(WarmsUp):
         documents = [(p.title, text) for p, text in zip(chosen, texts)]
         generations, recalls = [], []
         for sample in range(self.config.samples):
-            with usage_component("alce:answer"):
+            with PARTS.call("answer"):
                 generation = sampler.complete_sample(prompt, sample, stop=ANSWER_STOP,
                                                      max_tokens=self.config.max_tokens,
                                                      temperature=self.config.sample_temperature).text.strip()
-            with usage_component("alce:citations"):
+            with PARTS.call("citations"):
                 recall = citation_recall(first_line(generation), documents, self.entailment, self.splitter)
             parent = record(ALCESample(sample=sample, generation=generation, citation_recall=recall), parent=parent,
                             paragraph_ids=[p.id for p in chosen])
@@ -208,7 +211,7 @@ class ALCE(WarmsUp):
         """The model's summary or extraction: as chat turns when the model has a chat template, else the
         system line and the request as one completion prompt."""
         fitted(self.llm, f"{system}\n\n{user}", self.config.condense_max_tokens)
-        with usage_component("alce:condense"):
+        with PARTS.call("condense"):
             if supports(self.llm, CHAT):
                 chat: ChatLLM = self.llm  # type: ignore[assignment]
                 completion = chat.complete_chat([ChatMessage("system", system), ChatMessage("user", user)],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hopkit.llm.protocol import ATTENTION
 from hopkit.methods.dragin.claims import CLAIMS
-from hopkit.methods.dragin.method import DRAGIN, DRAGINConfig
+from hopkit.methods.dragin.method import DRAGIN, PARTS, DRAGINConfig
 from hopkit.methods.dragin.prompts import FALLBACK_SET, check_shots, known_sets
 from hopkit.methods.dragin.steps import PAYLOADS, DRAGINSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
@@ -34,6 +34,6 @@ METHOD = MethodEntry(
     template=Path(__file__).with_name("report.html.j2"),
     summary="retrieves when a generated word's entropy times its attention passes θ, with a query "
             "of the words it attends to",
-    payloads=PAYLOADS, summary_type=DRAGINSummary, needs=(ATTENTION,), claims=CLAIMS)
+    payloads=PAYLOADS, summary_type=DRAGINSummary, needs=(ATTENTION,), claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "DRAGIN", "DRAGINConfig"]

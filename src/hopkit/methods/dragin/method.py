@@ -42,7 +42,10 @@ from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.corpus_view import dedup_key
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of dragin that call the model, each a column of the cost tables (``dragin:<part>``).
+PARTS = ModelCallParts("dragin", ("generate", "qfs", "answer", "continue"))
 
 #: where a generation is cut: the exemplars put each answer on one line
 LINE_END = "\n"
@@ -180,13 +183,13 @@ class DRAGIN:
 
     def _generate_attended(self, prompt: str) -> AttendedCompletion:
         prompt = fitted(self.llm, prompt, self.config.max_length)
-        with usage_component("dragin:generate"):
+        with PARTS.call("generate"):
             return self.llm.complete_attended(prompt, stop=self.stops, max_tokens=self.config.max_length)
 
     def _query(self, question: str, text: str, trigger: Trigger) -> tuple[str, bool]:
         """QFS's query; the triggering sentence without its triggering words when QFS finds no word."""
         attended = fitted(self.llm, attended_text(question, text, trigger), 1)
-        with usage_component("dragin:qfs"):
+        with PARTS.call("qfs"):
             attention = self.llm.attend(attended)
         search = self._last_tokens(query_of(attention, trigger, self.config.keep_words))
         if search:
@@ -208,7 +211,7 @@ class DRAGIN:
         if ANSWER_SAYS in cut or not self.config.regenerate_answer:
             return cut, False
         prompt = fitted(self.llm, regeneration_prompt(self.demonstrations, case, cut), ANSWER_TOKENS)
-        with usage_component("dragin:answer"):
+        with PARTS.call("answer"):
             generated = self.llm.complete(prompt, stop=list(RUN_ON_MARKS), max_tokens=ANSWER_TOKENS,
                                           temperature=0.0).text
         return with_generated_answer(cut, generated), True
@@ -225,7 +228,7 @@ class DRAGIN:
     def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
         prompt = fitted(self.llm, retrieval_prompt(self.demonstrations, paragraphs, case, text, before),
                         self.config.max_length)
-        with usage_component("dragin:continue"):
+        with PARTS.call("continue"):
             return self.llm.complete(prompt, stop=self.stops, max_tokens=self.config.max_length,
                                      temperature=0.0).text
 

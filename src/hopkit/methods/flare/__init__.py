@@ -13,7 +13,7 @@ from hopkit.llm.protocol import TOKEN_SCORING
 from hopkit.methods.demonstrations import DemonstrationSpec
 from hopkit.methods.flare.claims import CLAIMS
 from hopkit.methods.flare.exemplars import load_flare_exemplars, retrieves_for_exemplars
-from hopkit.methods.flare.method import FLARE, FLAREConfig
+from hopkit.methods.flare.method import FLARE, PARTS, FLAREConfig
 from hopkit.methods.flare.steps import PAYLOADS, FLARESummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.options import fixed_after_runs
@@ -70,6 +70,6 @@ METHOD = MethodEntry(
     name="flare", title="FLARE", options=FLAREOptions, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"), warnings=warnings,
     summary="one look-ahead sentence at a time; an uncertain one is retrieved for and written again",
-    payloads=PAYLOADS, summary_type=FLARESummary, claims=CLAIMS, needs=(TOKEN_SCORING,))
+    payloads=PAYLOADS, summary_type=FLARESummary, claims=CLAIMS, needs=(TOKEN_SCORING,), parts=PARTS)
 
 __all__ = ["METHOD", "FLARE", "FLAREConfig", "FLAREOptions"]

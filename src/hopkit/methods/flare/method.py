@@ -44,7 +44,10 @@ from hopkit.prompts.layout import test_block
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of flare that call the model, each a column of the cost tables (``flare:<part>``).
+PARTS = ModelCallParts("flare", ("look-ahead", "check"))
 
 Probability = Annotated[float, Interval(ge=0.0, le=1.0)]
 QueryMasking = Literal["space", "remove"]
@@ -216,7 +219,7 @@ class FLARE(WarmsUp):
         """The first sentence of what the model writes next (stopped at a blank line, or a line break with
         ``stops: line``), with the whitespace before it."""
         budget = self.config.look_ahead_tokens
-        with usage_component("flare:look-ahead"):
+        with PARTS.call("look-ahead"):
             completion = self.llm.complete(prompt, stop=["\n\n" if self.config.stops == "paragraph" else "\n"],
                                            max_tokens=budget, temperature=0.0)
         generation = completion.text
@@ -230,5 +233,5 @@ class FLARE(WarmsUp):
 
     def _check(self, prompt: str, sentence: str) -> TokenScores:
         scoring: TokenScoringLLM = self.llm  # type: ignore[assignment]  # required in __init__
-        with usage_component("flare:check"):
+        with PARTS.call("check"):
             return scoring.score_tokens(prompt, sentence)

@@ -19,6 +19,7 @@ from hopkit.methods.ircot.steps import PAYLOADS, IRCoTSummary
 from hopkit.methods.protocol import WarmsUp
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.records import Paragraph
+from hopkit.methods.ircot.parts import PARTS
 
 # The question prefixes of the authors' Flan-T5 prompt files (Appendix G).
 FLAN_COT_PREFIX = "Answer the following question by reasoning step-by-step.\n"
@@ -96,6 +97,6 @@ METHOD = MethodEntry(
     name="ircot", title="IRCoT", options=IRCoTOptions, build=build, retrieves=True, top_k="k_per_step",
     prepare=with_flan_prefixes, template=Path(__file__).with_name("report.html.j2"),
     summary="interleaves retrieval with chain-of-thought reasoning, one sentence at a time", payloads=PAYLOADS,
-    summary_type=IRCoTSummary, claims=CLAIMS)
+    summary_type=IRCoTSummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["FLAN_COT_PREFIX", "FLAN_DIRECT_PREFIX", "IRCoT", "IRCoTConfig", "IRCoTOptions", "METHOD"]

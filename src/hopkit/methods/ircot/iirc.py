@@ -30,7 +30,7 @@ from hopkit.options import PositiveInt, check_fields
 from hopkit.parsing.titles import parse_titles
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
-from hopkit.usage import usage_component
+from hopkit.methods.ircot.parts import PARTS
 
 
 @runtime_checkable
@@ -154,7 +154,7 @@ class IIRCTitleScoper:
 
     def scope(self, question: str, main_passage: Paragraph) -> TitleScope:
         """Generate titles, map each to its nearest corpus title, keep the distinct ones."""
-        with usage_component("ircot:titles"):
+        with PARTS.call("titles"):
             completion = self.llm.complete(self.prompt(question, main_passage), stop=("\n",),
                                            max_tokens=self.config.max_tokens, temperature=0.0)
         generated = parse_titles(completion.text)

@@ -62,7 +62,7 @@ from hopkit.prompts.ircot_templates import DEFAULT_REASONING_TEMPLATE, render_te
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.usage import usage_component
+from hopkit.methods.ircot.parts import PARTS
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class IRCoT(WarmsUp):
                 stop_reason = stop
                 break
             self._retrieve(next_query(query.text, sentences), query, collection, titles, queries)  # (d)
-        with usage_component("ircot:read"):
+        with PARTS.call("read"):
             answer, reader_generation = self.reading.answer(query, collection.paragraphs, sentences,  # (e)
                                                             partial(prefix.prompt, growth_tokens=0))
         record_reading(query.text, sentences, with_main_passage(query, collection.paragraphs), answer,
@@ -237,7 +237,7 @@ class IRCoT(WarmsUp):
     def _generate_first_sentence(self, prompt: str) -> Completion:
         """Generate to the end of the line, or less where the backend can stop once the first sentence is settled."""
         prompt = fitted(self.llm, prompt, self.config.generation_max_tokens)
-        with usage_component("ircot:reason"):
+        with PARTS.call("reason"):
             return complete_until(self.llm, prompt, partial(first_sentence_settled, self.splitter),
                                   stop=REASONING_STOP, max_tokens=self.config.generation_max_tokens, temperature=0.0)
 

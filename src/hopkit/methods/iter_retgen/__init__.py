@@ -11,7 +11,7 @@ from annotated_types import Ge
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.iter_retgen.claims import CLAIMS
-from hopkit.methods.iter_retgen.method import IterRetGen, IterRetGenConfig
+from hopkit.methods.iter_retgen.method import PARTS, IterRetGen, IterRetGenConfig
 from hopkit.methods.iter_retgen.steps import PAYLOADS, IterRetGenSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
@@ -52,6 +52,6 @@ METHOD = MethodEntry(
     name="iter-retgen", title="ITER-RETGEN", options=IterRetGenOptions, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"), warnings=warnings,
     summary="T rounds of retrieval with the question and the last generation, each followed by a chain of thought",
-    payloads=PAYLOADS, summary_type=IterRetGenSummary, claims=CLAIMS)
+    payloads=PAYLOADS, summary_type=IterRetGenSummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "IterRetGen", "IterRetGenConfig", "IterRetGenOptions"]

@@ -24,7 +24,10 @@ from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of iter-retgen that call the model, each a column of the cost tables (``iter-retgen:<part>``).
+PARTS = ModelCallParts("iter-retgen", ("generate",))
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class IterRetGen:
             paragraphs = [hit.paragraph for hit in hits]
             parent = record(IterRetGenRetrieve(query=search, iteration=iteration, k=self.config.k), parent=parent,
                             paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
-            with usage_component("iter-retgen:generate"):
+            with PARTS.call("generate"):
                 output = self.reader.read(query.text, paragraphs)                              # (b)
             parent = record(IterRetGenRead(question=query.text, answer=output.answer, generation=output.generation,
                                            iteration=iteration), parent=parent, paragraph_ids=output.paragraph_ids)

@@ -14,6 +14,7 @@ from hopkit.methods.migres.claims import CLAIMS
 from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.methods.migres.steps import PAYLOADS, MIGRESSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
+from hopkit.methods.migres.modules import PARTS
 
 
 def build(parts: MethodParts) -> MIGRES:
@@ -47,6 +48,6 @@ METHOD = MethodEntry(
     no_top_k_reason="MIGRES retrieves hits_per_query passages for each query it asks (its own option)",
     template=Path(__file__).with_name("report.html.j2"),
     summary="asks for the information still missing, extracts facts from filtered passages, then solves",
-    warnings=uncalibrated_delta, payloads=PAYLOADS, summary_type=MIGRESSummary, claims=CLAIMS)
+    warnings=uncalibrated_delta, payloads=PAYLOADS, summary_type=MIGRESSummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "MIGRES", "MIGRESConfig"]

@@ -20,7 +20,10 @@ from hopkit.methods.migres.responses import LeafFact, MainVerdict, parse_leaf, p
 from hopkit.methods.prompting import check_fits
 from hopkit.methods.migres import prompts
 from hopkit.methods.migres.demonstrations import MIGRESDemonstrations
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of migres that call the model, each a column of the cost tables (``migres:<part>``).
+PARTS = ModelCallParts("migres", ("main", "final_main", "query", "leaf", "knowledge"))
 
 T = TypeVar("T")
 
@@ -126,7 +129,7 @@ class MIGRESModules:
         return prompt
 
     def _complete(self, module: str, instance: str, suffix: str = "") -> str:
-        with usage_component(f"migres:{module}"):
+        with PARTS.call(module):
             prompt = self._prompt(module, instance) + suffix
             completion = self.llm.complete(prompt, stop=STOPS[module], max_tokens=self.max_tokens, temperature=0.0)
         self.cut_short = completion.finish_reason == "length"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
-from hopkit.methods.nor.method import PAYLOADS, NoR, NoRConfig
+from hopkit.methods.nor.method import PARTS, PAYLOADS, NoR, NoRConfig
 from hopkit.methods.reader import FLAN_READER_PREFIX, ReaderConfig
 from hopkit.methods.reader_steps import NoRSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
@@ -48,6 +48,7 @@ def build(parts: MethodParts) -> NoR:
 METHOD = MethodEntry(
     name="nor", title="NoR", options=NoROptions, build=build, retrieves=False, prepare=with_flan_reader_prefix,
     no_top_k_reason="NoR retrieves nothing", template=Path(__file__).with_name("report.html.j2"),
-    summary="no retrieval: the reader answers the question alone", payloads=PAYLOADS, summary_type=NoRSummary)
+    summary="no retrieval: the reader answers the question alone", payloads=PAYLOADS, summary_type=NoRSummary,
+    parts=PARTS)
 
 __all__ = ["METHOD", "NoR", "NoRConfig", "NoROptions", "with_flan_reader_prefix"]

@@ -12,10 +12,13 @@ from hopkit.options import check_fields, fixed_after_runs
 from hopkit.records import GenerationResult, Query
 from hopkit.methods.reader_steps import NoRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload
+from hopkit.usage import ModelCallParts
+
+#: The parts of nor that call the model, each a column of the cost tables (``nor:<part>``).
+PARTS = ModelCallParts("nor", ("read",))
 
 #: NoR's payloads, one per kind.
 PAYLOADS: tuple[type[Payload], ...] = (ReaderRead,)
-from hopkit.usage import usage_component
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class NoR:
 
     def generate(self, query: Query) -> GenerationResult:
         shown = with_main_passage(query, [])
-        with usage_component("nor:read"):
+        with PARTS.call("read"):
             output = self.reader.read(query.text, shown)                                # (a)
         record_reading(query.text, output.answer, output.generation, shown)
         return GenerationResult(text=output.answer, metadata=NoRSummary(reader_generation=output.generation))

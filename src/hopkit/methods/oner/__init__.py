@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hopkit.methods.demonstrations import DemonstrationSpec, load_demonstrations
 from hopkit.methods.nor import with_flan_reader_prefix
-from hopkit.methods.oner.method import PAYLOADS, OneR, OneRConfig
+from hopkit.methods.oner.method import PARTS, PAYLOADS, OneR, OneRConfig
 from hopkit.methods.reader_steps import OneRSummary
 from hopkit.methods.registry import MethodEntry, MethodParts
 
@@ -40,6 +40,7 @@ METHOD = MethodEntry(
     name="oner", title="OneR", options=OneROptions, build=build, retrieves=True, top_k="k",
     prepare=with_flan_reader_prefix,
     template=Path(__file__).parent.parent / "nor" / "report.html.j2",
-    summary="one retrieval with the question, then the reader", payloads=PAYLOADS, summary_type=OneRSummary)
+    summary="one retrieval with the question, then the reader", payloads=PAYLOADS, summary_type=OneRSummary,
+    parts=PARTS)
 
 __all__ = ["METHOD", "OneR", "OneRConfig", "OneROptions"]

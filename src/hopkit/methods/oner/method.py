@@ -21,7 +21,10 @@ from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.methods.reader_steps import OneRSummary, ReaderRead, record_reading
 from hopkit.traces.payload import Payload, at, record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of oner that call the model, each a column of the cost tables (``oner:<part>``).
+PARTS = ModelCallParts("oner", ("read",))
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class OneR:
         retrieved = record(OneRRetrieve(query=text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
                            scores=[float(hit.score) for hit in hits])
         shown = with_main_passage(query, paragraphs)
-        with usage_component("oner:read"):
+        with PARTS.call("read"):
             output = self.reader.read(query.text, shown)                                # (b)
         record_reading(query.text, output.answer, output.generation, shown, parent=retrieved)
         return GenerationResult(

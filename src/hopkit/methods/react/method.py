@@ -31,7 +31,10 @@ from hopkit.parsing.answers import first_line
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of react that call the model, each a column of the cost tables (``react:<part>``).
+PARTS = ModelCallParts("react", ("think", "act"))
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ class ReAct:
     def _think(self, prompt: str, turn: int) -> tuple[str, str, bool]:
         """The turn's thought and action; the action asked for alone when the generation has none."""
         thinking = fitted(self.llm, f"{prompt}Thought {turn}:", self.config.max_tokens)
-        with usage_component("react:think"):
+        with PARTS.call("think"):
             generation = self.llm.complete(thinking, stop=[f"\nObservation {turn}:"], max_tokens=self.config.max_tokens,
                                            temperature=0.0).text
         split = split_thought_action(generation, turn)
@@ -136,7 +139,7 @@ class ReAct:
             return split[0], split[1], False
         thought = first_line(generation)
         acting = fitted(self.llm, f"{prompt}Thought {turn}: {thought}\nAction {turn}:", self.config.max_tokens)
-        with usage_component("react:act"):
+        with PARTS.call("act"):
             action = self.llm.complete(acting, stop=["\n"], max_tokens=self.config.max_tokens, temperature=0.0).text
         return thought, action.strip(), True
 

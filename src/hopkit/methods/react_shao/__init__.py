@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopkit.methods.react_shao.method import ReActShao, ReActShaoConfig
+from hopkit.methods.react_shao.method import PARTS, ReActShao, ReActShaoConfig
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.self_ask.steps import PAYLOADS, SelfAskSummary
 
@@ -19,6 +19,6 @@ METHOD = MethodEntry(
     name="react-shao", title="ReAct-Shao", options=ReActShaoConfig, build=build, retrieves=True, top_k="k",
     template=Path(__file__).parent.parent / "self_ask" / "report.html.j2",
     summary="ReAct in Self-Ask's markers (Shao et al.): each follow-up's paragraphs are its observation",
-    payloads=PAYLOADS, summary_type=SelfAskSummary)
+    payloads=PAYLOADS, summary_type=SelfAskSummary, parts=PARTS)
 
 __all__ = ["METHOD", "ReActShao", "ReActShaoConfig"]

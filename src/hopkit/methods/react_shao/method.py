@@ -22,6 +22,10 @@ from hopkit.methods.self_ask.method import SelfAsk, SelfAskConfig
 from hopkit.options import check_fields
 from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import Paragraph
+from hopkit.usage import ModelCallParts
+
+#: The parts of react-shao that call the model, each a column of the cost tables (``react-shao:<part>``).
+PARTS = ModelCallParts("react-shao", ("ask", "final"))
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class ReActShao(SelfAsk):
     the final answer. Its trace is Self-Ask's."""
 
     name = "react-shao"
+    parts = PARTS
 
     def before_question(self, gathered: Gathered, from_question: list[Paragraph]) -> list[Paragraph]:
         """Only the question's paragraphs sit before it; the follow-ups' are in the transcript."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.search_agent.claims import CLAIMS
-from hopkit.methods.search_agent.method import SearchAgent, SearchAgentConfig, with_template_settings
+from hopkit.methods.search_agent.method import PARTS, SearchAgent, SearchAgentConfig, with_template_settings
 from hopkit.methods.search_agent.steps import PAYLOADS, SearchAgentSummary
 
 
@@ -22,6 +22,6 @@ METHOD = MethodEntry(
     name="search-agent", title="Search agent", options=SearchAgentConfig, build=build, retrieves=True, top_k="k",
     prepare=with_template_settings, template=Path(__file__).with_name("report.html.j2"),
     summary="the model searches between its family's tags and answers between its answer tags (Search-R1 and kin)",
-    payloads=PAYLOADS, claims=CLAIMS, summary_type=SearchAgentSummary)
+    payloads=PAYLOADS, claims=CLAIMS, summary_type=SearchAgentSummary, parts=PARTS)
 
 __all__ = ["METHOD", "SearchAgent", "SearchAgentConfig"]

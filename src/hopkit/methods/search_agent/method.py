@@ -43,7 +43,10 @@ from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of search-agent that call the model, each a column of the cost tables (``search-agent:<part>``).
+PARTS = ModelCallParts("search-agent", ("reason", "answer"))
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ class SearchAgent:
 
     def _generate(self, instruction: str, written: str) -> Action:
         stops = (self.template.query[1], self.template.answer[1])
-        with usage_component(f"{self.name}:reason"):
+        with PARTS.call("reason"):
             completion = continue_turn(self.llm, instruction, written, chat=self.template.chat, stop=stops,
                                        max_tokens=self.max_tokens)
         return read_action(completion.text, self.template, cut_by_length=completion.finish_reason == "length",
@@ -199,7 +202,7 @@ class SearchAgent:
         written = f"{written.rstrip()}\n{opening}" if written.strip() else opening
         seen, seen_written = self._rolling(instruction, written)
         check_fits(self.llm, prompt_size(self.llm, seen, seen_written), self.config.answer_tokens)
-        with usage_component(f"{self.name}:answer"):
+        with PARTS.call("answer"):
             completion = continue_turn(self.llm, seen, seen_written, chat=self.template.chat,
                                        stop=(closing, self.template.query[0]), max_tokens=self.config.answer_tokens)
         answer = clean_direct_answer(agent_answer(completion.text.replace(opening, " "), (self.template.query,)))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.search_o1.claims import CLAIMS
-from hopkit.methods.search_o1.method import SearchO1, SearchO1Config, for_dataset
+from hopkit.methods.search_o1.method import PARTS, SearchO1, SearchO1Config, for_dataset
 from hopkit.methods.search_o1.steps import PAYLOADS, SearchO1Summary
 
 
@@ -20,6 +20,6 @@ METHOD = MethodEntry(
     name="search-o1", title="Search-o1", options=SearchO1Config, build=build, retrieves=True, top_k="k",
     template=Path(__file__).with_name("report.html.j2"),
     summary="the model reasons and searches; Reason-in-Documents condenses each search's documents into its reasoning",
-    payloads=PAYLOADS, claims=CLAIMS, summary_type=SearchO1Summary)
+    payloads=PAYLOADS, claims=CLAIMS, summary_type=SearchO1Summary, parts=PARTS)
 
 __all__ = ["METHOD", "SearchO1", "SearchO1Config"]

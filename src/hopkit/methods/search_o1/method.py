@@ -43,7 +43,10 @@ from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of search-o1 that call the model, each a column of the cost tables (``search-o1:<part>``).
+PARTS = ModelCallParts("search-o1", ("reason", "reason_in_documents", "answer"))
 
 FORCED_ANSWER = "\n\n**Final Answer**\n\n\\boxed{"
 
@@ -159,7 +162,7 @@ class SearchO1:
                                      retrieved_titles=gathered.titles))
 
     def _reason(self, instruction: str, output: str) -> str:
-        with usage_component(f"{self.name}:reason"):
+        with PARTS.call("reason"):
             completion = continue_turn(self.llm, instruction, output, chat=True, stop=(END_SEARCH_QUERY,),
                                        max_tokens=self.config.max_tokens)
         stopped_at_query = completion.finish_reason != "length" and _opens_query(completion.text)
@@ -182,7 +185,7 @@ class SearchO1:
         prompt = reason_in_documents_instruction(reasoning, asked, self._documents(paragraphs))
         if not turn_fits(self.llm, prompt, "", self.config.condense_tokens):
             return None
-        with usage_component(f"{self.name}:reason_in_documents"):
+        with PARTS.call("reason_in_documents"):
             completion = continue_turn(self.llm, prompt, "", chat=True, stop=(),
                                        max_tokens=self.config.condense_tokens)
         information = found_information(completion.text)
@@ -201,7 +204,7 @@ class SearchO1:
                        parent: int | None) -> tuple[str, str, ForcedReason]:
         output += FORCED_ANSWER
         check_fits(self.llm, prompt_size(self.llm, instruction, output), self.config.answer_tokens)
-        with usage_component(f"{self.name}:answer"):
+        with PARTS.call("answer"):
             completion = continue_turn(self.llm, instruction, output, chat=True, stop=("}",),
                                        max_tokens=self.config.answer_tokens)
         answer = clean_direct_answer(agent_answer(completion.text))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hopkit.methods.registry import MethodEntry, MethodParts
 from hopkit.methods.searchain.claims import CLAIMS
-from hopkit.methods.searchain.method import SearChain, SearChainConfig
+from hopkit.methods.searchain.method import PARTS, SearChain, SearChainConfig
 from hopkit.methods.searchain.steps import PAYLOADS, SearChainSummary
 
 
@@ -39,6 +39,6 @@ METHOD = MethodEntry(
     name="searchain", title="SearChain", options=SearChainConfig, build=build, retrieves=True, top_k="top_k",
     template=Path(__file__).with_name("report.html.j2"),
     summary="the model writes a chain of queries; retrieval verifies and completes it node by node",
-    warnings=uncalibrated_theta, payloads=PAYLOADS, summary_type=SearChainSummary, claims=CLAIMS)
+    warnings=uncalibrated_theta, payloads=PAYLOADS, summary_type=SearChainSummary, claims=CLAIMS, parts=PARTS)
 
 __all__ = ["METHOD", "SearChain", "SearChainConfig"]

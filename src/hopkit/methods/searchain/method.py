@@ -66,7 +66,10 @@ from hopkit.methods.searchain.prompts import (FIRST_QUERY_CUE, TaskKind, feedbac
                                               first_round_prompt, reformat_turn, tracing_turn)
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of searchain that call the model, each a column of the cost tables (``searchain:<part>``).
+PARTS = ModelCallParts("searchain", ("chain", "trace"))
 
 JudgeOption = str | Mapping[str, Any]
 DEFAULT_READER: Mapping[str, Any] = {"kind": "llm", "examples": True}
@@ -245,9 +248,9 @@ class SearChain(WarmsUp):
         if self.config.citation_check and self.entailment is None:
             self.entailment = entailment_judge(self.config.entailment, llm=self.llm, option="entailment")
 
-    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], words: _Words, label: str) -> str:
-        """The model's greedy text, its call counted under the usage label ``label``."""
-        with usage_component(label):
+    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], words: _Words, part: str) -> str:
+        """The model's greedy text, its call counted as the model-call part ``part`` (:data:`PARTS`)."""
+        with PARTS.call(part):
             text = self.llm.complete(prompt, stop=stop, max_tokens=max_tokens, temperature=0.0).text
         words.into += len(prompt.split())
         words.out += len(text.split())
@@ -266,7 +269,7 @@ class SearChain(WarmsUp):
         prompt = conversation.prompt(budget)
         generations: list[str] = []
         while True:
-            text = self._complete(prompt, budget, chain_stop(self.config.task), words, "searchain:chain")
+            text = self._complete(prompt, budget, chain_stop(self.config.task), words, "chain")
             generations.append(cue + text)
             try:
                 chain = read_chain(cue, text)
@@ -358,7 +361,7 @@ class SearChain(WarmsUp):
             return answer, text, {}
         pairs = [(node.query, node.answer) for node in path]
         prompt = conversation.prompt(self.config.final_max_tokens, tracing_turn(last_text, pairs))
-        generation = self._complete(prompt, self.config.final_max_tokens, FINAL_STOP, words, "searchain:trace")
+        generation = self._complete(prompt, self.config.final_max_tokens, FINAL_STOP, words, "trace")
         final_content = generation.strip() or (last.chain.final_content or "").split("\n")[0].strip()
         answer = task_answer(task, final_content) if final_content else ""
         if not answer:

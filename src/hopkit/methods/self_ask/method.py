@@ -33,7 +33,10 @@ from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
 from hopkit.traces.payload import record
-from hopkit.usage import usage_component
+from hopkit.usage import ModelCallParts
+
+#: The parts of self-ask that call the model, each a column of the cost tables (``self-ask:<part>``).
+PARTS = ModelCallParts("self-ask", ("ask", "final"))
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class SelfAsk:
     """
 
     name = "self-ask"
+    parts = PARTS  # its model calls' labels: a subclass that is a method of its own has its own
 
     def __init__(self, llm: LLM, retriever: Retriever, config: SelfAskConfig = SelfAskConfig()) -> None:
         self.llm = llm
@@ -141,7 +145,7 @@ class SelfAsk:
     def _generate(self, question: str, transcript: str, gathered: Gathered, from_question: list[Paragraph],
                   purpose: str, stop: Sequence[str]) -> tuple[str, list[int]]:
         prompt, shown = self._prompt(question, transcript, self.before_question(gathered, from_question))
-        with usage_component(f"{self.name}:{purpose}"):
+        with self.parts.call(purpose):
             completion = self.llm.complete(prompt, stop=list(stop), max_tokens=self.config.max_tokens,
                                            temperature=0.0)
         return completion.text.rstrip(), self.in_prompt(shown, gathered)
