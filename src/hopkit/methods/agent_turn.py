@@ -5,10 +5,10 @@ the loop extends with retrieved documents between the model's generations."""
 from __future__ import annotations
 
 import re
-from typing import Sequence, cast
+from typing import Sequence
 
-from hopkit.llm.protocol import CHAT, LLM, ChatLLM, ChatMessage, Completion
-from hopkit.llm.capabilities import supports
+from hopkit.llm.protocol import LLM, ChatMessage, Completion
+from hopkit.methods.chat_turns import complete_turns
 
 
 def continue_turn(llm: LLM, instruction: str, written: str, *, chat: bool, stop: Sequence[str],
@@ -19,10 +19,9 @@ def continue_turn(llm: LLM, instruction: str, written: str, *, chat: bool, stop:
     and ``written`` the start of the assistant's; otherwise the two are one plain prompt (as the
     authors do for a model without a chat template).
     """
-    if chat and supports(llm, CHAT):
-        turns = [ChatMessage("user", instruction)] + ([ChatMessage("assistant", written)] if written else [])
-        return cast(ChatLLM, llm).complete_chat(turns, stop=list(stop), max_tokens=max_tokens, temperature=0.0)
-    return llm.complete(instruction + written, stop=list(stop), max_tokens=max_tokens, temperature=0.0)
+    turns = [ChatMessage("user", instruction)] + ([ChatMessage("assistant", written)] if written else [])
+    return complete_turns(llm, turns, plain=instruction + written, max_tokens=max_tokens, chat=chat, chat_stop=stop,
+                          plain_stop=stop)
 
 
 def prompt_size(llm: LLM, instruction: str, written: str) -> int:

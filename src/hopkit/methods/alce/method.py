@@ -19,12 +19,13 @@ from typing import Any, Literal, Mapping
 from hopkit.judges.factory import entailment_judge, judge_spec, relevance_judge
 from hopkit.judges.protocol import EntailmentJudge, RelevanceJudge
 from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
-from hopkit.llm.protocol import CHAT, LLM, SAMPLING, ChatLLM, ChatMessage, SamplingLLM
-from hopkit.llm.capabilities import require, supports
+from hopkit.llm.protocol import LLM, SAMPLING, ChatMessage, SamplingLLM
+from hopkit.llm.capabilities import require
 from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUMMARY_SYSTEM, SUMMARY_USER,
                                          answer_prompt, is_irrelevant, without_citations)
 from hopkit.methods.alce.rerank import best_sample, citation_recall
 from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESample, ALCESummary
+from hopkit.methods.chat_turns import complete_turns
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
 from hopkit.methods.prompting import fitted
 from hopkit.methods.protocol import WarmsUp
@@ -212,13 +213,9 @@ class ALCE(WarmsUp):
         system line and the request as one completion prompt."""
         fitted(self.llm, f"{system}\n\n{user}", self.config.condense_max_tokens)
         with PARTS.call("condense"):
-            if supports(self.llm, CHAT):
-                chat: ChatLLM = self.llm  # type: ignore[assignment]
-                completion = chat.complete_chat([ChatMessage("system", system), ChatMessage("user", user)],
-                                                max_tokens=self.config.condense_max_tokens, temperature=0.0)
-            else:
-                completion = self.llm.complete(f"{system}\n\n{user}", stop=["\n\n"],
-                                               max_tokens=self.config.condense_max_tokens, temperature=0.0)
+            completion = complete_turns(self.llm, [ChatMessage("system", system), ChatMessage("user", user)],
+                                        plain=f"{system}\n\n{user}", max_tokens=self.config.condense_max_tokens,
+                                        plain_stop=["\n\n"])
         return completion.text.strip()
 
 
