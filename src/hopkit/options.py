@@ -188,6 +188,18 @@ def _resolve_types(target: Any) -> dict[str, Any]:
 ADDED_AFTER_FIRST_RUNS = {"run_identity": "when_not_default"}
 
 
+def refuse_top_k(top_k: int | None, method: str, reason: str) -> None:
+    """``top_k`` given to ``method``, which has no K (``reason``: why), is refused: it would change nothing,
+    and the run's identity would not change either. The one check of ``top_k`` for every door it has (the
+    facade's constructor, a YAML config's field, ``run(top_k=)``, ``--top-k``).
+
+    Raises:
+        ConfigError: ``top_k`` is given.
+    """
+    if top_k is not None:
+        raise ConfigError(f"top_k ({top_k}) does not apply to {method}: {reason}; leave out --top-k / top_k")
+
+
 def fixed_after_runs(before: Any) -> dict[str, Any]:
     """Field metadata of an option that fixes a departure from the authors' method after runs existed:
     its default is the fixed (faithful) behaviour, and the value ``before`` (what those runs did) is left

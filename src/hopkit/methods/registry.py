@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from hopkit.errors import ConfigError, UnknownNameError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.paper_claims import PaperClaim
+from hopkit.options import refuse_top_k
 from hopkit.methods.protocol import Method
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
@@ -189,10 +190,9 @@ class MethodEntry:
 
     def as_run(self, options: Any, top_k: int | None = None) -> Any:
         """``options`` with ``top_k`` applied (when given) and prepared as they will run."""
-        if top_k is not None:
-            if self.top_k is None:
-                raise ConfigError(f"top_k ({top_k}) does not apply to {self.title}: {self.no_top_k_reason}; "
-                                  "leave out --top-k / top_k")
+        if self.top_k is None:
+            refuse_top_k(top_k, self.title, self.no_top_k_reason)
+        elif top_k is not None:
             options = dataclasses.replace(options, **{self.top_k: top_k})
         return options if self.prepare is None else self.prepare(options)
 

@@ -21,7 +21,7 @@ from hopkit.llm.meter import MeteredLLM
 from hopkit.llm.protocol import CONCURRENT_CALLS, LLM
 from hopkit.llm.capabilities import supports
 from hopkit.methods.protocol import Method
-from hopkit.options import NonEmptyStr, PositiveInt, check_arguments
+from hopkit.options import NonEmptyStr, PositiveInt, check_arguments, refuse_top_k
 from hopkit.pipelines.retrieval.base import RetrievalPipeline, resolve_dataset
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
@@ -218,10 +218,8 @@ class GenerationPipeline(ABC):
         return self.batch_size if supports_concurrency(self._llm()) else 1
 
     def _check_top_k(self, top_k: int | None) -> None:
-        if top_k is not None and self.top_k_option is None:
-            raise ConfigError(f"top_k ({top_k}) does not apply to {self.method_title or self.method_name}: "
-                              f"{self.no_top_k_reason}; "
-                              "leave out --top-k / top_k")
+        if self.top_k_option is None:
+            refuse_top_k(top_k, self.method_title or self.method_name, self.no_top_k_reason)
 
     def _generate(self, question: str, top_k: int | None = None) -> GenerationResult:
         """Answer one free-text question (nothing is stored)."""
