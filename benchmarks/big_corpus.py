@@ -327,6 +327,9 @@ SERVED_CONFIGS = {  # written into --work/configs/retrieval, so the server finds
     "bm25": "_target_: hopkit.pipelines.retrieval.bm25.BM25RetrievalPipeline\nname: bm25\n",
     "dense-ivfpq": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: dense-ivfpq\n"
                    "embedder: wordllama\nindex: ivfpq\n",
+    # the same index searched in 128 of its lists instead of half of them: less work a query, for the batching
+    "dense-ivfpq-nprobe128": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\n"
+                             "name: dense-ivfpq-nprobe128\nembedder: wordllama\nindex: ivfpq\nnprobe: 128\n",
     "minilm": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: minilm\nembedder: minilm\n"}
 
 
@@ -400,11 +403,28 @@ def corpus_add(argv: list[str]) -> None:
         wiki_ingest.remove(args.work, args.passages)
 
 
+MORE_SERVING = ("serving_load_4_workers.json", "serving_load_nprobe128.json", "serving_load_minilm.json")
+
+
+def serve_page(argv: list[str]) -> None:
+    """``serve-page``: the ``serving-load-more`` section of docs/serving.md, from the saved results of the serving
+    loads run with ``--no-docs`` (4 workers, IVF-PQ searching 128 lists, MiniLM), each under its command."""
+    argparse.ArgumentParser(prog="python -m benchmarks.big_corpus serve-page", description=serve_page.__doc__
+                            ).parse_args(argv)
+    found = [RESULTS_DIR / name for name in MORE_SERVING if (RESULTS_DIR / name).is_file()]
+    if not found:
+        raise SystemExit(f"none of {', '.join(MORE_SERVING)} in {RESULTS_DIR}: run their serve commands first")
+    sections = [serving_load.section(json.loads(path.read_text(encoding="utf-8"))) for path in found]
+    write_section("serving-load-more", "\n\n".join(sections), ROOT / "docs" / "serving.md")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["phase"]:
         run_phase(sys.argv[2:])
     elif sys.argv[1:2] == ["serve"]:
         serve(sys.argv[2:])
+    elif sys.argv[1:2] == ["serve-page"]:
+        serve_page(sys.argv[2:])
     elif sys.argv[1:2] == ["corpus-add"]:
         corpus_add(sys.argv[2:])
     else:
