@@ -323,13 +323,12 @@ def before_and_after(saved: dict[str, Any]) -> list[str]:
     ]
 
 
+_IVFPQ = "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nembedder: wordllama\nindex: ivfpq\n"
 SERVED_CONFIGS = {  # written into --work/configs/retrieval, so the server finds the indexes built there
     "bm25": "_target_: hopkit.pipelines.retrieval.bm25.BM25RetrievalPipeline\nname: bm25\n",
-    "dense-ivfpq": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: dense-ivfpq\n"
-                   "embedder: wordllama\nindex: ivfpq\n",
+    "dense-ivfpq": _IVFPQ + "name: dense-ivfpq\n",
     # the same index searched in 128 of its lists instead of half of them: less work a query, for the batching
-    "dense-ivfpq-nprobe128": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\n"
-                             "name: dense-ivfpq-nprobe128\nembedder: wordllama\nindex: ivfpq\nnprobe: 128\n",
+    "dense-ivfpq-nprobe128": _IVFPQ + "name: dense-ivfpq-nprobe128\nnprobe: 128\n",
     "minilm": "_target_: hopkit.pipelines.retrieval.dense.DenseRetrievalPipeline\nname: minilm\nembedder: minilm\n"}
 
 

@@ -392,7 +392,7 @@ class ModelCallParts:
     @property
     def labels(self) -> tuple[str, ...]:
         """Every part's usage label, in the order declared."""
-        return tuple(f"{self.method}:{name}" for name in self.names)
+        return tuple(self.label(name) for name in self.names)
 
     def call(self, name: str) -> AbstractContextManager[None]:
         """:func:`usage_component` of the part ``name``: its model calls, tokens and seconds counted as the part's.

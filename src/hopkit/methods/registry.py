@@ -247,13 +247,10 @@ def declares_label(method: str, label: str) -> bool:
     model-call parts (:attr:`MethodEntry.parts`), a judge's (``judge:...``), the retriever's (``retrieval``),
     or one of these of another registered method it runs as a part of it, under its own name as the owner
     (Adaptive-RAG's strategies: ``adaptive-rag:ircot:read``)."""
-    known = entries()
     if label == "retrieval" or label.startswith("judge:"):
         return True
-    entry = known.get(method)
+    entry = entries().get(method)
     if entry is not None and entry.parts is not None and label in entry.parts.labels:
         return True
     owned = label.removeprefix(f"{method}:")
-    return owned != label and any(owned == "retrieval" or owned.startswith("judge:") or
-                                  (other.parts is not None and owned in other.parts.labels)
-                                  for other in known.values())
+    return owned != label and any(declares_label(other, owned) for other in entries())

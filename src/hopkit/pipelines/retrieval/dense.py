@@ -32,8 +32,9 @@ class DenseRetrievalPipeline(RetrievalPipeline):
                  index_root: str | Path | None = None, rerank: NonEmptyStr | None = None,
                  rerank_depth: PositiveInt = RERANK_DEPTH, embedder: NonEmptyStr = DEFAULTS["embedder"],
                  index: DenseIndexKind = DEFAULTS["index"], rescore: PositiveInt | None = DEFAULTS["rescore"],
-                 nprobe: PositiveInt | None = DEFAULTS["nprobe"], ef_search: PositiveInt = DEFAULTS["ef_search"], batch_size: PositiveInt = DEFAULTS["batch_size"],
-                 shard_size: PositiveInt = DEFAULTS["shard_size"]) -> None:
+                 nprobe: PositiveInt | None = DEFAULTS["nprobe"], ef_search: PositiveInt = DEFAULTS["ef_search"],
+                 batch_size: PositiveInt = DEFAULTS["batch_size"], shard_size: PositiveInt = DEFAULTS["shard_size"]
+                 ) -> None:
         check_arguments(DenseRetrievalPipeline.__init__, "dense retrieval option", embedder=embedder, index=index,
                         rescore=rescore, nprobe=nprobe, ef_search=ef_search, batch_size=batch_size,
                         shard_size=shard_size)
