@@ -45,3 +45,14 @@ def test_ray_fields_without_the_ray_executor_are_refused_from_python_too(tmp_pat
     session_factory = stored(f"sqlite:///{tmp_path / 'hopkit.db'}")
     with pytest.raises(ConfigError, match="apply to the Ray executor"):
         config(**fields).build(session_factory).run(progress=False)
+
+
+def test_the_run_plan_carries_the_config_s_executor_and_pickles_with_it(tmp_path: Any) -> None:
+    import pickle
+
+    session_factory = stored(f"sqlite:///{tmp_path / 'hopkit.db'}")
+    pipeline = config(executor="ray", workers=3, ray_env=["HOPKIT_*"]).build(session_factory)
+    plan = pickle.loads(pickle.dumps(pipeline.run_plan()))
+    assert plan.executor == ExecutorChoice("ray", workers=3, forward_env=("HOPKIT_*",))
+    assert plan.pipeline(session_factory).default_executor == plan.executor  # a rebuilt facade keeps it
+    assert pipeline.run_plan(executor="threads").executor == ExecutorChoice()  # run(executor=) wins

@@ -168,7 +168,7 @@ def run_until_decided(args: argparse.Namespace, cells: list[tuple[str, str, Any]
 
 
 def _run_id(assembly: Any) -> str:
-    return str(assembly.pipeline.run_spec(assembly.top_k).run_id)
+    return str(assembly.pipeline.run_spec().run_id)
 
 
 def _report(tracks: list[Track], args: argparse.Namespace, spent: int) -> None:

@@ -1,6 +1,6 @@
 """Questions answered by actors of a Ray cluster, each result stored by the actor that answered it.
 
-Each actor rebuilds the method once from its :class:`~hopkit.pipelines.generation.method_spec.MethodSpec`
+Each actor rebuilds the method once from its :class:`~hopkit.pipelines.plan.RunPlan`
 (warmed up), connects to the store, and then answers questions, storing each result
 before it reports back. The driver hands an actor its next question as soon as it
 reports, so a slow question holds up no other. An actor answers one question at a time,
@@ -91,7 +91,7 @@ class RayExecutor:
     """Answers a run's questions with ``workers`` actors on a Ray cluster.
 
     Args:
-        spec: the method, by value (``pipeline.method_spec(top_k)``).
+        spec: the run, by value (``pipeline.method_spec(top_k)``, a :class:`~hopkit.pipelines.plan.RunPlan`).
         database_url: the store's URL (PostgreSQL on a cluster of several nodes).
         address: the cluster (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``); None starts
             Ray on this machine for this process.

@@ -12,6 +12,7 @@ retrieves refuses it (:func:`refuse_unused_retrieval`), since it would change no
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -59,7 +60,7 @@ class Changes:
 
 @dataclass(frozen=True)
 class Assembly:
-    """A run put together: its config, the pipeline built from it and the ``top_k`` it runs with.
+    """A run put together: its config (the entrance's ``top_k`` folded in) and the pipeline built from it.
 
     Attributes:
         threshold: which calibrated threshold was read from the store, and from where (None: none).
@@ -67,13 +68,18 @@ class Assembly:
 
     config: Any
     pipeline: GenerationPipeline
-    top_k: int | None
     threshold: str | None
 
     @property
     def executor(self) -> ExecutorChoice:
         """Where the run answers its questions: the config's executor fields, the entrance's over them."""
         return getattr(self.pipeline, "default_executor", ExecutorChoice())
+
+    @property
+    def top_k(self) -> int | None:
+        """The paragraphs per retrieval the config sets (the entrance's ``--top-k`` over its own; None: the
+        method's own K, or a method without one)."""
+        return getattr(self.config, "top_k", None)
 
     @property
     def retrieves(self) -> bool:
@@ -85,11 +91,22 @@ class Assembly:
         Raises:
             ConfigError: naming what is wrong.
         """
-        self.pipeline.run_spec(self.top_k)
+        self.pipeline.run_spec()
+
+    def plan(self) -> Any:
+        """The run by value (:class:`~hopkit.pipelines.plan.RunPlan`), as every executor builds it.
+
+        Raises:
+            ConfigError: the pipeline is not a registered method's (it has no plan).
+        """
+        run_plan = getattr(self.pipeline, "run_plan", None)
+        if run_plan is None:
+            raise ConfigError(f"{type(self.pipeline).__name__} has no run plan: it is not a registered method's")
+        return run_plan(executor=self.executor)
 
     def run(self, **options: Any) -> dict[str, Any]:
-        """:meth:`GenerationPipeline.run` with this assembly's ``top_k`` and executor."""
-        return self.pipeline.run(self.top_k, executor=self.executor, **options)
+        """:meth:`GenerationPipeline.run` with this assembly's executor."""
+        return self.pipeline.run(executor=self.executor, **options)
 
 
 def assemble(spec: Mapping[str, Any], source: str, store: Callable[[], SessionFactory],
@@ -113,10 +130,16 @@ def assemble(spec: Mapping[str, Any], source: str, store: Callable[[], SessionFa
         spec["dataset"] = spec.get("dataset") or resolve_dataset(Store(session_factory), None)
         spec, threshold = with_stored_threshold(spec, session_factory)
     config = instantiate_pipeline_config(spec, source)  # checks _target_ and every option first
+    sets_top_k = "top_k" in {item.name for item in dataclasses.fields(config)}
+    if changes.top_k is not None and sets_top_k:
+        config = dataclasses.replace(config, top_k=changes.top_k)  # the facade sets the option it names
     pipeline = config.build(session_factory or store())
+    if changes.top_k is not None and not sets_top_k:  # a method without a K: refused in the words every door uses
+        pipeline._check_top_k(changes.top_k)
+        raise ConfigError(f"{source}: --top-k {changes.top_k}: the config has no field 'top_k' to set")
     if model is not None:
         pipeline.llm = model  # the constructor only kept the config's name; nothing was loaded from it
-    return Assembly(config, pipeline, changes.top_k, threshold)
+    return Assembly(config, pipeline, threshold)
 
 
 def refuse_unused_retrieval(retrieval: str | None, assemblies: Sequence[Assembly], source: str) -> None:

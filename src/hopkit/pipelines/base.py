@@ -193,22 +193,22 @@ class GenerationPipeline(ABC):
         return []
 
     def executor(self, choice: ExecutorChoice, top_k: int | None, dataset: str) -> Executor:
-        """What answers this run's questions: threads of this process, or Ray workers that rebuild
-        the method from its spec (the model is then not loaded in this process)."""
-        method_spec = getattr(self, "method_spec", None)
+        """What answers this run's questions: threads of this process, or Ray workers that build the
+        method from the run's plan (the model is then not loaded in this process)."""
         if choice.kind == "threads":
-            local_spec = getattr(self, "local_spec", None)
-            if local_spec is not None:  # built as Ray's workers build it, from this process's model and retrieval
-                method = local_spec(top_k).build(self.session_factory, llm=self._llm(),
-                                                 retrieval=self.retrieval_pipeline, warm=False)
-            else:  # a pipeline of its own with no spec: built by its own build_method
+            run_plan = getattr(self, "run_plan", None)
+            if run_plan is not None:  # built as Ray's workers build it, from this process's model and retrieval
+                method = run_plan(top_k, choice).build(self.session_factory, llm=self._llm(),
+                                                       retrieval=self.retrieval_pipeline, warm=False)
+            else:  # a pipeline of its own with no plan: built by its own build_method
                 method = self.build_method(self._llm(), self._retriever(dataset), top_k, dataset)
             return ThreadExecutor(method, self.workers())
         from hopkit.executors.ray_actors import RayExecutor
 
+        method_spec = getattr(self, "method_spec", None)
         if method_spec is None:
-            raise ConfigError(f"{type(self).__name__} cannot run on Ray: it has no method spec to send to workers")
-        return RayExecutor(method_spec(top_k), database_url(self.session_factory), address=choice.address,
+            raise ConfigError(f"{type(self).__name__} cannot run on Ray: it has no run plan to send to workers")
+        return RayExecutor(method_spec(top_k, choice), database_url(self.session_factory), address=choice.address,
                            workers=choice.workers, cpus_per_worker=choice.cpus_per_worker,
                            question_timeout=choice.question_timeout, forward_env=choice.forward_env)
 

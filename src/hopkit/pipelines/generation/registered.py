@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
-from hopkit.executors.choice import ExecutorChoice
+from hopkit.executors.choice import ExecutorChoice, executor_choice
 from hopkit.experiments import load_experiment
 from hopkit.llm.protocol import LLM
 from hopkit.methods.method_config import method_config
@@ -29,7 +29,7 @@ from hopkit.options import PositiveInt, check_arguments, every_option, run_optio
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
 from hopkit.pipelines.generation.declared import yaml_config_class
-from hopkit.pipelines.generation.method_spec import MethodSpec, RetrievalSpec
+from hopkit.pipelines.plan import RetrievalSpec, RunPlan
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
 from hopkit.records import Paragraph
 from hopkit.retrieval.protocol import Retriever
@@ -64,8 +64,8 @@ class MethodPipeline(GenerationPipeline):
         """The method's options as they will run (``top_k`` applied, prepared by the entry)."""
         return self.method.as_run(self.config, top_k)
 
-    def method_spec(self, top_k: int | None = None) -> MethodSpec:
-        """This method by value (it pickles), for another process to rebuild (:class:`MethodSpec`).
+    def method_spec(self, top_k: int | None = None, executor: str | ExecutorChoice | None = None) -> RunPlan:
+        """This run by value for another process (a Ray worker): :meth:`run_plan`, which pickles.
 
         Raises:
             ConfigError: ``top_k`` given to a method without a K, or the pipeline was given an LLM object,
@@ -75,19 +75,22 @@ class MethodPipeline(GenerationPipeline):
             raise ConfigError(f"{self.method.title}: a method spec needs the LLM by config name (or hf:// "
                               f"name), not a {type(self.llm).__name__} object, so that another process can "
                               "load the same model")
-        return self.local_spec(top_k)
+        return self.run_plan(top_k, executor)
 
-    def local_spec(self, top_k: int | None = None) -> MethodSpec:
-        """This method by value for this process's threads: :meth:`method_spec`, with the LLM as it was given
-        (a loaded model too, which does not pickle).
+    def run_plan(self, top_k: int | None = None, executor: str | ExecutorChoice | None = None) -> RunPlan:
+        """This run by value (:class:`RunPlan`): every option, ``top_k`` folded in as the option it sets,
+        the retrieval as data, the LLM as it was given (a loaded model too, which does not pickle) and
+        the executor (None: this pipeline's own).
 
         Raises:
             ConfigError: ``top_k`` given to a method without a K.
         """
         self._check_top_k(top_k)
+        config = self.config if top_k is None else dataclasses.replace(self.config, **{str(self.method.top_k): top_k})
         retrieval = None if self.retrieval_pipeline is None else RetrievalSpec.of(self.retrieval_pipeline)
-        return MethodSpec(method_pipeline(self.method.name), self.name, every_option(self.config), self.llm,
-                          retrieval, self.dataset, top_k, self.batch_size)
+        choice = self.default_executor if executor is None else executor_choice(executor)
+        return RunPlan(method_pipeline(self.method.name), self.name, every_option(config), self.llm, retrieval,
+                       self.dataset, self.batch_size, choice)
 
     def run_warnings(self, top_k: int | None = None) -> list[str]:
         warnings = self.method.warnings

@@ -1,4 +1,5 @@
-"""A method's spec pickles, and another process rebuilds the same method from it (issue 30, "one lifecycle")."""
+"""A run plan pickles, and another process rebuilds the same method from it (issue 30, "one lifecycle"; the run
+plan of issue 74: top_k folded into the options, the executor carried)."""
 
 from __future__ import annotations
 
@@ -65,8 +66,9 @@ def test_a_pickled_spec_rebuilds_the_same_run(name: str, factory) -> None:  # ty
     spec = pickle.loads(pickle.dumps(pipeline.method_spec(top_k)))
     assert spec == pipeline.method_spec(top_k)
     rebuilt = spec.pipeline(factory)
-    assert rebuilt.run_spec(top_k).run_id == pipeline.run_spec(top_k).run_id
-    assert rebuilt.run_spec().run_id == pipeline.run_spec().run_id
+    assert rebuilt.run_spec().run_id == rebuilt.run_spec(top_k).run_id == pipeline.run_spec(top_k).run_id
+    plain = pickle.loads(pickle.dumps(pipeline.method_spec())).pipeline(factory)
+    assert plain.run_spec().run_id == pipeline.run_spec().run_id
     method = spec.build(factory)
     assert isinstance(method, Method) and method.name == name
 
@@ -103,7 +105,7 @@ def test_threads_answer_with_the_method_the_spec_builds(name: str, factory,  # t
     """The threads of this process get the method from the same picklable spec Ray's workers get, built
     with the model this process loaded (one meter): an option the spec lost would change every run."""
     from hopkit.executors.choice import executor_choice
-    from hopkit.pipelines.generation.method_spec import MethodSpec
+    from hopkit.pipelines.plan import RunPlan
 
     built = recorded_builds(monkeypatch)
     pipeline = pipeline_of(name, factory)
@@ -117,18 +119,18 @@ def test_threads_answer_with_the_method_the_spec_builds(name: str, factory,  # t
 
 
 def recorded_builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, object, object]]:
-    """Every ``MethodSpec.build`` call from now on: the spec, the model and the retrieval pipeline handed in."""
-    from hopkit.pipelines.generation.method_spec import MethodSpec
+    """Every ``RunPlan.build`` call from now on: the spec, the model and the retrieval pipeline handed in."""
+    from hopkit.pipelines.plan import RunPlan
 
     built: list[tuple[object, object, object]] = []
-    build = MethodSpec.build
+    build = RunPlan.build
 
-    def recording(spec: MethodSpec, session_factory, *, llm=None, retrieval=None,  # type: ignore[no-untyped-def]
+    def recording(spec: RunPlan, session_factory, *, llm=None, retrieval=None,  # type: ignore[no-untyped-def]
                   warm=True):
         built.append((spec, llm, retrieval))
         return build(spec, session_factory, llm=llm, retrieval=retrieval, warm=warm)
 
-    monkeypatch.setattr(MethodSpec, "build", recording)
+    monkeypatch.setattr(RunPlan, "build", recording)
     return built
 
 
@@ -142,7 +144,32 @@ def test_threads_build_a_loaded_model_s_method_from_the_spec_too(factory,  # typ
     pipeline = method_pipeline("nor")(factory, "x", ScriptedLLM(["Tarsk"]), dataset="toy")
     executor = pipeline.executor(executor_choice("threads"), None, "toy")
     (spec, llm, _), = built
-    assert spec == pipeline.local_spec() and llm is pipeline._llm()
+    assert spec == pipeline.run_plan() and llm is pipeline._llm()
     assert executor.method.generate(Query(id="q", text="Who?")).text == "Tarsk"
     with pytest.raises(ConfigError, match="a method spec needs the LLM by config name"):
         pipeline.executor(executor_choice("ray"), None, "toy")
+
+
+def test_top_k_is_folded_into_the_option_it_names(factory) -> None:  # type: ignore[no-untyped-def]
+    """The plan holds no top_k of its own: IRCoT's ``top_k`` is its ``k_per_step``, so a worker's method
+    and the run id cannot disagree on K."""
+    pipeline = pipeline_of("ircot", factory)
+    plan = pipeline.run_plan(3)
+    assert plan.options["k_per_step"] == 3 and not hasattr(plan, "top_k")
+    assert pipeline.run_plan().options["k_per_step"] == pipeline.config.k_per_step != 3
+    assert plan.build(factory, warm=False).config.k_per_step == 3
+
+
+def test_an_assembly_folds_the_entrance_s_top_k_into_the_config(factory) -> None:  # type: ignore[no-untyped-def]
+    from hopkit.pipelines.assembly import Changes, assemble
+
+    spec = {"method": "ircot", "name": "a", "llm": "scripted", "dataset": "toy", "top_k": 5}
+    assembly = assemble(spec, "a.yaml", lambda: factory, Changes(top_k=2))
+    assert assembly.top_k == assembly.config.top_k == 2
+    assert assembly.plan().options["k_per_step"] == 2
+    own = assemble(spec, "a.yaml", lambda: factory)
+    assert own.top_k == 5 and own.plan().options["k_per_step"] == 5
+    assert assembly.pipeline.run_spec().run_id == own.pipeline.run_spec(2).run_id
+    with pytest.raises(ConfigError, match="top_k \\(2\\) does not apply to NoR"):
+        assemble({"method": "nor", "name": "n", "llm": "scripted", "dataset": "toy"}, "n.yaml", lambda: factory,
+                 Changes(top_k=2))
