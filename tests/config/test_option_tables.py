@@ -125,3 +125,25 @@ def test_an_entry_may_name_several_fields_and_a_pointer_to_another_class_is_no_d
         """
 
     assert attribute_docs(Pointing) == {"size": "how big.", "count": "how big."}
+
+
+def test_a_built_in_method_without_a_table_gets_one_written_and_check_names_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A new method's options need no hand edit of docs/configs.md: --write adds its table (issue 74)."""
+    from hopkit.report import option_tables
+
+    page = PAGE.read_text(encoding="utf-8")
+    start, end = page.index("<!-- options:dragin:start -->"), page.index("<!-- options:dragin:end -->")
+    without = page[:start] + page[end + len("<!-- options:dragin:end -->"):]
+    assert "dragin" not in sections_in(without) and option_tables.missing_sections(without) == ["dragin"]
+    written = generated(without)
+    assert sections_in(written)[-1] == "dragin" and option_tables.missing_sections(written) == []
+    added = written[written.index("`DRAGINGenerationPipelineConfig` (DRAGIN; see `docs/methods/dragin.md`; "
+                                  "`run(top_k=...)` sets `k`) adds:"):written.index(option_tables.NEW_TABLES_BEFORE)]
+    assert option_tables.section("dragin") in added
+    copy = tmp_path / "configs.md"
+    copy.write_text(without, encoding="utf-8")
+    monkeypatch.setattr(option_tables, "PAGE", copy)
+    assert option_tables.main(["--check"]) == 1
+    assert option_tables.main(["--write"]) == 0 and option_tables.main(["--check"]) == 0
+    with pytest.raises(ValueError, match="no heading '## Retrieval and LLM options'"):
+        generated(without.replace(option_tables.NEW_TABLES_BEFORE, "## Other options"))

@@ -5,7 +5,10 @@ A table is one options dataclass: a row per field, its name, its type and range 
 docstring's ``Attributes:`` section says of it, and its default. It is written between the markers
 ``<!-- options:NAME:start -->`` and ``<!-- options:NAME:end -->`` (NAME: a registered method, whose
 options class :data:`~hopkit.methods.registry.MethodEntry.options` it draws); the prose around the
-markers is the page's own. A method's table moves under this module by its markers alone.
+markers is the page's own. A method's table moves under this module by its markers alone. A built-in
+method whose table the page lacks gets one, with a line naming its YAML config class, at the end of the
+methods' options (before :data:`NEW_TABLES_BEFORE`): a new method's author runs ``--write``, and edits
+the page only to say more.
 
 Regenerate after changing an options class or its docstring::
 
@@ -29,12 +32,14 @@ from typing import Any, Literal, Sequence
 
 import yaml
 
-from hopkit.methods.registry import entries
+from hopkit.methods.registry import BUILT_IN, entries
 from hopkit.options import expected, option_choices, parameter_types
 
 #: The page the tables are written into (this file is src/hopkit/report/option_tables.py).
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "configs.md"
 COMMAND = "python -m hopkit.report.option_tables --write"
+#: The heading the options of a method new to the page are written above.
+NEW_TABLES_BEFORE = "## Retrieval and LLM options"
 _SECTION = re.compile(r"<!-- options:(?P<name>[a-z0-9-]+):start -->\n.*?<!-- options:(?P=name):end -->", re.S)
 _ROLE = re.compile(r":[a-z]+:`~?(?P<name>[^`]+)`")
 _ENTRY = re.compile(r"(?P<names>[a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*): (?P<text>.*)")
@@ -155,10 +160,12 @@ def section(name: str) -> str:
 
 
 def generated(page: str) -> str:
-    """``page`` with each of its marked sections as this module writes it.
+    """``page`` with each of its marked sections as this module writes it, and a section for each built-in
+    method it has none of (:func:`missing_sections`).
 
     Raises:
-        ValueError: a section names no registered method.
+        ValueError: a section names no registered method, or a built-in method's table is missing and the
+            page has no :data:`NEW_TABLES_BEFORE` heading to write it above.
     """
     def written(match: re.Match[str]) -> str:
         if match["name"] not in entries():
@@ -166,7 +173,30 @@ def generated(page: str) -> str:
                              f"registered: {', '.join(sorted(entries()))}")
         return section(match["name"])
 
-    return _SECTION.sub(written, page)
+    current = _SECTION.sub(written, page)
+    missing = missing_sections(current)
+    if not missing:
+        return current
+    if f"\n{NEW_TABLES_BEFORE}\n" not in current:
+        raise ValueError(f"docs/configs.md: no heading {NEW_TABLES_BEFORE!r} to write the options of "
+                         f"{', '.join(missing)} above")
+    added = "".join(_introduced(name) for name in missing)
+    return current.replace(f"\n{NEW_TABLES_BEFORE}\n", f"\n{added}{NEW_TABLES_BEFORE}\n", 1)
+
+
+def missing_sections(page: str) -> list[str]:
+    """The built-in methods whose options tables ``page`` lacks, in the registry's order."""
+    shown = set(sections_in(page))
+    return [name for name, entry in entries().items() if entry.build.__module__ in BUILT_IN and name not in shown]
+
+
+def _introduced(name: str) -> str:
+    from hopkit.pipelines.generation.registered import method_pipeline_config
+
+    entry = entries()[name]
+    sets = f"`run(top_k=...)` sets `{entry.top_k}`" if entry.top_k else "it has no `top_k`"
+    return (f"`{method_pipeline_config(name).__name__}` ({entry.title}; see `docs/methods/{name}.md`; {sets}) "
+            f"adds:\n\n{section(name)}\n\n")
 
 
 def sections_in(page: str) -> list[str]:
@@ -187,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             PAGE.write_text(current, encoding="utf-8")
         print(f"{PAGE}: {len(sections_in(current))} option tables")
         return 0
-    stale = [name for name in sections_in(page) if section(name) not in page]
+    stale = [name for name in sections_in(page) if section(name) not in page] + missing_sections(page)
     if stale:
         print(f"{PAGE}: out of date: {', '.join(stale)}; run {COMMAND}", file=sys.stderr)
         return 1
