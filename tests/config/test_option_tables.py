@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Literal
 
 import pytest
@@ -127,7 +128,8 @@ def test_an_entry_may_name_several_fields_and_a_pointer_to_another_class_is_no_d
     assert attribute_docs(Pointing) == {"size": "how big.", "count": "how big."}
 
 
-def test_a_built_in_method_without_a_table_gets_one_written_and_check_names_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_built_in_method_without_a_table_gets_one_written_and_check_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new method's options need no hand edit of docs/configs.md: --write adds its table (issue 74)."""
     from hopkit.report import option_tables
 

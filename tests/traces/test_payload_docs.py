@@ -53,3 +53,22 @@ def test_rewrite_replaces_only_the_blocks_of_known_methods() -> None:
     text = ("a\n<!-- payloads: ircot -->\nold\n<!-- /payloads: ircot -->\n"
             "b\n<!-- payloads: x -->\nkeep\n<!-- /payloads: x -->\n")
     assert rewrite(text, {"ircot": "new\n"}) == text.replace("old\n", "new\n")
+
+
+def test_a_method_without_a_table_gets_one_at_the_end_of_the_payload_types() -> None:
+    """A new method's payloads need no hand edit of docs/traces.md: the command adds its table (issue 74)."""
+    from hopkit.methods.payload_docs import SECTION, rewrite
+
+    text = DOCS.read_text(encoding="utf-8")
+    closing = "<!-- /payloads: dragin -->\n\n"
+    start, end = text.index("### DRAGIN\n"), text.index(closing) + len(closing)
+    without = text[:start] + text[end:]
+    assert "dragin" not in documented(without)
+    written = rewrite(without, method_tables(), {"dragin": "DRAGIN"})
+    assert documented(written) == documented(text)
+    added = written.index("### DRAGIN\n\n<!-- payloads: dragin -->\n")
+    section = written.index(f"\n{SECTION}\n")
+    assert section < added < written.index("\n## ", section + 2)
+    assert rewrite(written, method_tables()) == written
+    with pytest.raises(ValueError, match="no section '## Payload types'"):
+        rewrite(without.replace(SECTION, "## Payloads"), method_tables())

@@ -6,6 +6,10 @@ an older trace may lack it), then the records nested in them. ``tests/traces/tes
 fails when the document and the types differ; rewrite the tables with::
 
     python -m hopkit.methods.payload_docs docs/traces.md
+
+A method whose table the document lacks gets one, under a heading of its title, at the end of the
+``## Payload types`` section (:data:`SECTION`): a new method's author runs the command, and edits the
+page only to say more.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from typing import Any, Sequence
 from hopkit.traces.payload import Payload, Record, json_fields
 
 __all__ = ["method_tables", "payload_table", "rewrite"]
+
+#: The section the tables of methods new to the document are added at the end of.
+SECTION = "## Payload types"
 
 _BLOCK = re.compile(r"(<!-- payloads: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /payloads: (?P=name) -->)", re.S)
 
@@ -50,13 +57,29 @@ def method_tables() -> dict[str, str]:
     return {name: payload_table(entry.payloads) for name, entry in entries().items() if entry.payloads}
 
 
-def rewrite(text: str, tables: dict[str, str]) -> str:
-    """``text`` with each ``payloads`` block replaced by its method's table (unknown names left as they are)."""
+def rewrite(text: str, tables: dict[str, str], titles: dict[str, str] | None = None) -> str:
+    """``text`` with each ``payloads`` block replaced by its method's table (unknown names left as they are), and a
+    block added for each method of ``tables`` it lacks, headed by its title in ``titles`` (its name if none).
+
+    Raises:
+        ValueError: a block is missing and ``text`` has no :data:`SECTION` to add it to.
+    """
     def replace(match: re.Match[str]) -> str:
         body = tables.get(match["name"], match["body"])
         return match.group(1) + body + match.group(4)
 
-    return _BLOCK.sub(replace, text)
+    current = _BLOCK.sub(replace, text)
+    missing = [name for name in tables if name not in documented(current)]
+    if not missing:
+        return current
+    start = current.find(f"\n{SECTION}\n")
+    if start < 0:
+        raise ValueError(f"no section {SECTION!r} to add the payload tables of {', '.join(missing)} to")
+    end = current.find("\n## ", start + len(SECTION) + 2)
+    end = len(current) if end < 0 else end + 1
+    added = "".join(f"### {(titles or {}).get(name, name)}\n\n<!-- payloads: {name} -->\n{tables[name]}"
+                    f"<!-- /payloads: {name} -->\n\n" for name in missing)
+    return current[:end] + added + current[end:]
 
 
 def documented(text: str) -> dict[str, str]:
@@ -87,7 +110,10 @@ def main(argv: Sequence[str]) -> int:
                                      description="rewrite the payload tables of docs/traces.md")
     parser.add_argument("document", type=Path, help="the page to rewrite, e.g. docs/traces.md")
     path = parser.parse_args(argv).document
-    path.write_text(rewrite(path.read_text(encoding="utf-8"), method_tables()), encoding="utf-8")
+    from hopkit.methods.registry import entries
+
+    titles = {name: entry.title for name, entry in entries().items()}
+    path.write_text(rewrite(path.read_text(encoding="utf-8"), method_tables(), titles), encoding="utf-8")
     return 0
 
 
