@@ -132,3 +132,20 @@ def test_a_kind_the_method_does_not_record_has_no_payload() -> None:
     assert ircot_payload(Step(1, "verify", input="x")) is None
     step: Any = Step(1, "reason", input="q", output="text", extra={"module": "unknown"})
     assert migres_payload(step) is None
+
+
+def test_a_retrieval_s_hits_give_the_step_its_paragraph_ids_and_scores_in_order() -> None:
+    """``record(payload, hits=hits)``: the retrieve step every method records, written once (issue 74)."""
+    from hopkit.traces.payload import record
+
+    hits = InMemoryRetriever([Paragraph(7, "Tarsk", "Tarsk is a port."), Paragraph(3, "Orl", "The Orl flows.")]
+                             ).retrieve("Tarsk port Orl flows", 2)
+    with collect_trace() as trace:
+        first = record(OneRRetrieve(query="Tarsk port", k=2), hits=hits)
+        record(OneRRetrieve(query="again", k=2), parent=first, paragraph_ids=[h.id for h in hits],
+               scores=[float(h.score) for h in hits])
+    given, written = trace.steps
+    assert len(hits) == 2 and tuple(given.paragraph_ids) == tuple(written.paragraph_ids) == tuple(h.id for h in hits)
+    assert given.scores == written.scores and all(isinstance(score, float) for score in given.scores)
+    with pytest.raises(TypeError, match="give hits or paragraph_ids and scores, not both"):
+        record(OneRRetrieve(query="q", k=1), hits=hits, paragraph_ids=[7])

@@ -123,13 +123,22 @@ class Payload:
 
 
 def record(payload: Payload, *, parent: Any = None, paragraph_ids: Sequence[int] = (),
-           scores: Sequence[float] | Mapping[str, float] = (), llm_calls: int | None = None) -> int | None:
+           scores: Sequence[float] | Mapping[str, float] = (), llm_calls: int | None = None,
+           hits: Sequence[Any] | None = None) -> int | None:
     """Record a step of ``payload.kind`` holding ``payload`` (the other arguments as
     :func:`~hopkit.traces.record_step` takes them).
+
+    Args:
+        hits: a retrieval's hits (each with an ``id`` and a ``score``): the step's paragraph ids and
+            scores, in their order (given instead of ``paragraph_ids`` and ``scores``).
 
     Returns:
         The new step's id; None outside a trace block.
     """
+    if hits is not None:
+        if paragraph_ids or scores:
+            raise TypeError("record: give hits or paragraph_ids and scores, not both")
+        paragraph_ids, scores = [hit.id for hit in hits], [float(hit.score) for hit in hits]
     return record_step(payload.kind, parent=parent, paragraph_ids=paragraph_ids, scores=scores,
                        llm_calls=llm_calls, **payload.step_fields())
 

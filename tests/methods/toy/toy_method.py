@@ -75,7 +75,7 @@ class Toy:
 
     def generate(self, query: Query) -> GenerationResult:
         hits = self.retriever.retrieve(query.text, self.options.k)                          # (a)
-        record(ToyRetrieve(query=query.text), paragraph_ids=[h.paragraph.id for h in hits])
+        record(ToyRetrieve(query=query.text), hits=hits)
         context = "\\n".join(h.paragraph.text for h in hits)
         with PARTS.call("read"):                                                            # (b)
             reply = self.llm.complete(f"{context}\\nQ: {query.text}\\n{self.options.cue}", max_tokens=16)

@@ -41,6 +41,7 @@ from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields, ch
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.corpus_view import dedup_key
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -126,7 +127,6 @@ class DRAGIN:
     def generate(self, query: Query) -> GenerationResult:
         case = self.prompts.case(query.text, plain=self.config.case == "plain")
         text, gathered, queries = "", Gathered(), []
-        parent: int | None = None
         stopped: StopReason = "generation_limit"
         generations = 0
         while generations < self.config.max_generations:
@@ -137,20 +137,20 @@ class DRAGIN:
             generation = attended.completion.text
             if trigger is None:
                 text = text.strip() + " " + generation.strip()                      # the authors' spacing
-                parent = record(DRAGINGenerate(generation=generation, kept=generation.strip()), parent=parent)
+                record(DRAGINGenerate(generation=generation, kept=generation.strip()), parent=PREVIOUS)
             else:
-                parent = record(DRAGINGenerate(generation=generation, kept=trigger.before, trigger=_step(trigger)),
-                                parent=parent)
+                record(DRAGINGenerate(generation=generation, kept=trigger.before, trigger=_step(trigger)),
+                       parent=PREVIOUS)
                 search, fallback = self._query(query.text, text, trigger)                                  # q
                 queries.append(search)
-                paragraphs, parent = self._retrieve(search, fallback, gathered, parent)                    # D
+                paragraphs = self._retrieve(search, fallback, gathered)                                    # D
                 continued = self._continue(paragraphs, case, text, trigger.before)                         # g'
                 generations += 1
                 kept_so_far = joined(text.strip(), trigger.before.strip())
                 first = self._kept(continued, kept_so_far)
                 text = joined(kept_so_far, first.strip())
-                parent = record(DRAGINGenerate(generation=continued, kept=first, after_retrieval=True),
-                                parent=parent, paragraph_ids=[p.id for p in paragraphs])
+                record(DRAGINGenerate(generation=continued, kept=first, after_retrieval=True), parent=PREVIOUS,
+                       paragraph_ids=[p.id for p in paragraphs])
             reason = self._finished(before, text)
             if reason is not None:
                 stopped = reason
@@ -158,7 +158,7 @@ class DRAGIN:
         read, regenerated = self._answer_text(case, text)
         answer = real_prediction(read, self.prompts.answers)
         record(DRAGINExtract(text=text, read=read, regenerated=regenerated, answer=answer, stopped=stopped),
-               parent=parent)
+               parent=PREVIOUS)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
             metadata=DRAGINSummary(text=text, retrievals=len(queries), queries=tuple(queries), stopped=stopped,
@@ -216,14 +216,12 @@ class DRAGIN:
                                           temperature=0.0).text
         return with_generated_answer(cut, generated), True
 
-    def _retrieve(self, search: str, fallback: bool, gathered: Gathered,
-                  parent: int | None) -> tuple[list[Paragraph], int | None]:
+    def _retrieve(self, search: str, fallback: bool, gathered: Gathered) -> list[Paragraph]:
         hits = self.retriever.retrieve(search, self.config.k)
         paragraphs = [hit.paragraph for hit in hits]
         gathered.add(paragraphs)
-        step = record(DRAGINRetrieve(query=search, k=self.config.k, fallback=fallback), parent=parent,
-                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
-        return paragraphs, step
+        record(DRAGINRetrieve(query=search, k=self.config.k, fallback=fallback), parent=PREVIOUS, hits=hits)
+        return paragraphs
 
     def _continue(self, paragraphs: list[Paragraph], case: str, text: str, before: str) -> str:
         prompt = fitted(self.llm, retrieval_prompt(self.demonstrations, paragraphs, case, text, before),

@@ -43,6 +43,7 @@ from hopkit.parsing.answers import ANSWER_PATTERN, extract_answer
 from hopkit.prompts.layout import test_block
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -159,7 +160,7 @@ class FLARE(WarmsUp):
         self.warm_up()
         config = self.config
         gathered, queries = Gathered(), [query.text]
-        paragraphs, parent = self._retrieve(query.text, "question", (), gathered, None)                  # (a)
+        paragraphs = self._retrieve(query.text, "question", (), gathered)                                # (a)
         sentences: list[str] = []
         for _ in range(config.max_sentences):
             prompt = self._prompt(query.text, paragraphs, sentences)
@@ -169,21 +170,20 @@ class FLARE(WarmsUp):
             scores = self._check(prompt, look.sentence)
             lowest = min(scores.probabilities) if scores.logprobs else 1.0
             uncertain = lowest < config.theta                                                             # (c)
-            parent = record(FLARELookAhead(sentence=look.sentence.strip(), lowest_probability=lowest,
-                                           uncertain=uncertain, generation=look.generation), parent=parent,
-                            paragraph_ids=[p.id for p in paragraphs])
+            record(FLARELookAhead(sentence=look.sentence.strip(), lowest_probability=lowest, uncertain=uncertain,
+                                  generation=look.generation),
+                   parent=PREVIOUS, paragraph_ids=[p.id for p in paragraphs])
             if uncertain:
                 search, masked = masked_query(scores, config.beta, config.query_masking)                  # (d)
                 if config.query_masking == "remove":
                     search = search or query.text
                 if search:  # the authors issue no empty query: the paragraphs and the sentence stay
                     queries.append(search)
-                    paragraphs, parent = self._retrieve(search, "uncertain_sentence", masked, gathered, parent)
+                    paragraphs = self._retrieve(search, "uncertain_sentence", masked, gathered)
                     prompt = self._prompt(query.text, paragraphs, sentences)
                     look = self._look_ahead(prompt)                                                        # (e)
-                    parent = record(FLARELookAhead(sentence=look.sentence.strip(), regenerated=True,
-                                                   generation=look.generation),
-                                    parent=parent, paragraph_ids=[p.id for p in paragraphs])
+                    record(FLARELookAhead(sentence=look.sentence.strip(), regenerated=True, generation=look.generation),
+                           parent=PREVIOUS, paragraph_ids=[p.id for p in paragraphs])
                     if not look.sentence:
                         break
             sentences.append(look.sentence if config.stops == "paragraph" else look.sentence.strip())     # (f)
@@ -194,7 +194,7 @@ class FLARE(WarmsUp):
         cot = "".join(sentences).strip() if config.stops == "paragraph" else " ".join(sentences)
         sentences = [sentence.strip() for sentence in sentences]
         answer = read_answer(cot, config.answer_reading)
-        record(FLAREExtract(cot=cot, answer=answer), parent=parent)
+        record(FLAREExtract(cot=cot, answer=answer), parent=PREVIOUS)
         return GenerationResult(
             text=answer,
             chunk_ids=gathered.ids,
@@ -202,14 +202,13 @@ class FLARE(WarmsUp):
                                   retrieved_titles=gathered.titles),
         )
 
-    def _retrieve(self, search: str, reason: RetrievalReason, masked: tuple[str, ...], gathered: Gathered,
-                  parent: int | None) -> tuple[list[Paragraph], int | None]:
+    def _retrieve(self, search: str, reason: RetrievalReason, masked: tuple[str, ...],
+                  gathered: Gathered) -> list[Paragraph]:
         hits = self.retriever.retrieve(search, self.config.k)
         paragraphs = [hit.paragraph for hit in hits]
         gathered.add(paragraphs)
-        step = record(FLARERetrieve(query=search, reason=reason, masked=masked, k=self.config.k), parent=parent,
-                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
-        return paragraphs, step
+        record(FLARERetrieve(query=search, reason=reason, masked=masked, k=self.config.k), parent=PREVIOUS, hits=hits)
+        return paragraphs
 
     def _prompt(self, question: str, paragraphs: Sequence[Paragraph], sentences: Sequence[str]) -> str:
         so_far = "".join(sentences) if self.config.stops == "paragraph" else " ".join(sentences)

@@ -152,8 +152,7 @@ def record_retrieval(query: str, hits: Sequence[ScoredParagraph], admissions: Se
     fates = list(zip(hits, admissions))
     record(IRCoTRetrieve(query=query, kept=tuple(hit.id for hit, admission in fates if admission is Admission.ADDED),
                          dropped=tuple(Drop(hit.id, admission.value) for hit, admission in fates
-                                       if admission is not Admission.ADDED), k=k),
-           parent=PREVIOUS, paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+                                       if admission is not Admission.ADDED), k=k), parent=PREVIOUS, hits=hits)
 
 
 def record_skipped_retrieval(query: str, reason: Skip, k: int) -> None:

@@ -23,6 +23,7 @@ from hopkit.methods.reader import Reader, ReaderConfig
 from hopkit.options import PositiveInt, check_fields
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -75,18 +76,16 @@ class IterRetGen:
         queries: list[str] = []
         generations: list[str] = []
         answers: list[str] = []
-        parent = None
         paragraphs: list[Paragraph] = []
         for iteration in range(1, self.config.iterations + 1):
             search = query.text if iteration == 1 else next_query(query.text, generations[-1])
             hits = self.retriever.retrieve(search, self.config.k)                              # (a)
             paragraphs = [hit.paragraph for hit in hits]
-            parent = record(IterRetGenRetrieve(query=search, iteration=iteration, k=self.config.k), parent=parent,
-                            paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+            record(IterRetGenRetrieve(query=search, iteration=iteration, k=self.config.k), parent=PREVIOUS, hits=hits)
             with PARTS.call("generate"):
                 output = self.reader.read(query.text, paragraphs)                              # (b)
-            parent = record(IterRetGenRead(question=query.text, answer=output.answer, generation=output.generation,
-                                           iteration=iteration), parent=parent, paragraph_ids=output.paragraph_ids)
+            record(IterRetGenRead(question=query.text, answer=output.answer, generation=output.generation,
+                                  iteration=iteration), parent=PREVIOUS, paragraph_ids=output.paragraph_ids)
             queries.append(search)
             generations.append(output.generation)
             answers.append(output.answer)

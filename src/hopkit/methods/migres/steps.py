@@ -258,8 +258,7 @@ def record_retrieval(query: str, hits: Sequence[ScoredParagraph], outcomes: Sequ
                              dropped=tuple(f for f in filtered if f.outcome not in _KEPT), k=k, threshold=threshold,
                              reranked=sum(1 for f in filtered if f.relevance is not None), rerank_top=rerank_top,
                              searched=searched)
-    return record(payload, parent=parent, paragraph_ids=[hit.id for hit in hits],
-                  scores=[float(hit.score) for hit in hits])
+    return record(payload, parent=parent, hits=hits)
 
 
 def record_knowledge(query: str, text: str, parent: int | None) -> int | None:

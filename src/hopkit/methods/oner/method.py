@@ -96,8 +96,7 @@ class OneR:
         paragraphs = [hit.paragraph for hit in hits]
         if self.config.admit_hits == "collection":
             paragraphs = ParagraphCollection().extend(paragraphs)
-        retrieved = record(OneRRetrieve(query=text, k=self.config.k), paragraph_ids=[hit.id for hit in hits],
-                           scores=[float(hit.score) for hit in hits])
+        retrieved = record(OneRRetrieve(query=text, k=self.config.k), hits=hits)
         shown = with_main_passage(query, paragraphs)
         with PARTS.call("read"):
             output = self.reader.read(query.text, shown)                                # (b)

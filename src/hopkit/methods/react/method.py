@@ -30,6 +30,7 @@ from hopkit.options import PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import first_line
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -89,12 +90,11 @@ class ReAct:
         environment = PassageEnvironment(self.retriever, self.config.k, no_more)
         start = prompt_start(query.text, self.config.stray_t)
         trajectory, searches, found = "", [], Gathered()
-        parent, answer, finished, turn = None, None, False, 0
+        answer, finished, turn = None, False, 0
         for turn in range(1, self.config.max_turns + 1):
             prompt = start + trajectory
             thought, action, reprompted = self._think(prompt, turn)                                # (a)
-            parent = record(ReActThink(thought=thought, action=action, turn=turn, reprompted=reprompted),
-                            parent=parent)
+            record(ReActThink(thought=thought, action=action, turn=turn, reprompted=reprompted), parent=PREVIOUS)
             parsed = parse_action(action)                                                          # (b)
             if parsed is not None and parsed.verb == "finish":
                 answer, finished = agent_answer(parsed.argument), True
@@ -103,23 +103,22 @@ class ReAct:
                 observation, hits = environment.search(parsed.argument)
                 searches.append(parsed.argument)
                 found.add([hit.paragraph for hit in hits])
-                parent = record(ReActSearch(query=parsed.argument, observation=observation, turn=turn),
-                                parent=parent, paragraph_ids=[hit.id for hit in hits],
-                                scores=[float(hit.score) for hit in hits])
+                record(ReActSearch(query=parsed.argument, observation=observation, turn=turn), parent=PREVIOUS,
+                       hits=hits)
             elif parsed is not None:
                 observation, paragraph_id = environment.lookup(parsed.argument)
-                parent = record(ReActLookup(keyword=parsed.argument, observation=observation, turn=turn),
-                                parent=parent, paragraph_ids=[] if paragraph_id is None else [paragraph_id])
+                record(ReActLookup(keyword=parsed.argument, observation=observation, turn=turn), parent=PREVIOUS,
+                       paragraph_ids=[] if paragraph_id is None else [paragraph_id])
             else:
                 observation = f"Invalid action: {action}"
-                parent = record(ReActInvalid(action=action, observation=observation, turn=turn), parent=parent)
+                record(ReActInvalid(action=action, observation=observation, turn=turn), parent=PREVIOUS)
             written = action if parsed is None else parsed.written
             trajectory += (f"Thought {turn}: {thought}\nAction {turn}: {written}\n"                         # (c)
                            f"Observation {turn}: {observation}\n")
             if finished:
                 break
         record(ReActFinish(action=f"Finish[{answer}]" if finished else "finish[]", answer=answer or "",
-                           out_of_turns=not finished), parent=parent)
+                           out_of_turns=not finished), parent=PREVIOUS)
         return GenerationResult(
             text=answer or "",
             chunk_ids=found.ids,

@@ -177,8 +177,7 @@ class SearchAgent:
         limit = self.template.max_documents_tokens if self.config.documents_cut else None
         block = whole if limit is None else head_tokens(self.llm, whole, limit)
         step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
-                                          documents_cut=block != whole),
-                      parent=parent, paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+                                          documents_cut=block != whole), parent=parent, hits=hits)
         return step, block
 
     def _rolling(self, instruction: str, written: str) -> tuple[str, str]:

@@ -174,7 +174,7 @@ class SearchO1:
         paragraphs = [hit.paragraph for hit in hits]
         added = gathered.add(paragraphs)
         step = record(SearchO1Retrieve(query=text, added=added, search=number, k=self.config.k), parent=parent,
-                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+                      hits=hits)
         return step, paragraphs
 
     def _condense(self, output: str, asked: str, paragraphs: list[Paragraph],

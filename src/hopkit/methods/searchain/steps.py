@@ -213,8 +213,7 @@ def record_unreadable_chain(round_: int, feedback: str | None, generations: Sequ
 def record_retrieval(round_: int, position: int, query: str, hits: Sequence[ScoredParagraph], k: int,
                      parent: int | None) -> int | None:
     """The retrieval for one node (``Retrieval(q_i)``)."""
-    return record(SearChainRetrieve(query=query, round=round_, node=position, k=k), parent=parent,
-                  paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+    return record(SearChainRetrieve(query=query, round=round_, node=position, k=k), parent=parent, hits=hits)
 
 
 def _finite(value: float | None) -> float | None:

@@ -139,7 +139,7 @@ class SelfAsk:
         paragraphs = [hit.paragraph for hit in hits]
         added = gathered.add(paragraphs)
         step = record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=parent,
-                      paragraph_ids=[hit.id for hit in hits], scores=[float(hit.score) for hit in hits])
+                      hits=hits)
         return step, paragraphs
 
     def _generate(self, question: str, transcript: str, gathered: Gathered, from_question: list[Paragraph],
