@@ -17,6 +17,7 @@ from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from hopkit.traces.payload import payload_of
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -33,6 +34,7 @@ def run(replies: list[str], entropies, **options):  # type: ignore[no-untyped-de
     llm = ScriptedLLM(replies, entropies=entropies)
     with collect_trace() as trace:
         result = DRAGIN(llm, BM25Retriever.build(CORPUS), DRAGINConfig(**options)).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, [payload_of(step, PAYLOADS) for step in trace.steps], llm
 
 

@@ -19,6 +19,7 @@ from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -43,6 +44,7 @@ def run(config: FLAREConfig = FLAREConfig(k=1)) -> tuple:
     llm = ScriptedLLM(write, token_scores=probabilities)
     with collect_trace() as trace:
         result = FLARE(llm, BM25Retriever.build(CORPUS), config).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, llm, trace.steps
 
 

@@ -18,6 +18,7 @@ from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -31,6 +32,7 @@ def run(config: IterRetGenConfig, replies: list[str], demonstrations: tuple[str,
     llm = ScriptedLLM(replies)
     with collect_trace() as trace:
         result = IterRetGen(llm, BM25Retriever.build(CORPUS), config, demonstrations).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, llm.prompts, trace.steps
 
 

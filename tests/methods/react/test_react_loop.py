@@ -17,6 +17,7 @@ from hopkit.methods.react.steps import ReActFinish, ReActInvalid, ReActLookup, R
 from hopkit.records import Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -40,6 +41,7 @@ def turns(*replies: str):
 def run(llm: ScriptedLLM, config: ReActConfig = ReActConfig()) -> tuple:
     with collect_trace() as trace:
         result = ReAct(llm, BM25Retriever.build(CORPUS), config).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, trace.steps
 
 

@@ -15,6 +15,7 @@ from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -28,6 +29,7 @@ SEARCH_R1 = ["<think> I need the founder. </think>\n<search> Velmora Ironworks f
 def run(llm: ScriptedLLM, **options) -> tuple:
     with collect_trace() as trace:
         result = SearchAgent(llm, BM25Retriever.build(CORPUS), SearchAgentConfig(**options)).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, trace.steps
 
 

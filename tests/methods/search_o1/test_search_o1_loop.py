@@ -15,6 +15,7 @@ from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -36,6 +37,7 @@ def model(reasoning: list[str], found: list[str]):
 def run(llm: ScriptedLLM, **options) -> tuple:
     with collect_trace() as trace:
         result = SearchO1(llm, BM25Retriever.build(CORPUS), SearchO1Config(**options)).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, trace.steps
 
 

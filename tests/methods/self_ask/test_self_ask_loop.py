@@ -14,6 +14,7 @@ from hopkit.records import Query
 from hopkit.retrieval.bm25 import BM25Retriever
 from hopkit.traces import collect_trace
 from tests import fictional_corpus
+from tests.chained import assert_chained
 
 pytestmark = pytest.mark.unit
 
@@ -35,6 +36,7 @@ def model(trajectory: str):
 def run(config: SelfAskConfig, llm: ScriptedLLM) -> tuple:
     with collect_trace() as trace:
         result = SelfAsk(llm, BM25Retriever.build(CORPUS), config).generate(QUESTION)
+    assert_chained(trace.steps)  # each step follows the one before (parent=PREVIOUS)
     return result, trace.steps
 
 

@@ -42,6 +42,7 @@ from hopkit.options import PositiveInt, check_fields, choices, fixed_after_runs
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -114,7 +115,6 @@ class SearchAgent:
         queries: list[str] = []
         answer: str | None = None
         forced: ForcedReason = "turn_limit"
-        parent: int | None = None
         generations = 0
         turns = self.max_turns + (1 if template.final_turn else 0)
         for turn in range(1, turns + 1):
@@ -127,17 +127,16 @@ class SearchAgent:
             action = self._generate(seen, seen_written)                                            # g
             generations += 1
             written += self._kept(action)
-            parent = record(SearchAgentTurn(generation=action.kept, action=action.kind, turn=turn, searching=searching,
-                                            query=action.text if action.kind == "search" else None,
-                                            prompt_cut=prompt_cut), parent=parent)
+            record(SearchAgentTurn(generation=action.kept, action=action.kind, turn=turn, searching=searching,
+                                   query=action.text if action.kind == "search" else None, prompt_cut=prompt_cut),
+                   parent=PREVIOUS)
             if action.kind == "answer":
                 answer = agent_answer(action.text, (template.query,))
-                record(SearchAgentAnswer(answer=answer, turn=turn), parent=parent)
+                record(SearchAgentAnswer(answer=answer, turn=turn), parent=PREVIOUS)
                 break
             if action.kind == "search" and searching:                                              # D
                 queries.append(action.text)
-                parent, documents = self._search(action, turn, gathered, parent)
-                written += documents
+                written += self._search(action, turn, gathered)
             elif action.kind == "search":  # the extra last turn runs no search
                 break
             elif template.invalid is None:
@@ -147,7 +146,7 @@ class SearchAgent:
                 written += template.invalid
         model_answered = answer is not None
         if answer is None:
-            answer, written = self._forced_answer(query, instruction, written, forced, parent)
+            answer, written = self._forced_answer(query, instruction, written, forced)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
             metadata=SearchAgentSummary(template=template.name, queries=tuple(queries), transcript=written,
@@ -168,7 +167,8 @@ class SearchAgent:
         closing = {"search": self.template.query[1], "answer": self.template.answer[1]}.get(action.kind, "")
         return kept + closing
 
-    def _search(self, action: Action, turn: int, gathered: Gathered, parent: int | None) -> tuple[int | None, str]:
+    def _search(self, action: Action, turn: int, gathered: Gathered) -> str:
+        """The documents block the turn gets, its search recorded."""
         k = self.k
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
@@ -176,9 +176,9 @@ class SearchAgent:
         # the authors' _process_next_obs: its first tokens kept
         limit = self.template.max_documents_tokens if self.config.documents_cut else None
         block = whole if limit is None else head_tokens(self.llm, whole, limit)
-        step = record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
-                                          documents_cut=block != whole), parent=parent, hits=hits)
-        return step, block
+        record(SearchAgentRetrieve(query=action.text, added=added, turn=turn, k=k, cut=action.cut,
+                                   documents_cut=block != whole), parent=PREVIOUS, hits=hits)
+        return block
 
     def _rolling(self, instruction: str, written: str) -> tuple[str, str]:
         """The instruction and the turn as the model sees them: their last ``max_prompt_tokens`` tokens (the
@@ -191,8 +191,7 @@ class SearchAgent:
             return instruction[start:], written
         return "", written[start - len(instruction):]
 
-    def _forced_answer(self, query: Query, instruction: str, written: str, reason: ForcedReason,
-                       parent: int | None) -> tuple[str, str]:
+    def _forced_answer(self, query: Query, instruction: str, written: str, reason: ForcedReason) -> tuple[str, str]:
         """The answer the model completes after the opening answer tag ("" with ``force_answer`` off:
         the question is then stored as failed, as the authors score it wrong)."""
         if not self.config.force_answer:
@@ -206,5 +205,5 @@ class SearchAgent:
                                        stop=(closing, self.template.query[0]), max_tokens=self.config.answer_tokens)
         answer = clean_direct_answer(agent_answer(completion.text.replace(opening, " "), (self.template.query,)))
         record(SearchAgentRead(question=query.text, answer=answer, generation=completion.text, reason=reason),
-               parent=parent)
+               parent=PREVIOUS)
         return answer, written + completion.text + closing

@@ -42,6 +42,7 @@ from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -120,7 +121,6 @@ class SearchO1:
         instruction = ((singleqa_instruction if config.single_hop else multiqa_instruction)(max_searches)
                        + openqa_task(query.text))
         output, gathered, searched = "", Gathered(), []
-        parent: int | None = None
         forced: ForcedReason = "turn_limit"
         for turn in range(1, config.max_turns + 1):
             if not turn_fits(self.llm, instruction, output, config.max_tokens):
@@ -131,8 +131,7 @@ class SearchO1:
             asked = last_query(generation)                                                         # s
             outcome: QueryOutcome = ("none" if asked is None else "limit" if len(searched) >= max_searches
                                      else "repeated" if asked in searched else "searched")
-            parent = record(SearchO1Reason(generation=generation, query=asked, outcome=outcome, turn=turn),
-                            parent=parent)
+            record(SearchO1Reason(generation=generation, query=asked, outcome=outcome, turn=turn), parent=PREVIOUS)
             if outcome == "none":
                 forced = "no_boxed_answer"
                 break
@@ -142,20 +141,19 @@ class SearchO1:
                 output += ALREADY_SEARCHED
             else:
                 searched.append(asked)
-                parent, paragraphs = self._retrieve(asked, len(searched), gathered, parent)        # D
-                condensed = self._condense(output, asked, paragraphs, parent)                        # r
-                if condensed is None:
+                paragraphs = self._retrieve(asked, len(searched), gathered)                        # D
+                information = self._condense(output, asked, paragraphs)                              # r
+                if information is None:
                     forced = "context_full"
                     break
-                parent, information = condensed
                 output += f"\n\n{BEGIN_SEARCH_RESULT}{information}{END_SEARCH_RESULT}\n\n"
         answer = boxed_answer(output)
         if answer is not None:
             answer = agent_answer(answer)
-            record(SearchO1Answer(answer=answer), parent=parent)
+            record(SearchO1Answer(answer=answer), parent=PREVIOUS)
             reason: ForcedReason | None = None
         else:
-            answer, output, reason = self._forced_answer(instruction, output, forced, parent)
+            answer, output, reason = self._forced_answer(instruction, output, forced)
         return GenerationResult(
             text=answer, chunk_ids=gathered.ids,
             metadata=SearchO1Summary(queries=tuple(searched), reasoning=output, forced=reason,
@@ -168,17 +166,15 @@ class SearchO1:
         stopped_at_query = completion.finish_reason != "length" and _opens_query(completion.text)
         return completion.text + (END_SEARCH_QUERY if stopped_at_query else "")
 
-    def _retrieve(self, text: str, number: int, gathered: Gathered,
-                  parent: int | None) -> tuple[int | None, list[Paragraph]]:
+    def _retrieve(self, text: str, number: int, gathered: Gathered) -> list[Paragraph]:
         hits = self.retriever.retrieve(text, self.config.k)
         paragraphs = [hit.paragraph for hit in hits]
         added = gathered.add(paragraphs)
-        step = record(SearchO1Retrieve(query=text, added=added, search=number, k=self.config.k), parent=parent,
-                      hits=hits)
-        return step, paragraphs
+        record(SearchO1Retrieve(query=text, added=added, search=number, k=self.config.k), parent=PREVIOUS,
+               hits=hits)
+        return paragraphs
 
-    def _condense(self, output: str, asked: str, paragraphs: list[Paragraph],
-                  parent: int | None) -> tuple[int | None, str] | None:
+    def _condense(self, output: str, asked: str, paragraphs: list[Paragraph]) -> str | None:
         """Reason-in-Documents: the documents, read against the reasoning so far, as the information
         that goes back into it (None: its prompt does not fit in the context, and the loop ends)."""
         reasoning = reasoning_for_documents(output)
@@ -189,9 +185,9 @@ class SearchO1:
             completion = continue_turn(self.llm, prompt, "", chat=True, stop=(),
                                        max_tokens=self.config.condense_tokens)
         information = found_information(completion.text)
-        step = record(SearchO1Condense(reasoning=reasoning, information=information, analysis=completion.text,
-                                       query=asked), parent=parent, paragraph_ids=[p.id for p in paragraphs])
-        return step, information
+        record(SearchO1Condense(reasoning=reasoning, information=information, analysis=completion.text,
+                                query=asked), parent=PREVIOUS, paragraph_ids=[p.id for p in paragraphs])
+        return information
 
     def _documents(self, paragraphs: list[Paragraph]) -> str:
         """The documents as the authors lay out web pages: a numbered heading, then the page as JSON."""
@@ -200,15 +196,14 @@ class SearchO1:
                                     ensure_ascii=False, indent=2) + "\n"
                        for number, p in enumerate(paragraphs, start=1))
 
-    def _forced_answer(self, instruction: str, output: str, reason: ForcedReason,
-                       parent: int | None) -> tuple[str, str, ForcedReason]:
+    def _forced_answer(self, instruction: str, output: str, reason: ForcedReason) -> tuple[str, str, ForcedReason]:
         output += FORCED_ANSWER
         check_fits(self.llm, prompt_size(self.llm, instruction, output), self.config.answer_tokens)
         with PARTS.call("answer"):
             completion = continue_turn(self.llm, instruction, output, chat=True, stop=("}",),
                                        max_tokens=self.config.answer_tokens)
         answer = clean_direct_answer(agent_answer(completion.text))
-        record(SearchO1Answer(answer=answer, forced=reason, generation=completion.text), parent=parent)
+        record(SearchO1Answer(answer=answer, forced=reason, generation=completion.text), parent=PREVIOUS)
         return answer, output + completion.text + "}", reason
 
 

@@ -32,6 +32,7 @@ from hopkit.parsing.answers import clean_direct_answer
 from hopkit.prompts.layout import render_paragraphs
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
+from hopkit.traces import PREVIOUS
 from hopkit.traces.payload import record
 from hopkit.usage import ModelCallParts
 
@@ -83,36 +84,36 @@ class SelfAsk:
         self.config = config
 
     def generate(self, query: Query) -> GenerationResult:
-        gathered, from_question, parent = Gathered(), [], None
+        gathered, from_question = Gathered(), []
         if self.config.retrieve_question:
-            parent, from_question = self._retrieve(query.text, 0, gathered, None)                      # (a)
+            from_question = self._retrieve(query.text, 0, gathered)                                    # (a)
         transcript, follow_ups = "", []
         forced: FinalReason | None = "no_final_answer"
         for round_number in range(1, self.config.max_follow_ups + 2):
             generation, shown = self._generate(query.text, transcript, gathered, from_question, "ask", STOP)  # (b)
             transcript += generation
             asked = follow_up(generation)
-            parent = record(SelfAskAsk(generation=generation, follow_up=asked, round=round_number), parent=parent,
-                            paragraph_ids=shown)
+            record(SelfAskAsk(generation=generation, follow_up=asked, round=round_number), parent=PREVIOUS,
+                   paragraph_ids=shown)
             if asked is None:
                 break
             if len(follow_ups) == self.config.max_follow_ups:
                 transcript, forced = without_trailing_follow_up(transcript), "follow_up_limit"
                 break
             follow_ups.append(asked)
-            parent, hits = self._retrieve(asked, len(follow_ups), gathered, parent)                    # (c)
+            hits = self._retrieve(asked, len(follow_ups), gathered)                                    # (c)
             transcript += f"{self.observation(hits)}\n{INTERMEDIATE}"
         answer = final_answer(transcript)                                                            # (d)
         if answer is not None and forced != "follow_up_limit":
             forced = None
-            record(SelfAskExtract(transcript=transcript, answer=answer), parent=parent)
+            record(SelfAskExtract(transcript=transcript, answer=answer), parent=PREVIOUS)
         else:
             transcript = f"{transcript.rstrip()}\n{FINAL}"
             generation, shown = self._generate(query.text, transcript, gathered, from_question, "final", ("\n",))
             transcript += generation
             answer = clean_direct_answer(generation)
             record(SelfAskRead(question=query.text, answer=answer, generation=generation, reason=forced or
-                               "no_final_answer"), parent=parent, paragraph_ids=shown)
+                               "no_final_answer"), parent=PREVIOUS, paragraph_ids=shown)
         return GenerationResult(
             text=answer,
             chunk_ids=gathered.ids,
@@ -133,14 +134,13 @@ class SelfAsk:
         """The ids of the paragraphs a prompt holds, given those shown before the question."""
         return [p.id for p in shown]
 
-    def _retrieve(self, text: str, number: int, gathered: Gathered,
-                  parent: int | None) -> tuple[int | None, list[Paragraph]]:
+    def _retrieve(self, text: str, number: int, gathered: Gathered) -> list[Paragraph]:
         hits = self.retriever.retrieve(text, self.config.k)
         paragraphs = [hit.paragraph for hit in hits]
         added = gathered.add(paragraphs)
-        step = record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=parent,
-                      hits=hits)
-        return step, paragraphs
+        record(SelfAskRetrieve(query=text, added=added, follow_up=number, k=self.config.k), parent=PREVIOUS,
+               hits=hits)
+        return paragraphs
 
     def _generate(self, question: str, transcript: str, gathered: Gathered, from_question: list[Paragraph],
                   purpose: str, stop: Sequence[str]) -> tuple[str, list[int]]:
