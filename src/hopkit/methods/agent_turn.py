@@ -9,6 +9,7 @@ from typing import Sequence
 
 from hopkit.llm.protocol import LLM, ChatMessage, Completion
 from hopkit.methods.chat_turns import complete_turns
+from hopkit.methods.prompting import fits
 
 
 def continue_turn(llm: LLM, instruction: str, written: str, *, chat: bool, stop: Sequence[str],
@@ -31,7 +32,7 @@ def prompt_size(llm: LLM, instruction: str, written: str) -> int:
 
 def turn_fits(llm: LLM, instruction: str, written: str, budget: int) -> bool:
     """Whether the turn :func:`continue_turn` sends leaves ``budget`` tokens (its generation) of the context."""
-    return prompt_size(llm, instruction, written) + budget <= llm.context_length
+    return fits(llm, prompt_size(llm, instruction, written), budget)
 
 
 # The agents' own markup, whose content is no answer: reasoning, searches and what a search gave back (the tags

@@ -1,4 +1,5 @@
-"""Demonstration fitting: as many of the IRCoT authors' demonstrations as the context holds.
+"""The context rule every method's model calls keep (:func:`fits`, :func:`check_fits`), and demonstration
+fitting: as many of the IRCoT authors' demonstrations as the context holds.
 
 The prompt text itself (paragraph blocks, the question tail, the test instance) is
 laid out by :mod:`hopkit.prompts.layout`.
@@ -72,6 +73,11 @@ def fitted(llm: LLM, prompt: str, reserve: int) -> str:
     return prompt
 
 
+def fits(llm: LLM, prompt_tokens: int, reserve: int) -> bool:
+    """Whether a prompt of ``prompt_tokens`` leaves ``reserve`` tokens (the call's generation) of the context."""
+    return prompt_tokens + reserve <= llm.context_length
+
+
 def check_fits(llm: LLM, prompt_tokens: int, reserve: int) -> None:
     """Raise unless a prompt of ``prompt_tokens`` leaves ``reserve`` tokens of the context.
 
@@ -85,7 +91,7 @@ def check_fits(llm: LLM, prompt_tokens: int, reserve: int) -> None:
     Raises:
         ContextFullError: naming the sizes, the model and what to change (a failure a rerun repeats).
     """
-    if prompt_tokens + reserve > llm.context_length:
+    if not fits(llm, prompt_tokens, reserve):
         raise ContextFullError(
             f"the prompt needs {prompt_tokens + reserve} tokens with {reserve} reserved "
             f"for generation, more than the context of {llm.context_length} tokens of "

@@ -56,7 +56,7 @@ from hopkit.methods.ircot.steps import (IRCoTSummary, StopReason, record_reading
                                         record_retrieval, record_scope, record_skipped_retrieval)
 from hopkit.methods.protocol import WarmsUp, warm_up
 from hopkit.methods.paragraph_collection import ParagraphCollection
-from hopkit.methods.prompting import DemonstrationFitter, check_fits, fitted
+from hopkit.methods.prompting import DemonstrationFitter, check_fits, fits, fitted
 from hopkit.methods.ircot.reading import IRCoTReading
 from hopkit.prompts.ircot_templates import DEFAULT_REASONING_TEMPLATE, render_template
 from hopkit.prompts.layout import PARAGRAPH_WORD_LIMIT, render_paragraph, test_block
@@ -100,14 +100,14 @@ class _StablePrefix:
             LLMError: if ``instance`` alone does not fit in the model's context.
         """
         prompt = self.fitter.join(self.kept, instance)
-        if self.llm.count_tokens(prompt) + self.generation_tokens <= self.llm.context_length:
+        if fits(self.llm, self.llm.count_tokens(prompt), self.generation_tokens):
             return prompt
         instance_tokens = self.llm.count_tokens(instance)
         check_fits(self.llm, instance_tokens, self.generation_tokens)
         refit = self.fitter.count_fitting(instance_tokens + growth_tokens, reserve=2 * self.generation_tokens)
         self.kept = min(self.kept - 1, refit)
-        while self.kept > 0 and (self.llm.count_tokens(self.fitter.join(self.kept, instance))
-                                 + self.generation_tokens > self.llm.context_length):
+        while self.kept > 0 and not fits(self.llm, self.llm.count_tokens(self.fitter.join(self.kept, instance)),
+                                         self.generation_tokens):
             self.kept -= 1
         logger.info("IRCoT prompt overflowed its estimate; now %d demonstrations", self.kept)
         return self.fitter.join(self.kept, instance)

@@ -17,7 +17,7 @@ from typing import Callable, Generic, Sequence, TypeVar
 from hopkit.errors import ParseError
 from hopkit.llm.protocol import LLM
 from hopkit.methods.migres.responses import LeafFact, MainVerdict, parse_leaf, parse_main, parse_queries
-from hopkit.methods.prompting import check_fits
+from hopkit.methods.prompting import check_fits, fits
 from hopkit.methods.migres import prompts
 from hopkit.methods.migres.demonstrations import MIGRESDemonstrations
 from hopkit.usage import ModelCallParts
@@ -122,7 +122,7 @@ class MIGRESModules:
             LLMError: the prompt does not fit even without demonstrations.
         """
         prompt = self.prefixes[module] + instance
-        if self.llm.count_tokens(prompt) + self.max_tokens <= self.llm.context_length:
+        if fits(self.llm, self.llm.count_tokens(prompt), self.max_tokens):
             return prompt
         prompt = self.zero_shot_prefixes[module] + instance
         check_fits(self.llm, self.llm.count_tokens(prompt), self.max_tokens)

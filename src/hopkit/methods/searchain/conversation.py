@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hopkit.errors import ParseError
 from hopkit.llm.protocol import LLM
-from hopkit.methods.prompting import check_fits
+from hopkit.methods.prompting import check_fits, fits
 from hopkit.parsing.chain import EXPECTED, Chain, parse_chain
 from hopkit.methods.searchain.prompts import TaskKind
 
@@ -41,7 +41,7 @@ class Conversation:
         """
         for turns in (self.turns, self.turns[-1:], []):
             text = self.first + "".join(turns) + tail
-            if self.llm.count_tokens(text) + reserve <= self.llm.context_length:
+            if fits(self.llm, self.llm.count_tokens(text), reserve):
                 return text
         check_fits(self.llm, self.llm.count_tokens(self.first + tail), reserve)
         return self.first + tail

@@ -22,7 +22,7 @@ from typing import Sequence
 
 from hopkit.llm.protocol import LLM
 from hopkit.methods.gathered import Gathered
-from hopkit.methods.prompting import check_fits
+from hopkit.methods.prompting import check_fits, fits
 from hopkit.methods.self_ask.prompts import FINAL, INTERMEDIATE, STOP, demonstrations, question_line
 from hopkit.methods.self_ask.steps import (FinalReason, SelfAskAsk, SelfAskExtract, SelfAskRead, SelfAskRetrieve,
                                            SelfAskSummary)
@@ -158,7 +158,7 @@ class SelfAsk:
                      question_line(question) + transcript]
             prompt = "\n\n".join(part for part in parts if part)
             size = self.llm.count_tokens(prompt)
-            if not shown or size + self.config.max_tokens <= self.llm.context_length:
+            if not shown or fits(self.llm, size, self.config.max_tokens):
                 check_fits(self.llm, size, self.config.max_tokens)
                 return prompt, shown
             shown = shown[1:]
