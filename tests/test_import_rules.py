@@ -85,7 +85,7 @@ def test_the_config_reader_imports_no_pipeline_method_or_experiment() -> None:
     ("remote_retrieval", "hopkit.serving"),  # the wire format and the client lie below the server and the pipelines
     ("remote_retrieval", "hopkit.pipelines"),
     ("methods", "hopkit.pipelines"),  # the run wing builds the methods, never the other way round
-    ("methods", "hopkit.experiments"),  # Adaptive-RAG is handed the declared experiments (MethodParts.experiments)
+    ("methods", "hopkit.pipelines.experiments"),  # Adaptive-RAG is handed the declared experiments (MethodParts.experiments)
 ])
 def test_no_import_runs_back_up_a_floor(folder: str, above: str) -> None:
     """Issue 74: the arrows that ran back up the house (a lower package importing a higher one) stay gone."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hopkit.campaign.environment import RUNS
-from hopkit.experiments import load_experiment
+from hopkit.pipelines.experiments import load_experiment
 from hopkit.methods.reader import ReaderConfig
 from hopkit.prompts.layout import render_question
 

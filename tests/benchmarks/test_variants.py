@@ -167,7 +167,7 @@ def test_a_shipped_config_gives_its_benchmark_variants_run_id_on_each_dataset(
     """The shipped config, run with the benchmark's model, its calibrated thresholds and its recorded departures
     (``src/hopkit/campaign/variants``), is the benchmark's run: the same run id, so no setting is kept in two places."""
     from hopkit.config import load_yaml
-    from hopkit.experiments import load_experiment
+    from hopkit.pipelines.experiments import load_experiment
 
     shipped = load_yaml(path)
     name, checked = shipped["experiment"], 0

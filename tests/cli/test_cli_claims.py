@@ -12,7 +12,7 @@ import pytest
 
 from hopkit.claim_checks import claim_pages, declared_claims
 from hopkit.config import named_configs
-from hopkit.experiments import experiment_names
+from hopkit.pipelines.experiments import experiment_names
 from hopkit.methods.paper_claims import claims_from_table
 from hopkit.methods.registry import entries
 from hopkit.store.records import QueryResult, RunSpec

@@ -171,8 +171,8 @@ def test_a_library_that_prints_its_own_warnings_prints_each_once() -> None:
             "from hopkit.cli.console import configure_console\n"
             "configure_console(False)\n"
             "logging.getLogger('huggingface_hub.utils._http').warning('retrying in 1s')\n"
-            "logging.getLogger('hopkit.runner').warning('a question', extra={'question': 'q1'})\n"
-            "logging.getLogger('hopkit.runner').warning('a run')\n")
+            "logging.getLogger('hopkit.pipelines.runner').warning('a question', extra={'question': 'q1'})\n"
+            "logging.getLogger('hopkit.pipelines.runner').warning('a run')\n")
     process = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert process.returncode == 0, process.stderr
     assert process.stderr.count("retrying in 1s") == 1

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hopkit.llm.testing_server import Fault, serve_fake_openai
-from hopkit.runner import RunOutcome
+from hopkit.pipelines.runner import RunOutcome
 
 from .running import hopkit
 

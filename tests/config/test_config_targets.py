@@ -14,7 +14,7 @@ from hopkit.errors import ConfigError
 from hopkit.pipelines.generation.config import GenerationPipelineConfig
 from hopkit.pipelines.generation.one_step import OneRGenerationPipelineConfig
 from hopkit.pipelines.retrieval.base import RetrievalPipeline
-from hopkit.experiments import experiment_spec
+from hopkit.pipelines.experiments import experiment_spec
 from hopkit.pipelines.generation.registered import with_method_target
 
 pytestmark = pytest.mark.unit

@@ -23,7 +23,7 @@ from hopkit.pipelines.base import database_url
 from hopkit.pipelines.configs import instantiate_pipeline_config
 from hopkit.pipelines.generation.registered import method_pipeline
 from hopkit.records import Corpus, Paragraph, Query
-from hopkit.runner import run_with
+from hopkit.pipelines.runner import run_with
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from tests.polling import answers_stored, wait_until

@@ -18,7 +18,7 @@ from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.methods.oner.method import OneR, OneRConfig
 from hopkit.records import Corpus, Paragraph, Query
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.scoring_runs import score_run
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec

@@ -20,7 +20,7 @@ from hopkit.llm.cache import CachedLLM
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
 from hopkit.llm.testing_server import FAULT_KINDS, Fault, serve_fake_openai
 from hopkit.methods.nor.method import NoR
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 
 pytestmark = pytest.mark.unit
 

@@ -29,7 +29,7 @@ import pytest
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
 from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.methods.nor.method import NoR
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 
 pytestmark = pytest.mark.unit
 
@@ -43,7 +43,7 @@ RUN = textwrap.dedent("""
     import sys
     from hopkit.llm.openai_compat import OpenAICompatibleLLM
     from hopkit.methods.nor.method import NoR
-    from hopkit.runner import run_method
+    from hopkit.pipelines.runner import run_method
     from hopkit.store.connection import DBConnection
     from hopkit.store.records import RunSpec
     from hopkit.store.store import Store

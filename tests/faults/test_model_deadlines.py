@@ -22,7 +22,7 @@ from hopkit.errors import LLMServerError
 from hopkit.llm.openai_compat import OpenAICompatibleLLM
 from hopkit.llm.testing_server import Fault, serve_fake_openai
 from hopkit.methods.nor.method import NoR
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 
 pytestmark = pytest.mark.unit
 

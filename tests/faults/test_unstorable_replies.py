@@ -18,7 +18,7 @@ from hopkit.cli import main
 from hopkit.errors import StoreError
 from hopkit.llm.testing_server import serve_fake_openai
 from hopkit.records import Corpus, GenerationResult, Paragraph, Query
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

@@ -18,7 +18,7 @@ from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.migres.method import MIGRES, MIGRESConfig
 from hopkit.records import Corpus, Query
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

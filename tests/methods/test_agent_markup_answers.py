@@ -24,7 +24,7 @@ from hopkit.methods.search_agent import SearchAgent, SearchAgentConfig
 from hopkit.methods.search_o1 import SearchO1, SearchO1Config
 from hopkit.records import Corpus
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

@@ -27,7 +27,7 @@ from hopkit.llm.protocol import Attention, Completion, Done, Scores, TokenScores
 from hopkit.methods.search_o1 import SearchO1, SearchO1Config
 from hopkit.records import Corpus, Paragraph
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hopkit import errors
-from hopkit.experiments import load_experiment
+from hopkit.pipelines.experiments import load_experiment
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.methods.protocol import Method
@@ -38,7 +38,7 @@ from hopkit.methods.registry import MethodParts, entries
 from hopkit.prompts.ircot_files import IRCoTPromptFiles
 from hopkit.records import Corpus
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

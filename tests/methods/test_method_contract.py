@@ -30,7 +30,7 @@ from hopkit.methods.registry import MethodParts, declares_label, entries
 from hopkit.methods.searchain import SearChain
 from hopkit.records import Corpus, Query
 from hopkit.retrieval.bm25 import BM25Retriever
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

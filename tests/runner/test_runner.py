@@ -11,7 +11,7 @@ import pytest
 
 from hopkit.errors import LLMError, StoreError
 from hopkit.records import Corpus, GenerationResult, Paragraph, Query
-from hopkit.runner import run_method
+from hopkit.pipelines.runner import run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
@@ -112,7 +112,7 @@ def test_concurrent_workers_store_every_question_once(tmp_path: Path) -> None:
 SLOW_RUN = textwrap.dedent("""
     import time
     from hopkit.records import GenerationResult, Query
-    from hopkit.runner import run_method
+    from hopkit.pipelines.runner import run_method
     from hopkit.store.connection import DBConnection
     from hopkit.store.records import RunSpec
     from hopkit.store.store import Store

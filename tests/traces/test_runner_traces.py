@@ -14,7 +14,7 @@ from hopkit.errors import LLMError
 from hopkit.llm.fake import ScriptedLLM
 from hopkit.llm.meter import MeteredLLM
 from hopkit.records import Corpus, GenerationResult, Paragraph, Query
-from hopkit.runner import answer_one, run_method
+from hopkit.pipelines.runner import answer_one, run_method
 from hopkit.store.connection import DBConnection
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store

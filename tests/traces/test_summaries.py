@@ -13,7 +13,7 @@ from hopkit.methods.nor.method import NoR
 from hopkit.methods.reader_steps import NoRSummary, OneRSummary
 from hopkit.methods.searchain.steps import SearChainSummary
 from hopkit.records import Query
-from hopkit.runner import answer_one
+from hopkit.pipelines.runner import answer_one
 from hopkit.traces import TraceError
 
 pytestmark = pytest.mark.unit

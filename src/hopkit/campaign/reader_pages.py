@@ -4,7 +4,7 @@
 variants :data:`ALSO_CHECKED` names and says where the routers of :data:`ROUTED` sent their questions).
 
 The runs are the saved runs (``benchmarks/results/runs``) of each benchmark variant on each sample:
-the declared experiments (:mod:`hopkit.experiments`, a paper's settings) and the benchmark's own levers
+the declared experiments (:mod:`hopkit.pipelines.experiments`, a paper's settings) and the benchmark's own levers
 and retrievers (``src/hopkit/campaign/variants``), each row named by its variant; the pages are made by the
 package's own code (:mod:`hopkit.report.leaderboard`, :mod:`hopkit.claim_checks`).
 ``tests/benchmarks/test_reader_pages.py`` rebuilds them and fails on any difference::

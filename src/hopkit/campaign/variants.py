@@ -1,5 +1,5 @@
 """The QA benchmark's variants: every method's declared experiments (``experiments.yaml`` in its
-package, :mod:`hopkit.experiments`) and the benchmark's own, one YAML file each in
+package, :mod:`hopkit.pipelines.experiments`) and the benchmark's own, one YAML file each in
 ``src/hopkit/campaign/variants/`` (levers and retrievers measured here: ``ircot-reasoning-reader``,
 ``oner-minilm``...), which extend them.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hopkit.campaign.saved_run_pins import with_pins
 from hopkit.errors import ConfigError, UnknownNameError
-from hopkit.experiments import Calibrated, Experiment, datasets_with_own_keys, experiment_names, load_experiment
+from hopkit.pipelines.experiments import Calibrated, Experiment, datasets_with_own_keys, experiment_names, load_experiment
 
 __all__ = ["VARIANTS_DIR", "Calibrated", "Variant", "load_variant", "skipped", "variant_names"]
 

@@ -18,7 +18,7 @@ from hopkit.errors import DETERMINISTIC_FAILURES, ConfigError, UnknownNameError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.methods.registry import method_names
 from hopkit.pipelines.assembly import Changes, assemble, refuse_unused_retrieval
-from hopkit.runner import RunStart
+from hopkit.pipelines.runner import RunStart
 from hopkit.store.store import Store
 from hopkit.terminal import lookalike_warnings, name_clash, name_problem, printable
 

@@ -2,7 +2,7 @@
 
 Every cell (config × dataset) is checked before the first question is asked, so a wrong
 option stops the sweep at once (with ``--paper`` the names are declared experiments, each run with
-its paper's settings for each dataset, :mod:`hopkit.experiments`); then the cells run one after the other, each a run that
+its paper's settings for each dataset, :mod:`hopkit.pipelines.experiments`); then the cells run one after the other, each a run that
 resumes by its configuration. A cell that fails does not stop the others.
 """
 
@@ -20,7 +20,7 @@ from hopkit.cli.run import note_own_time, pipeline_config, run_exit_code
 from hopkit.cli.store_access import existing_factory
 from hopkit.cli.until_decided import add_arguments as add_until_decided_arguments, pairs_of, run_until_decided
 from hopkit.errors import HopkitError
-from hopkit.experiments import load_experiment
+from hopkit.pipelines.experiments import load_experiment
 from hopkit.pipelines.assembly import Assembly, Changes, assemble, refuse_unused_retrieval
 from hopkit.terminal import printable
 

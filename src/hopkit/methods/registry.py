@@ -64,7 +64,7 @@ def _no_paragraphs() -> Sequence[Paragraph]:
 
 
 class DeclaredExperiment(Protocol):
-    """A method's declared settings for one dataset, as :func:`hopkit.experiments.load_experiment` gives them."""
+    """A method's declared settings for one dataset, as :func:`hopkit.pipelines.experiments.load_experiment` gives them."""
 
     @property
     def config(self) -> Mapping[str, Any]: ...
@@ -76,7 +76,7 @@ class DeclaredExperiment(Protocol):
     def fallback(self) -> str | None: ...
 
 
-#: Looks up a declared experiment by name and dataset (:func:`hopkit.experiments.load_experiment`).
+#: Looks up a declared experiment by name and dataset (:func:`hopkit.pipelines.experiments.load_experiment`).
 ExperimentLookup = Callable[[str, str], DeclaredExperiment]
 
 
@@ -94,7 +94,7 @@ class MethodParts:
             index for IIRC is built on it).
         experiments: the declared experiments, for a method built from other methods' declared
             settings (Adaptive-RAG's ``strategies: experiments``); the pipelines hand in
-            :func:`hopkit.experiments.load_experiment`, which reads the registry, so the methods
+            :func:`hopkit.pipelines.experiments.load_experiment`, which reads the registry, so the methods
             never import it. None: no declared settings at hand.
     """
 

@@ -28,7 +28,7 @@ from hopkit.retrieval.protocol import Retriever
 from hopkit.executors.choice import ExecutorChoice, executor_choice
 from hopkit.executors.protocol import Executor
 from hopkit.executors.threads import ThreadExecutor
-from hopkit.runner import RunStart, run_with
+from hopkit.pipelines.runner import RunStart, run_with
 from hopkit.store.records import RunSpec
 from hopkit.store.store import Store
 

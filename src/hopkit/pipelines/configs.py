@@ -2,7 +2,7 @@
 
 A pipeline config may name a registered method instead of a class (``method: ircot``,
 :mod:`hopkit.methods.registry`): its ``_target_`` is that method's YAML config class. It may name a
-declared experiment (``experiment: flare``, :mod:`hopkit.experiments`): that experiment's settings for
+declared experiment (``experiment: flare``, :mod:`hopkit.pipelines.experiments`): that experiment's settings for
 the config's ``dataset``, the config's own keys over them. The rest (the target allowed, every option
 checked before anything is called) is :func:`hopkit.config.instantiate`'s, which knows nothing of
 methods or experiments.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from hopkit.config import instantiate
-from hopkit.experiments import experiment_spec
+from hopkit.pipelines.experiments import experiment_spec
 from hopkit.pipelines.generation.registered import with_method_target
 
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hopkit.experiments import load_experiment
+from hopkit.pipelines.experiments import load_experiment
 from hopkit.methods.registry import method_entry
 from hopkit.store.thresholds import ThresholdStore
 

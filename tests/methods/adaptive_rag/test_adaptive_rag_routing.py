@@ -186,16 +186,16 @@ def test_strategy_options_lay_over_the_strategies_and_the_saved_runs_value_keeps
 
 def test_the_strategies_declared_settings_are_handed_in_and_refused_without_them() -> None:
     """Issue 74: with ``strategies: experiments`` the strategies take their declared settings for the dataset from
-    the experiments the pipeline hands in (the methods never import hopkit.experiments); without them, one line
+    the experiments the pipeline hands in (the methods never import hopkit.pipelines.experiments); without them, one line
     says how to give them."""
-    from hopkit.experiments import load_experiment
+    from hopkit.pipelines.experiments import load_experiment
 
     no_demonstrations = {"demonstrations": None}  # their files are not at hand offline; the other settings are
     options = METHOD.as_run(AdaptiveRAGConfig(strategies="experiments", strategy_options={
         "nor": no_demonstrations, "oner": no_demonstrations, "ircot": no_demonstrations}))
     bare = MethodParts(ScriptedLLM(["B"]), BM25Retriever.build(PARAGRAPHS), options, "hotpotqa", lambda: PARAGRAPHS)
     with pytest.raises(ConfigError, match="none were handed in: build it through a pipeline, or give MethodParts "
-                                          "experiments=hopkit.experiments.load_experiment"):
+                                          "experiments=hopkit.pipelines.experiments.load_experiment"):
         METHOD.build(bare)
     handed = MethodParts(ScriptedLLM(["B"]), BM25Retriever.build(PARAGRAPHS), options, "hotpotqa", lambda: PARAGRAPHS,
                          experiments=load_experiment)

@@ -65,7 +65,7 @@ class AdaptiveRAGConfig:
             by a retrained file is a new run); a config that gives one refuses a file that does not match it.
         demonstrations: with ``strategies: experiments``, the demonstrations the few-shot strategies take
             instead of their declared ones (``{dataset: musique}``); None: the run's dataset's, or on a
-            dataset with none of its own HotpotQA's (:data:`hopkit.experiments.DEFAULT_DEMONSTRATIONS`), said
+            dataset with none of its own HotpotQA's (:data:`hopkit.pipelines.experiments.DEFAULT_DEMONSTRATIONS`), said
             at the start of the run. In the run's identity only when set.
         strategy_options: options laid over a strategy's (declared or default) ones, by strategy
             (``{oner: {k: 10}}``). :data:`BEFORE_ISSUE_71` (``{nor: {reader_stop: paragraph}, oner: {query:
@@ -137,7 +137,7 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
 
     Args:
         experiments: the declared experiments, which ``strategies: experiments`` reads the strategies'
-            settings from (:func:`hopkit.experiments.load_experiment`, handed in by the pipeline).
+            settings from (:func:`hopkit.pipelines.experiments.load_experiment`, handed in by the pipeline).
 
     Raises:
         ConfigError: the classifier file cannot be used, a strategy cannot be built for the dataset, or
@@ -157,7 +157,7 @@ def build_adaptive_rag(llm: LLM, retriever: Any, config: AdaptiveRAGConfig, data
             if experiments is None:
                 raise ConfigError("Adaptive-RAG: strategies: experiments takes each strategy's declared settings, "
                                   "and none were handed in: build it through a pipeline, or give MethodParts "
-                                  "experiments=hopkit.experiments.load_experiment")
+                                  "experiments=hopkit.pipelines.experiments.load_experiment")
             declared = _declared_options(experiments, entry.name, dataset, config.demonstrations, fallbacks)
         options = method_config(entry.options, {**declared, **config.strategy_options.get(entry.name, {})},
                                 f"Adaptive-RAG's strategy {entry.name}")

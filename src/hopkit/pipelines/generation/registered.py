@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice, executor_choice
-from hopkit.experiments import load_experiment
+from hopkit.pipelines.experiments import load_experiment
 from hopkit.llm.protocol import LLM
 from hopkit.methods.method_config import method_config
 from hopkit.methods.protocol import Method
