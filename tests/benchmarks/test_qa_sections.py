@@ -22,7 +22,8 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
 #: The QA sections the page has; a section added or removed must be added or removed here too.
 SECTIONS = ("qa-kit-rerun", "qa-searchain", "qa-searchain-ablations", "qa-searchain-ablations-strategyqa",
             "qa-migres", "qa-migres-ablations", "qa-baselines", "qa-baselines-strategyqa", "retrieval-qa-oner",
-            "retrieval-qa-ircot", "agents-2025", "agents-2025-dense", "agents-2025-strategyqa")
+            "retrieval-qa-ircot", "agents-2025", "agents-2025-dense", "agents-2025-strategyqa", "dragin-rerun",
+            "dragin-rerun-2wiki")
 
 
 @pytest.fixture(scope="module")
