@@ -23,6 +23,7 @@ from hopkit.errors import ConfigError
 from hopkit.executors.choice import ExecutorChoice
 from hopkit.pipelines.base import GenerationPipeline
 from hopkit.pipelines.configs import instantiate_pipeline_config
+from hopkit.pipelines.plan import RunPlan
 from hopkit.pipelines.retrieval.base import resolve_dataset
 from hopkit.store.store import Store
 
@@ -93,8 +94,8 @@ class Assembly:
         """
         self.pipeline.run_spec()
 
-    def plan(self) -> Any:
-        """The run by value (:class:`~hopkit.pipelines.plan.RunPlan`), as every executor builds it.
+    def plan(self) -> RunPlan:
+        """The run by value, as every executor builds it.
 
         Raises:
             ConfigError: the pipeline is not a registered method's (it has no plan).
