@@ -188,12 +188,20 @@ class MethodEntry:
             return entries()[recorder].payload(step)  # a step of a method this one ran as a part
         return payload_of(step, self.payloads)
 
-    def as_run(self, options: Any, top_k: int | None = None) -> Any:
-        """``options`` with ``top_k`` applied (when given) and prepared as they will run."""
+    def with_top_k(self, options: Any, top_k: int | None) -> Any:
+        """``options`` with ``top_k`` set as the option it names (unchanged when None).
+
+        Raises:
+            ConfigError: ``top_k`` given to a method without a K.
+        """
         if self.top_k is None:
             refuse_top_k(top_k, self.title, self.no_top_k_reason)
-        elif top_k is not None:
-            options = dataclasses.replace(options, **{self.top_k: top_k})
+            return options
+        return options if top_k is None else dataclasses.replace(options, **{self.top_k: top_k})
+
+    def as_run(self, options: Any, top_k: int | None = None) -> Any:
+        """``options`` with ``top_k`` applied (when given) and prepared as they will run."""
+        options = self.with_top_k(options, top_k)
         return options if self.prepare is None else self.prepare(options)
 
 

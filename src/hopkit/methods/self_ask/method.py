@@ -101,8 +101,8 @@ class SelfAsk:
                 transcript, forced = without_trailing_follow_up(transcript), "follow_up_limit"
                 break
             follow_ups.append(asked)
-            hits = self._retrieve(asked, len(follow_ups), gathered)                                    # (c)
-            transcript += f"{self.observation(hits)}\n{INTERMEDIATE}"
+            found = self._retrieve(asked, len(follow_ups), gathered)                                   # (c)
+            transcript += f"{self.observation(found)}\n{INTERMEDIATE}"
         answer = final_answer(transcript)                                                            # (d)
         if answer is not None and forced != "follow_up_limit":
             forced = None

@@ -85,8 +85,7 @@ class MethodPipeline(GenerationPipeline):
         Raises:
             ConfigError: ``top_k`` given to a method without a K.
         """
-        self._check_top_k(top_k)
-        config = self.config if top_k is None else dataclasses.replace(self.config, **{str(self.method.top_k): top_k})
+        config = self.method.with_top_k(self.config, top_k)
         retrieval = None if self.retrieval_pipeline is None else RetrievalSpec.of(self.retrieval_pipeline)
         choice = self.default_executor if executor is None else executor_choice(executor)
         return RunPlan(method_pipeline(self.method.name), self.name, every_option(config), self.llm, retrieval,
