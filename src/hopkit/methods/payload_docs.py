@@ -107,7 +107,8 @@ def _has_default(item: Any) -> bool:
 def main(argv: Sequence[str]) -> int:
     """Rewrite the payload tables of the document named by ``argv[0]``."""
     parser = argparse.ArgumentParser(prog="python -m hopkit.methods.payload_docs",
-                                     description="rewrite the payload tables of docs/traces.md")
+                                     description="rewrite the payload tables of docs/traces.md, adding the "
+                                                 "table of a method it lacks")
     parser.add_argument("document", type=Path, help="the page to rewrite, e.g. docs/traces.md")
     path = parser.parse_args(argv).document
     from hopkit.methods.registry import entries

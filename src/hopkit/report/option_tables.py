@@ -207,7 +207,9 @@ def sections_in(page: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hopkit.report.option_tables", description=__doc__.split("\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
-    action.add_argument("--write", action="store_true", help="rewrite the generated sections of docs/configs.md")
+    action.add_argument("--write", action="store_true",
+                        help="rewrite the generated sections of docs/configs.md, adding the table of a built-in "
+                             "method it lacks")
     action.add_argument("--check", action="store_true", help="exit 1 if a section is out of date")
     arguments = parser.parse_args(argv)
     page = PAGE.read_text(encoding="utf-8")
