@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from hopkit.campaign.qa_section import Cell
+from hopkit.campaign.qa_until_decided import pair_tracks, section_limits
+from hopkit.errors import ConfigError
 from hopkit.store.store import Store
 
 from .running import hopkit
@@ -121,9 +125,10 @@ def test_until_decided_grows_each_pair_by_batches_and_stops_it_when_its_sequence
     assert code == 0, err
     rows = until_decided_rows(out)
     # ten straight wins: the capital (1.5**10 + 0.5**10) / 2 = 28.8 first reaches 20 at n = 10 (test_anytime.py)
-    assert rows[f"{good}:{bad}"][2:3] + rows[f"{good}:{bad}"][-1:] == ["10", f"decided at n = 10 ({good} higher)"]
+    assert rows[f"{good}:{bad}"][3:4] + rows[f"{good}:{bad}"][-1:] == ["10", f"decided at n = 10 ({good} higher)"]
     # two runs that always agree never decide: every question asked
-    assert rows[f"{good}:{same}"][2:3] + rows[f"{good}:{same}"][-1:] == ["40", "all 40 questions asked"]
+    assert rows[f"{good}:{same}"][3:4] + rows[f"{good}:{same}"][-1:] == ["40", "all 40 questions asked"]
+    assert rows[f"{good}:{bad}"][4:6] == ["100.0", "0.0"]  # EM of each side on the 10 questions
     store = Store.connect(velmora)
     answers = {run.name: len(store.results(run.run_id)) for run in store.runs()}
     assert answers == {"good": 40, "bad": 10, "same": 40}  # bad was not asked past its decision
@@ -153,3 +158,39 @@ def test_until_decided_refuses_a_pair_that_is_not_two_of_the_configs(
                           "--until-decided", "nor:ircot", "--budget", "10")
     assert code == 2 and "'ircot' in 'nor:ircot' is not one of the sweep's configs" in err
     assert Store.connect(velmora).runs() == []
+
+
+def campaign_args(**changes: object) -> argparse.Namespace:
+    """``hopkit campaign run``'s options as section_limits reads them: good against bad and against same."""
+    return argparse.Namespace(**{"until_decided": ["good:bad", "good:same"], "methods": ["good", "bad", "same"],
+                                 "datasets": ["velmora"], "metric": "em", "budget": 200, "batch": 5,
+                                 "resolution": None, "limit": 40, **changes})
+
+
+def test_a_campaign_section_reads_its_stops_again_from_the_stored_runs_asking_nothing(
+        velmora: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    configs = [_answering(tmp_path, name, answer)
+               for name, answer in (("good", "Velmora"), ("bad", "no idea"), ("same", "Velmora"))]
+    assert hopkit(capsys, "--db", velmora, "sweep", *configs, "--datasets", "velmora", "--quiet", "--until-decided",
+                  f"{configs[0]}:{configs[1]}", f"{configs[0]}:{configs[2]}", "--batch", "5", "--budget", "200")[0] == 0
+    store = Store.connect(velmora)
+    cells = [Cell(run.name, run.dataset, run.run_id) for run in store.runs()]
+    answered = {run.run_id: len(store.results(run.run_id)) for run in store.runs()}
+
+    limits, (opening,) = section_limits(store, campaign_args(), cells, None)
+    assert limits == {"velmora": 10}  # the questions both pairs share: good:bad stopped at 10
+    rows = [line.split(" | ") for line in opening.splitlines() if line.startswith("| good:")]
+    assert [(row[0], row[3], row[-1]) for row in rows] == [
+        ("| good:bad", "10", "decided at n = 10 (good higher) |"), ("| good:same", "40", "all 40 questions asked |")]
+    assert "the pairs' runs hold 90" in opening
+    assert {run.run_id: len(store.results(run.run_id)) for run in store.runs()} == answered  # nothing asked
+
+    _, (capped,) = section_limits(store, campaign_args(limit=20), cells, None)
+    assert "| good:same | velmora | em | 20 |" in capped and "all 20 questions asked" in capped
+
+
+def test_a_campaign_refuses_a_variant_in_no_pair_before_anything_runs() -> None:
+    with pytest.raises(ConfigError, match="other of --methods is in no pair"):
+        pair_tracks(campaign_args(methods=["good", "bad", "same", "other"]), [])
+    with pytest.raises(ConfigError, match="'worse' in 'good:worse' is not one of the --methods variants"):
+        pair_tracks(campaign_args(until_decided=["good:worse"]), [])

@@ -30,11 +30,13 @@ from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
 from hopkit.campaign.method_models import MethodModels
 from hopkit.campaign.qa_section import Cell, score_section, section_body
 from hopkit.campaign.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
+from hopkit.campaign.qa_until_decided import MEMBERS, pair_tracks, section_limits
 from hopkit.campaign.saved_runs import restore, save
 from hopkit.campaign.thresholds import THRESHOLDS_FILE
 from hopkit.campaign.variants import load_variant
 from hopkit.cli.help_texts import KEEP_FAILED_HELP
 from hopkit.cli.numbers import integer
+from hopkit.cli.until_decided import add_arguments as add_until_decided_arguments
 from hopkit.config import load_llm
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
@@ -80,7 +82,8 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--methods", nargs="+", default=["nor", "oner"], choices=METHODS, metavar="VARIANT",
                         help="the variants to run, listed above (default: nor oner)")
     parser.add_argument("--limit", type=integer(minimum=1), default=100,
-                        help="the first N questions of each sample (default 100)")
+                        help="the first N questions of each sample (with --until-decided: the most a pair asks; "
+                             "default 100)")
     add_store_options(parser)
     parser.add_argument("--section", default="qa", help="section of docs/notebook.md to write")
     parser.add_argument("--write-repository", action="store_true",
@@ -94,6 +97,7 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-failed", action="store_true", help=KEEP_FAILED_HELP)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
                         help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
+    add_until_decided_arguments(parser, MEMBERS)
     return parser
 
 
@@ -102,9 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     uncalibrated = check_calibrated(args.methods, args.datasets, args.llm, args.thresholds)
     if uncalibrated:
         raise SystemExit("\n".join(uncalibrated))
+    if args.until_decided:
+        pair_tracks(args, [])  # a wrong pair stops the campaign before a model is loaded
     session_factory, store = open_bench_store(args)
     models = MethodModels(args.llm, load_llm)  # also for --report-only: the run ids depend on the loaded model
     cells: list[Cell] = []
+    pipelines: dict[tuple[str, str], GenerationPipeline] = {}
     retrievers: set[str] = set()
     twins: dict[str, set[str]] = {}  # another model config than --llm -> the variants that answered with it
     started = time.time()
@@ -118,11 +125,18 @@ def main(argv: list[str] | None = None) -> int:
             if llm_name != args.llm:
                 twins.setdefault(llm_name, set()).add(method)
             pipeline = models.pipeline(method, dataset, session_factory, thresholds=args.thresholds)
-            run_id = (pipeline.run_spec().run_id if args.report_only
+            run_id = (pipeline.run_spec().run_id if args.report_only or args.until_decided
                       else run_and_save(store, pipeline, args.limit, args.write_repository, args.keep_failed))
             retrievers.add(retriever_label(pipeline))
             cells.append(Cell(method, dataset, run_id))
-    scored = score_section(store, cells, args.datasets, args.limit)
+            pipelines[method, dataset] = pipeline
+
+    def ask(method: str, dataset: str, limit: int) -> int:
+        run_and_save(store, pipelines[method, dataset], limit, args.write_repository, args.keep_failed)
+        return 0
+
+    limit, opening = section_limits(store, args, cells, None if args.report_only else ask)
+    scored = score_section(store, cells, args.datasets, limit)
     command = command_line()
     img_dir = DOCS_IMG if args.write_repository else args.out / "img"
     img_dir.mkdir(parents=True, exist_ok=True)
@@ -131,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         f"## QA: {', '.join(args.methods)} with {args.llm}"
         + "".join(f" ({', '.join(sorted(variants))} with {name}, the same model file through the transformers backend)"
                   for name, variants in sorted(twins.items()))
-        + f" ({', '.join(sorted(retrievers - {''}))}, pooled sample corpora, first {args.limit} questions of each sample)",
+        + f" ({', '.join(sorted(retrievers - {''}))}, pooled sample corpora, "
+        + (f"questions until decided, at most {args.limit} of each sample)" if args.until_decided
+           else f"first {args.limit} questions of each sample)"),
         f"Command: `{command}`  \nMachine: {os.cpu_count()} cores, no GPU. "
         + ("Table rebuilt from the stored results (`--report-only`); s/q is what the runs took. "
            if args.report_only else
@@ -141,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
            if uses_demonstrations(args.methods, args.datasets) else "\n\n")
         + "\n".join(f"- {described(method, args.datasets)}" for method in args.methods)
         + (f"\n\n{STRATEGYQA_NOTE}" if YES_NO in args.datasets else ""),
-        *section_body(session_factory, store, scored, args.section, img_dir),
+        *opening, *section_body(session_factory, store, scored, args.section, img_dir),
     ]), target)
     print(f"wrote the section {args.section} to {target}, its plots to {img_dir}"
           + ("" if args.write_repository else " (--write-repository writes docs/notebook.md and saves the runs)"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from hopkit.campaign.method_tables import method_sections
 from hopkit.evaluation.cost_columns import cost_columns
@@ -140,11 +140,14 @@ class ScoredRuns:
     missing: list[Cell]
 
 
-def score_section(store: Store, cells: Sequence[Cell], datasets: Sequence[str], limit: int) -> ScoredRuns:
-    """Score the stored runs of ``cells`` on the first ``limit`` questions of each dataset."""
+def score_section(store: Store, cells: Sequence[Cell], datasets: Sequence[str],
+                  limit: int | Mapping[str, int]) -> ScoredRuns:
+    """Score the stored runs of ``cells`` on the first ``limit`` questions of each dataset (or as many as ``limit``
+    gives the dataset)."""
     known = {run.run_id for run in store.runs()}
     runs = [run for cell in cells if cell.run_id in known for run in store.find_runs(cell.run_id)]
-    compared = {q.id for dataset in datasets for q in store.queries(dataset, limit=limit)}
+    limits = limit if isinstance(limit, Mapping) else dict.fromkeys(datasets, limit)
+    compared = {q.id for dataset in datasets for q in store.queries(dataset, limit=limits[dataset])}
     runs = [run for run in runs if answered_all(store, run, compared)]
     judge = choose_judge(store.verdicts, [run.run_id for run in runs])  # Acc†, once `hopkit judge` judged the runs
     labels = {cell.run_id: cell.variant for cell in cells}

@@ -27,6 +27,7 @@ from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RUNS, use_home
 from hopkit.campaign.qa_bench import command_parser
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_section import Cell, score_section, section_body
+from hopkit.campaign.qa_until_decided import section_limits
 from hopkit.campaign.retired_runs import rebuilding_section, section_run_id
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
 from hopkit.data.corpus import pool_corpus
@@ -37,8 +38,8 @@ from hopkit.store.transfer import import_runs
 
 SECTION = re.compile(r"<!-- bench:(\S+) -->\n(.*?)\n<!-- /bench:\1 -->", re.S)
 COMMAND = re.compile(r"^Command: `(?P<command>[^`]*(?:-m hopkit\.campaign\.qa_bench|hopkit campaign run) [^`]*)`", re.M)
-#: Where a section's body starts: the note on the cells left out, else the comparison table.
-BODY = re.compile(r"^(Not in the tables|\| Run \|)", re.M)
+#: Where a section's body starts: the stops of its pairs, the note on the cells left out, else the comparison table.
+BODY = re.compile(r"^(Until decided:|Not in the tables|\| Run \|)", re.M)
 SAMPLES = ("hotpotqa", "2wikimultihopqa", "musique", "strategyqa")
 
 
@@ -108,8 +109,9 @@ def rebuilt_body(session_factory: Any, section: QASection) -> str:
         cells = [Cell(method, dataset, section_run_id(method, dataset, stand_in_pipeline(
                      method, dataset, session_factory, thresholds=args.thresholds).run_spec().run_id))
                  for dataset in args.datasets for method in args.methods if (method, dataset) not in SKIPPED]
-        scored = score_section(store, cells, args.datasets, args.limit)
-        return "\n\n".join(section_body(session_factory, store, scored, section.name, None))
+        limit, opening = section_limits(store, args, cells, None)
+        scored = score_section(store, cells, args.datasets, limit)
+        return "\n\n".join([*opening, *section_body(session_factory, store, scored, section.name, None)])
 
 
 def main(argv: list[str] | None = None) -> int:
