@@ -10,7 +10,7 @@ import pytest
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
-from hopkit.llm.token_pieces import piece_texts
+from hopkit.llm.token_pieces import piece_texts, special_positions
 from hopkit.methods.dragin.rind import words_of
 
 pytestmark = pytest.mark.unit
@@ -50,6 +50,13 @@ def test_a_sentencepiece_tokenizer_decoding_pieces_alone_merges_a_line_into_one_
     alone = [tokenizer.decode([i]) for i in ids]
     assert len([w for w in words_of(alone) if w.text]) <= 2          # the fault: a line is one "word"
     assert [w.text for w in words_of(piece_texts(tokenizer, ids)) if w.text] == WORDS
+
+
+def test_a_bos_token_is_found_where_the_tokenizer_puts_it() -> None:
+    tokenizer = _llama_style()
+    ids = [tokenizer.bos_token_id, *tokenizer.encode(TEXT, add_special_tokens=False)]
+    assert special_positions(tokenizer, ids) == (0,)
+    assert piece_texts(tokenizer, ids)[0] == "<s>" and special_positions(tokenizer, ids[1:]) == ()
 
 
 def test_the_texts_of_a_byte_level_tokenizer_are_its_lone_decodings() -> None:

@@ -207,13 +207,16 @@ class Attention:
     ``weights[h, i, j]`` is how much token ``i`` attends to token ``j`` in head ``h`` (0 for ``j > i``:
     the model is causal); each row sums to 1. ``tokens[i]`` is the i-th token's text (a word's first
     token carries the whitespace before it), so the tokens joined are the text as the model read it.
+    ``special`` holds the positions of the tokenizer's special tokens (a Llama-2 tokenizer's ``<s>``), which
+    are no words of the text.
 
     Raises:
-        LLMError: ``weights`` is not a (heads, n, n) array for n tokens.
+        LLMError: ``weights`` is not a (heads, n, n) array for n tokens, or a special position is not a token's.
     """
 
     tokens: tuple[str, ...]
     weights: np.ndarray
+    special: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", tuple(clean_text(token) for token in self.tokens))
@@ -221,6 +224,8 @@ class Attention:
         n = len(self.tokens)
         if weights.ndim != 3 or weights.shape[1:] != (n, n):
             raise LLMError(f"Attention needs (heads, {n}, {n}) weights for {n} tokens; got shape {weights.shape}")
+        if any(not 0 <= position < n for position in self.special):
+            raise LLMError(f"Attention's special positions {self.special} are not all among its {n} tokens")
         object.__setattr__(self, "weights", weights)
 
 

@@ -26,3 +26,9 @@ def piece_texts(tokenizer: Any, ids: Sequence[int]) -> tuple[str, ...]:
             text = " " + text
         texts.append(text)
     return tuple(texts)
+
+
+def special_positions(tokenizer: Any, ids: Sequence[int]) -> tuple[int, ...]:
+    """Where ``ids`` holds one of the tokenizer's special tokens (a Llama-2 tokenizer's ``<s>``)."""
+    special = set(tokenizer.all_special_ids)
+    return tuple(position for position, token_id in enumerate(ids) if int(token_id) in special)

@@ -25,7 +25,7 @@ from hopkit.llm.hub import download_hub_file, is_hub_uri, parse_hub_uri
 from hopkit.llm.llama_cpp import default_model_path
 from hopkit.llm.protocol import (ATTENTION, TOKEN_SCORING, AttendedCompletion, Attention, Completion, TokenScores)
 from hopkit.llm.text import cut_at_stop
-from hopkit.llm.token_pieces import piece_texts
+from hopkit.llm.token_pieces import piece_texts, special_positions
 from hopkit.options import NonNegativeInt, PositiveInt
 
 logger = logging.getLogger(__name__)
@@ -178,8 +178,8 @@ class TransformersLLM:
             raise ContextFullError(f"{self.model_id}: a text of {len(ids)} tokens does not fit the context of "
                                    f"{self.context_length}")
         with self._lock:
-            return Attention(tokens=piece_texts(self._tokenizer, ids),
-                             weights=self._attention(ids))
+            return Attention(tokens=piece_texts(self._tokenizer, ids), weights=self._attention(ids),
+                             special=special_positions(self._tokenizer, ids))
 
     def token_texts(self, text: str, *, special_tokens: bool = False) -> tuple[str, ...]:
         return piece_texts(self._tokenizer, self._tokenizer.encode(text, add_special_tokens=special_tokens))

@@ -133,12 +133,13 @@ def test_a_text_that_never_says_the_answer_gets_one_generated_after_so_the_answe
     replies = ["Ada Quill founded Velmora Ironworks. She was born in Tarsk.", "", "Tarsk.\nQuestion: Where is Zorn?"]
     result, steps, llm = run(replies, 0.1)
     assert result.metadata.stopped == "no_progress" and len(llm.prompts) == 3
-    assert llm.prompts[-1].endswith("Answer: Ada Quill founded Velmora Ironworks. She was born in Tarsk.  So the "
-                                    "answer is ")                                 # the authors' spaces
+    # the loop leaves "...Tarsk. " (the authors' spacing); main.py strips it before eval.py appends the phrase
+    assert llm.prompts[-1].endswith("Answer: Ada Quill founded Velmora Ironworks. She was born in Tarsk. So the "
+                                    "answer is ")
     assert "Context:" not in llm.prompts[-1]                                      # exemplars and case only
     extract = steps[-1]
     assert isinstance(extract, DRAGINExtract) and extract.regenerated
-    assert extract.read == "Ada Quill founded Velmora Ironworks. She was born in Tarsk.  So the answer is Tarsk."
+    assert extract.read == "Ada Quill founded Velmora Ironworks. She was born in Tarsk. So the answer is Tarsk."
     assert result.text == "Tarsk"
     without, _, quiet = run(replies[:2], 0.1, regenerate_answer=False)
     assert without.text == "" and len(quiet.prompts) == 2
@@ -184,7 +185,7 @@ def test_with_turn_stop_a_generation_ends_at_a_chat_turn_on_the_answers_line() -
     plain, _, _ = run([reply], 0.1)
     assert plain.metadata.text.endswith("Human: Is Tarsk a port? Tarsk is a port.")
     guarded, steps, _ = run([reply], 0.1, turn_stop=True)
-    assert guarded.metadata.text == " Ada Quill was born in Tarsk. So the answer is Tarsk."   # the authors' spacing
+    assert guarded.metadata.text == "Ada Quill was born in Tarsk. So the answer is Tarsk."  # stripped, as main.py
     assert steps[0].generation == "Ada Quill was born in Tarsk. So the answer is Tarsk."
     assert guarded.text == "Tarsk"
     assert plain.text == "Tarsk.Human: Is Tarsk a port? Tarsk is a port"   # the authors keep what follows

@@ -23,7 +23,11 @@ FIDELITY = FidelityTable(
         note="Line numbers are those of src/generate.py at this commit. Config values also traced through "
              "the history of config/Llama2-7b-chat/*/DRAGIN.json: first commit 168f3ab (2024-02-13), "
              "c206034 (2024-02-15), 47c4cdc (2024-05-23), 58dca59 (2025-10-10). src/algorithm/* (cited by "
-             "earlier docs) is only in refs/pull/23 and was not used."),
+             "earlier docs) is only in refs/pull/23 and was not used. The authors' evaluation, beside the "
+             "method: the first 1000 questions of each set (sample 1000, shuffle false), StrategyQA's from "
+             "strategyqa_train.json, and on 2Wiki an answer also matches the gold entity's id_aliases "
+             "(data.py); hopkit's benchmarks score the samples' first 30 questions against their gold "
+             "answers, so their numbers are not the paper's setting."),
     rows=(
         # prompt
         Difference(
@@ -99,12 +103,15 @@ FIDELITY = FidelityTable(
             "retrieval", "words from tokens (SentencePiece)",
             "generate_attn (l. 82-91) and keep_real_words (l. 537-546) group tokenizer pieces "
             "(convert_ids_to_tokens): a word starts at a piece beginning with '▁' (Llama) or the "
-            "tokenizer's space piece, at the newline token (id 13) and after '</s>'.",
+            "tokenizer's space piece, at the newline token (id 13 in Llama-2's vocabulary; a piece after it "
+            "without '▁' continues it) and after '</s>'; a newline word ('<0x0A>') is kept and counted.",
             "llm/token_pieces.piece_texts gives each token its lone decoding with the space its piece's '▁' "
             "stands for put back (byte-level BPE pieces decode with theirs), and rind.words_of starts a word at "
             "a token beginning with whitespace or after a newline: the authors' grouping, on a Llama-2-style "
             "SentencePiece tokenizer, a byte-level one and Qwen's (tests/llm/test_token_pieces.py). A word "
-            "after '</s>' is not started (generations end at it).",
+            "after '</s>' is not started (generations end at it). Two edges differ: a word also starts at the "
+            "token after a newline, and whitespace-only words are dropped (rind.detect, qfs.query_of). On a "
+            "byte-level tokenizer the authors' id-13 test would name another token than the newline.",
             "faithful"),
         Difference(
             "retrieval", "content words",
@@ -117,12 +124,18 @@ FIDELITY = FidelityTable(
                    "the filter as a stopword indicator."),
         Difference(
             "retrieval", "a sentence whose only words above θ are not content words",
-            "modifier tests `1 in thres` before the real-word filter (l. 505-518), so it triggers, and "
-            "keep_real_words then divides by zero hits (l. 575).",
-            "rind.detect requires a hit that is a content word; no trigger.",
+            "modifier tests `1 in thres` before the real-word filter (l. 505-518), so it triggers with no hit "
+            "left; keep_real_words then divides a zero tensor by zero hits (l. 575), which gives NaN weights, "
+            "not an error: Python's sort keeps the words' order, so the query is the first "
+            "retrieve_keep_top_k content words of question, text and sentence. The first generated word takes "
+            "the attention sink (max attention 1.0 from its own position), so a sentence opening with 'The' can "
+            "trigger this way.",
+            "rind.detect requires a hit that is a content word; no trigger, and a later sentence may trigger.",
             "disclosed",
-            reason="The paper's score is zero for a stopword; the authors' order ends in a division by zero "
-                   "(docs/methods/dragin.md)."),
+            reason="The paper's score is zero for a stopword (s_i, Section 3.1), so such a sentence cannot "
+                   "trigger; the code's query there is an accident of NaN ordering, not QFS. How often the "
+                   "authors' code takes this path on hopkit's runs is not counted (a trace records only the "
+                   "sentence that triggered)."),
         Difference(
             "retrieval", "sentence splitter",
             "spaCy en_core_web_sm `nlp(text).sents` in modifier, get_top_sentence and get_last_sentence.",
@@ -145,7 +158,10 @@ FIDELITY = FidelityTable(
             "token's predicting position's attention to what precedes the word, renormalised, averaged over "
             "the word's tokens, summed per word, averaged over the hits; the top retrieve_keep_top_k content "
             "words, not hits, in text order.",
-            "qfs.word_attention and qfs.query_of over LLM.attend(attended_text(...)): the same.",
+            "qfs.word_attention and qfs.query_of over LLM.attend(attended_text(...)): the same. The "
+            "tokenizer's special tokens (a Llama-2 tokenizer's '<s>', which takes the attention sink) are never "
+            "query words (Attention.special), as the authors' part-of-speech match never accepts '<s>' "
+            "(tests/methods/dragin/test_qfs.py).",
             "faithful"),
         Difference(
             "retrieval", "the query's 64-token cut",
@@ -163,9 +179,21 @@ FIDELITY = FidelityTable(
             reason="An empty query retrieves nothing useful (docs/methods/dragin.md)."),
         Difference(
             "retrieval", "top-k",
-            "config retrieve_topk 3; BM25 (Elasticsearch) over the DPR Wikipedia passages.",
-            "DRAGINConfig.k 3 (experiments.yaml); the run's retriever, BM25 by default.",
+            "config retrieve_topk 3.",
+            "DRAGINConfig.k 3 (experiments.yaml).",
             "faithful"),
+        Difference(
+            "retrieval", "retriever and corpus",
+            "retriever.py BM25: Elasticsearch multi_match over separate title and txt fields (best_fields, "
+            "tie_breaker 0.5; l. 139-150) with the English analyzer (prep_elastic.py), over DPR's psgs_w100 "
+            "(21M passages); duplicate passages are not removed (l. 151).",
+            "The run's retriever, BM25 by default: hopkit's BM25 (Snowball stemming, Lucene's stopwords) over "
+            "title and text as one field (corpus_view.passage_text), hits with identical text dropped; the "
+            "benchmarks search the pooled sample corpus.",
+            "disclosed",
+            reason="hopkit runs without an Elasticsearch server and on the corpus a run is given (the 2018 "
+                   "Wikipedia passages arrive with the field's setting); scores differ in tokenisation, field "
+                   "weighting and corpus, not in kind."),
         # loop
         Difference(
             "loop", "the loop and its ends",
@@ -185,8 +213,9 @@ FIDELITY = FidelityTable(
             "None beyond the length and no-progress checks.",
             "DRAGINConfig.max_generations 12.",
             "disclosed",
-            reason="A guard against a loop that grows by a few characters per step; 12 is above what the "
-                   "length budget allows in practice (docs/methods/dragin.md)."),
+            reason="A guard against a loop that grows by a few characters per step. It counts continuations "
+                   "too, so it allows at most 6 retrievals; no saved DRAGIN run stopped on it (each stopped "
+                   "answered, on length or on no progress; docs/methods/dragin.md)."),
         # stops
         Difference(
             "stops", "what ends one generation",
@@ -196,8 +225,12 @@ FIDELITY = FidelityTable(
             "('Human:', 'Assistant:', 'User:', 'Question:').",
             "disclosed",
             reason="The exemplars put each answer on one line; what follows is an invented next case "
-                   "(docs/methods/dragin.md, 'generation'). It changes what RIND scores, so rerun cells "
-                   "say which stop they used."),
+                   "(docs/methods/dragin.md, 'generation'). It changes what RIND scores (the run-on's tokens "
+                   "also pay the attention RIND's maximum takes), what is added when nothing triggers (the "
+                   "authors add the whole run-on, which counts towards the length stop and the answer's "
+                   "text), and a continuation that opens with a line break (hopkit keeps '' and ends on "
+                   "no_progress; the authors' get_top_sentence takes the first sentence after it), so rerun "
+                   "cells say which stop they used."),
         # limits
         Difference(
             "limits", "the output's token count",
@@ -219,20 +252,25 @@ FIDELITY = FidelityTable(
         # decoding
         Difference(
             "decoding", "sampling and the entropies' logits",
-            "model.generate with no sampling arguments: the model's generation_config decides (Llama-2-chat's "
-            "was not readable here); entropies from outputs.scores, the processed scores.",
+            "model.generate with no sampling arguments (transformers 4.30.2, requirements.txt): the model's "
+            "generation_config decides, for regenerate_answer's 20 tokens too; entropies from outputs.scores, "
+            "the processed scores (after temperature and top-p when it samples). Llama-2-chat's published "
+            "config is said to sample (temperature 0.6, top-p 0.9); it was not readable here.",
             "Greedy: transformers backend complete_attended and complete(temperature=0.0); entropies from "
             "the raw logits (equal to the processed scores under greedy decoding).",
             "disclosed",
             reason="Greedy makes a run repeat; whether the authors' Llama-2-chat runs sampled depends on a "
-                   "model file not in their repository."),
+                   "model file not in their repository. If they did, θ was tuned on entropies of sharpened "
+                   "scores, lower than the raw logits' that hopkit scores, so the same θ fires more often in "
+                   "hopkit."),
         # answer
         Difference(
             "answer", "the answer stage",
             "eval.py regenerate_answer: cut the text at the first 'Question:', '#10000000' or 'Note:'; if "
             "'the answer is' is missing, append ' So the answer is ' and generate 20 tokens after the "
             "exemplars and the case, then cut again.",
-            "dragin/answer.py and DRAGIN._answer_text: the same cut, prompt and 20 greedy tokens; the call "
+            "DRAGIN.generate strips the text first, as main.py strips each prediction (l. 90) before eval.py "
+            "reads it; dragin/answer.py and DRAGIN._answer_text: the same cut, prompt and 20 greedy tokens; the call "
             "stops at the three marks, which gives what generating 20 tokens and cutting there gives. The "
             "extract step records the text read and whether it was generated. regenerate_answer: false (not "
             "the default) reads the cut text without the call.",
@@ -270,7 +308,8 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "defaults", "datasets without the authors' exemplars",
-            "IIRC has its own exemplars (data.py IIRC); there is no setting for other datasets.",
+            "IIRC has its own exemplars (data.py IIRC) and settings (config/Llama2-7b-chat/IIRC/DRAGIN.json: θ "
+            "0.6, 128 tokens, 8 shots); there is no setting for other datasets.",
             "prompts.FALLBACK_SET: HotpotQA's exemplars and settings (said at the start of the run); IIRC's "
             "exemplars are not shipped.",
             "disclosed",

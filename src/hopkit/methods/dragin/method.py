@@ -155,6 +155,7 @@ class DRAGIN:
             if reason is not None:
                 stopped = reason
                 break
+        text = text.strip()  # the authors' main.py strips the prediction before eval.py reads it
         read, regenerated = self._answer_text(case, text)
         answer = real_prediction(read, self.prompts.answers)
         record(DRAGINExtract(text=text, read=read, regenerated=regenerated, answer=answer, stopped=stopped),

@@ -44,13 +44,16 @@ def word_attention(attention: Attention, words: Sequence[Word], rows: Sequence[i
 
 def query_of(attention: Attention, trigger: Trigger, keep: int) -> str:
     """The query: the ``keep`` content words the triggering words attend to most, in text order; empty
-    when no content word precedes them."""
+    when no content word precedes them. A special token (``<s>``) is never one: the authors' part-of-speech
+    match never accepts it."""
     words = [w for w in words_of(attention.tokens) if w.text]
     current = len(words) - len(trigger.words)
     hit = [current + j for j, is_hit in enumerate(trigger.hits) if is_hit and current + j >= 0]
     if not hit:
         return ""
     attended = word_attention(attention, words, hit).mean(axis=0)
-    candidates = [i for i, w in enumerate(words) if i not in hit and is_real_word(w.text)]
+    special = set(attention.special)  # a BOS token takes the attention sink but is no word of the text
+    candidates = [i for i, w in enumerate(words)
+                  if i not in hit and w.start not in special and is_real_word(w.text)]
     chosen = sorted(sorted(candidates, key=lambda i: -attended[i])[:keep])
     return " ".join(words[i].text for i in chosen)

@@ -10,7 +10,21 @@ IRCOT_COMMIT = "3c1820f698eea5eeddb4fba3c56b64c961e063e4"
 #: What NoR's and OneR's tables say of the configs they cite.
 BASELINE_CONFIGS_NOTE = ("The configs in base_configs/ are the templates the authors' grid search instantiates; values "
                          "cited from them are the templates' (HotpotQA files; the other datasets' files agree on every "
-                         "value cited here).")
+                         "value cited here). run.py instantiates them: it replaces the demonstration list and grid-searches "
+                         "the hyperparameters per dataset and model.")
+#: Which demonstrations the authors' experiments ran (the row is the same for NoR, OneR and IRCoT).
+AUTHORS_PROMPT_SETS = ("run.py dataset_to_prompt_set_to_qids: each experiment replaces the template's 20 'valid_qids' "
+                       "(instatiate_config) with one of three prompt sets, 15 of those qids each in the set's own order "
+                       "(prompt_reader keeps filter_by_key_values' order); the hyperparameters are chosen on set 1 and "
+                       "the paper reports the mean of the three sets (Section 4).")
+#: hopkit's side of that row.
+HOPKIT_DEMONSTRATIONS = ("hopkit.prompts.ircot_files.AUTHORS_DEMONSTRATION_QIDS: the template's 20 qids per dataset in "
+                         "the template's order (PromptFile.select), as many as fit the context, the first kept.")
+#: Why hopkit keeps the template's list.
+DEMONSTRATIONS_REASON = ("One run per cell: the paper's numbers are a mean over three runs, one per set, which would "
+                         "triple every run. The template's 20 hold each set's 15 (so five more demonstrations, in "
+                         "another order). Every saved NoR, OneR and IRCoT run used the template's list; the authors' "
+                         "sets are not an option yet.")
 
 FIDELITY = FidelityTable(
     method="ircot",
@@ -22,10 +36,12 @@ FIDELITY = FidelityTable(
         files=("base_configs/ircot_qa_codex_hotpotqa.jsonnet", "base_configs/ircot_qa_flan_t5_xl_hotpotqa.jsonnet",
                "commaqa/inference/ircot.py", "commaqa/inference/participant_qa.py",
                "commaqa/execution/llm_qa_model.py", "commaqa/models/gpt3generator.py",
-               "commaqa/inference/prompt_reader.py"),
-        note="The configs in base_configs/ are the templates the authors' grid search instantiates (K, M and "
-             "the reader are chosen per dataset on dev); values cited from them are the templates'. IIRC's "
-             "title step (Appendix B) was not compared row by row."),
+               "commaqa/models/llm_client_generator.py", "commaqa/inference/prompt_reader.py", "run.py",
+               "retriever_server/unified_retriever.py", "retriever_server/elasticsearch_retriever.py"),
+        note="The configs in base_configs/ are the templates the authors' grid search instantiates (run.py: K and "
+             "M are chosen per dataset and model on dev, the demonstration list is replaced by a prompt set; the "
+             "reader is fixed per model family, cot with Codex and direct with Flan-T5); values cited from them "
+             "are the templates'. IIRC's title step (Appendix B) was not compared row by row."),
     rows=(
         Difference(
             "prompt", "few-shot reasoning layout",
@@ -35,12 +51,18 @@ FIDELITY = FidelityTable(
             "DemonstrationFitter.join: the same text.",
             "faithful"),
         Difference(
-            "prompt", "which demonstrations",
-            "ircot_qa_codex_hotpotqa.jsonnet: prompts/<dataset>/gold_with_2_distractors_context_cot_qa_codex.txt "
-            "for reasoning and the reader's file of rc_qa_type, the 20 'valid_qids' in order.",
-            "hopkit.prompts.ircot_files (same commit, AUTHORS_DEMONSTRATION_QIDS); the ircot experiment takes "
-            "distractors 2, family codex, the CoT file for reasoning and the reader's mode's file.",
+            "prompt", "which demonstration files",
+            "ircot_qa_codex_hotpotqa.jsonnet: prompts/<dataset>/gold_with_<M>_distractors_context_cot_qa_codex.txt "
+            "for reasoning and the reader's file of rc_qa_type.",
+            "hopkit.prompts.ircot_files (same commit); the ircot experiment takes distractors 2, family codex, "
+            "the CoT file for reasoning and the reader's mode's file.",
             "faithful"),
+        Difference(
+            "prompt", "which demonstrations",
+            AUTHORS_PROMPT_SETS,
+            HOPKIT_DEMONSTRATIONS,
+            "disclosed",
+            reason=DEMONSTRATIONS_REASON),
         Difference(
             "prompt", "Flan-T5 question prefix",
             "ircot_qa_flan_t5_xl_hotpotqa.jsonnet: 'Answer the following question by reasoning step-by-step.\\n' "
@@ -101,11 +123,17 @@ FIDELITY = FidelityTable(
             "cosmetic"),
         Difference(
             "retrieval", "retriever",
-            "Elasticsearch BM25 over title + paragraph text.",
-            "The configured pipeline (bm25 in configs/pipelines/ircot.yaml: hopkit's BM25).",
+            "Elasticsearch BM25 (retriever_server): a match on the paragraph text and one on the title, summed; "
+            "on HotpotQA only the abstracts' paragraphs (is_abstract, unified_retriever.py); hits whose "
+            "lower-cased text was seen are dropped before the top K (elasticsearch_retriever.py).",
+            "The configured pipeline (bm25 in configs/pipelines/ircot.yaml: hopkit's BM25 over title and text "
+            "as one document), over the corpus given.",
             "disclosed",
-            reason="hopkit runs without an Elasticsearch server; scores differ in tokenisation and "
-                   "parameters, not in kind."),
+            reason="hopkit runs without an Elasticsearch server; scores differ in tokenisation and parameters, "
+                   "not in kind. The benchmarks' pooled sample corpora hold each (title, text) once "
+                   "(hopkit.data.corpus.pool_corpus), and HotpotQA's samples carry only abstract paragraphs, so "
+                   "the abstract filter and the text dedup have almost nothing to remove there; a user's corpus "
+                   "is searched as given."),
         Difference(
             "loop", "the steps",
             "ircot_qa_*.jsonnet: retrieve (question) -> one CoT sentence -> exit controller -> retrieve (the "
@@ -127,7 +155,8 @@ FIDELITY = FidelityTable(
             "IRCoT._continue_cot asks once more with the line break added to the prompt.",
             "disclosed",
             reason="Small instruct models open with a line break after a zero-shot template; the retry keeps "
-                   "them from ending every question at step 1."),
+                   "them from ending every question at step 1. It runs in the few-shot layout too, where the "
+                   "authors' loop would end at the empty sentence: the two differ only on such a generation."),
         Difference(
             "loop", "the first sentence",
             "spaCy en_core_web_sm splits the generation; its first sentence is kept.",
@@ -137,20 +166,22 @@ FIDELITY = FidelityTable(
                    "initials."),
         Difference(
             "stops", "the reasoning call's stop",
-            "GPT3Generator stop ['\\n'] (configs set none).",
+            "GPT3Generator stop ['\\n'] (configs set none); LLMClientGenerator (Flan-T5) cuts each generation "
+            "at its first '\\n' too (eos_text, which no config overrides).",
             "hopkit.methods.ircot.method.REASONING_STOP ('\\n',); with llama.cpp the stream also ends once the "
             "first sentence is settled (complete_until).",
             "faithful"),
         Difference(
             "stops", "the reader's stop",
-            "GPT3Generator stop ['\\n']; Flan-T5 has no stop text.",
+            "GPT3Generator stop ['\\n']; LLMClientGenerator (Flan-T5) cuts at the first '\\n' (eos_text's "
+            "default, which no config overrides): both families stop at the line's end.",
             "hopkit.methods.reader.READER_STOPS['line'] ('\\n'): option reader_stop, default 'line' (issue 71), in "
             "the reader's own context and in the reasoning context alike (a cued direct reader stops at the "
             "line's end either way). reader_stop 'paragraph' ('\\n\\n', '\\nQ:') is hopkit's stop before the "
             "fix: the campaign's saved ircot cells (every IRCoT variant) ran with it (pinned in "
-            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. Flan-T5 stops at its end-of-sequence "
-            "token; hopkit's decoder-only models would run on into a next 'Q:', so the Codex stop serves every "
-            "model. The zero-shot QA templates (hopkit's own) stop at a blank line.",
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. The line's end serves every model, as "
+            "it serves both of the authors' families. The zero-shot QA templates (hopkit's own) stop at a blank "
+            "line.",
             "faithful"),
         Difference(
             "limits", "most steps",
@@ -166,14 +197,21 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "limits", "demonstrations that fit",
-            "prompt_reader.read_prompt drops from the end until the demonstrations + the longest one + 300 ≤ "
-            "8000 GPT-2 tokens; each call (fit_prompt_into_given_limit) then drops from the front until the "
-            "prompt + max_tokens < 8000.",
+            "Codex: prompt_reader.read_prompt drops from the end until the demonstrations + the longest one + "
+            "300 ≤ 8000 GPT-2 tokens; each call (gpt3generator fit_prompt_into_given_limit, remove_method "
+            "'first') then drops from the front until the prompt + max_tokens < 8000. Flan-T5: the templates "
+            "turn the first drop off (model_length_limit 1000000, estimated_generation_length 0), and each call "
+            "drops from the front until the prompt fits 6000 tokens with max_length 200. The reader's prompt is "
+            "fitted the same ways.",
             "hopkit.methods.ircot.method._StablePrefix: once per question, drops from the end until the "
-            "largest prompt the question can reach fits the model's own context; refits only on overflow.",
+            "largest prompt the question can reach fits the model's own context; refits only on overflow. The "
+            "reader (hopkit.methods.reader.Reader, DemonstrationFitter.count_fitting) keeps the first "
+            "demonstrations that fit.",
             "disclosed",
             reason="hopkit's models have their own contexts; a prefix fixed per question lets llama.cpp reuse "
-                   "its cache across steps. The first demonstrations are kept, as read_prompt keeps them."),
+                   "its cache across steps. Where the per-call fit binds (every Flan-T5 run, and a Codex prompt "
+                   "with many paragraphs), the authors keep the last demonstrations and hopkit the first; where "
+                   "read_prompt's drop binds, both keep the first."),
         Difference(
             "decoding", "greedy",
             "GPT3Generator temperature 0; Flan-T5 do_sample False.",
@@ -205,19 +243,40 @@ FIDELITY = FidelityTable(
                    "shipped experiment."),
         Difference(
             "answer", "reading the answer",
-            "ircot.py AnswerExtractor: '.* answer is:? (.*)\\.?' (case-sensitive, from the start), else the "
-            "whole text; a last '.' removed.",
+            "CoT reader: the extract_answer step (ircot.py AnswerExtractor): '.* answer is:? (.*)\\.?' "
+            "(case-sensitive, from the start), else the whole text; a last '.' removed. Direct reader: no "
+            "extract_answer step (next_model null); llm_qa_model.LLMQAModel.ask_question returns the stripped "
+            "text (cut at the line's end), parsed as JSON where it is JSON, no '.' removed.",
             "hopkit.parsing.answers.extract_answer (any case, whitespace joined) for CoT; clean_direct_answer "
             "(first line, last '.' and a leading 'answer is:' removed) for direct.",
             "disclosed",
             reason="The same answer on the demonstrations' form ('So the answer is: X.'); also reads 'Answer "
-                   "is:' variants the authors' pattern would return whole."),
+                   "is:' variants the authors' pattern would return whole. For a direct answer the last '.' "
+                   "and a leading 'answer is:' are removed, which EM and F1 ignore or would otherwise count "
+                   "against it; an answer is never turned into a JSON value."),
+        Difference(
+            "answer", "reader 'none' (Appendix F, without a reader)",
+            "ircot.py StepByStepExitControllerParticipant (terminal_return_type 'answer'): the pattern on the "
+            "last sentence (case-sensitive), a last '.' removed; without a match, every sentence joined.",
+            "IRCoTReading.answer with reader 'none': extract_answer over the joined sentences (any case, the "
+            "last match), else the whole text.",
+            "disclosed",
+            reason="The same answer when the last sentence is the demonstrations' 'So the answer is: X.'; "
+                   "hopkit also finds the phrase in another case or earlier in the chain."),
         Difference(
             "defaults", "K",
-            "bm25_retrieval_count 6 in every ircot_qa_* template; the paper picks K from {2, 4, 6, 8} on dev.",
+            "bm25_retrieval_count 6 in every ircot_qa_* template; run.py's instantiation scheme 'ircot_qa' "
+            "grid-searches K in {2, 4, 6, 8} per dataset and model on dev.",
             "IRCoTConfig.k_per_step 4 (hopkit's documentation page); the ircot experiment 4.",
             "disclosed",
             reason="hopkit's documentation page fixes K = 4; the paper tunes it per dataset and model."),
+        Difference(
+            "defaults", "M (distractors in each demonstration)",
+            "distractor_count '2' in the templates; run.py's 'ircot_qa' scheme grid-searches M in {1, 2, 3} "
+            "with K, the same M for the reasoning and the reader's files.",
+            "The ircot experiment fixes distractors 2 for both (hopkit/methods/ircot/experiments.yaml).",
+            "disclosed",
+            reason="The templates' value; hopkit runs no dev grid search (one run per cell, as for K)."),
         Difference(
             "defaults", "reader mode",
             "rc_qa_type 'cot' (Codex templates), 'direct' (Flan-T5 templates; Appendix E).",

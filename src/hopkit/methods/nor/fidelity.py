@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hopkit.methods.fidelity import Difference, FidelityTable, Reference
-from hopkit.methods.ircot.fidelity import BASELINE_CONFIGS_NOTE, IRCOT_COMMIT, IRCOT_REPOSITORY
+from hopkit.methods.ircot.fidelity import (AUTHORS_PROMPT_SETS, BASELINE_CONFIGS_NOTE, DEMONSTRATIONS_REASON,
+                                           HOPKIT_DEMONSTRATIONS, IRCOT_COMMIT, IRCOT_REPOSITORY)
 
 FIDELITY = FidelityTable(
     method="nor",
@@ -27,11 +28,10 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "prompt", "which demonstrations",
-            "nor_qa_codex_hotpotqa.jsonnet prompt_reader_args: the 20 'valid_qids' of the dataset, in that "
-            "order (filter_by_key_values + order_by_key).",
-            "hopkit.prompts.ircot_files.AUTHORS_DEMONSTRATION_QIDS: the same 20 qids per dataset in the same "
-            "order (PromptFile.select).",
-            "faithful"),
+            AUTHORS_PROMPT_SETS,
+            HOPKIT_DEMONSTRATIONS,
+            "disclosed",
+            reason=DEMONSTRATIONS_REASON),
         Difference(
             "prompt", "Flan-T5 question prefix",
             "nor_qa_flan_t5_xl_hotpotqa.jsonnet: llmqa question_prefix 'Answer the following question.\\n' "

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from hopkit.methods.fidelity import Difference, FidelityTable, Reference
-from hopkit.methods.ircot.fidelity import BASELINE_CONFIGS_NOTE, IRCOT_COMMIT, IRCOT_REPOSITORY
+from hopkit.methods.ircot.fidelity import (AUTHORS_PROMPT_SETS, BASELINE_CONFIGS_NOTE, DEMONSTRATIONS_REASON,
+                                           HOPKIT_DEMONSTRATIONS, IRCOT_COMMIT, IRCOT_REPOSITORY)
 
 FIDELITY = FidelityTable(
     method="oner",
@@ -28,9 +29,10 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "prompt", "which demonstrations",
-            "oner_qa_codex_hotpotqa.jsonnet: the 20 'valid_qids' in order; distractor_count '2'.",
-            "AUTHORS_DEMONSTRATION_QIDS (same qids, same order); the oner experiment uses distractors 2.",
-            "faithful"),
+            AUTHORS_PROMPT_SETS,
+            HOPKIT_DEMONSTRATIONS,
+            "disclosed",
+            reason=DEMONSTRATIONS_REASON),
         Difference(
             "prompt", "Flan-T5 question prefix",
             "oner_qa_flan_t5_xl_hotpotqa.jsonnet: llmqa question_prefix 'Answer the following question.\\n' "
@@ -142,11 +144,19 @@ FIDELITY = FidelityTable(
             reason="Reads the same answer on the demonstrations' form; also reads 'Answer is:' variants that "
                    "the authors' pattern would return whole."),
         Difference(
+            "defaults", "M (distractors in each demonstration)",
+            "distractor_count '2' in oner_qa_codex_hotpotqa.jsonnet; run.py's 'oner_qa' scheme grid-searches M "
+            "in {1, 2, 3} with the retrieval count per dataset and model on dev.",
+            "The oner experiment fixes distractors 2 (hopkit/methods/oner/experiments.yaml).",
+            "disclosed",
+            reason="The template's value; hopkit runs no dev grid search (one run per cell)."),
+        Difference(
             "defaults", "K and the reader",
-            "bm25_retrieval_count 5 in every oner_qa_* template; rc_qa_type 'cot' (Codex), 'direct' (Flan-T5).",
+            "bm25_retrieval_count 5 in every oner_qa_* template (run.py's 'oner_qa' scheme grid-searches it in "
+            "{5, 7, 9, 11, 13, 15} on dev); rc_qa_type 'cot' (Codex), 'direct' (Flan-T5).",
             "OneRConfig.k 5; ReaderConfig.mode 'direct' (the oner experiment: direct).",
             "disclosed",
-            reason="K is the authors'; the direct reader is Appendix E's choice for small models, which hopkit "
-                   "benchmarks."),
+            reason="K is the templates' value (the grid search is not run); the direct reader is Appendix E's "
+                   "choice for small models, which hopkit benchmarks."),
     ),
 )
