@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hopkit.methods.fidelity import Difference, FidelityTable, Reference
-from hopkit.methods.ircot.fidelity import (AUTHORS_PROMPT_SETS, BASELINE_CONFIGS_NOTE, DEMONSTRATIONS_REASON,
-                                           HOPKIT_DEMONSTRATIONS, IRCOT_COMMIT, IRCOT_REPOSITORY)
+from hopkit.methods.ircot.fidelity import (BASELINE_CONFIGS_NOTE, DEMONSTRATIONS_ROW, IRCOT_COMMIT,
+                                           IRCOT_REPOSITORY)
 
 FIDELITY = FidelityTable(
     method="nor",
@@ -26,12 +26,7 @@ FIDELITY = FidelityTable(
             "hopkit.methods.reader.Reader._completion_prompt with hopkit.prompts.layout.test_block: the same "
             "files (hopkit.prompts.ircot_files, same commit), the same separators and 'Q: ...\\nA:' tail.",
             "faithful"),
-        Difference(
-            "prompt", "which demonstrations",
-            AUTHORS_PROMPT_SETS,
-            HOPKIT_DEMONSTRATIONS,
-            "disclosed",
-            reason=DEMONSTRATIONS_REASON),
+        DEMONSTRATIONS_ROW,
         Difference(
             "prompt", "Flan-T5 question prefix",
             "nor_qa_flan_t5_xl_hotpotqa.jsonnet: llmqa question_prefix 'Answer the following question.\\n' "
