@@ -8,8 +8,9 @@ answers below are theirs, word for word.
 
 What differs from their prompt is the frame, kept the same as for FLARE's other datasets in hopkit:
 each statement is a paragraph of its own before ``Q: <question>`` and ``A: <chain>`` (the IRCoT
-authors' layout), where the authors wrote "Reference: [1]: ..." and "Generate a yes or no answer to
-the following question.\\nQuestion: ...\\nAnswer: ...". Their statements have no titles, so they
+authors' layout), where the authors' code writes "Search results ranked based on relevance in
+descending order:\\n[1]: ..." and "Generate a yes or no answer to the following
+question.\\nQuestion: ...\\nAnswer: ...". Their statements have no titles, so they
 are shown as plain paragraphs, without a ``Wikipedia Title:`` line.
 """
 

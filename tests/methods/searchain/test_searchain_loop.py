@@ -157,10 +157,36 @@ def test_without_completion_unsolved_nodes_stay_unsolved(kit) -> None:
     assert result.metadata["stop_reason"] == "finished" and len(llm.prompts) == 2
 
 
-def test_a_query_left_without_answer_is_completed(kit) -> None:
-    chain = f" {kit.Q3}\n[Query 2]: What else?"
+def test_a_query_without_answer_is_verified_against_an_empty_answer(kit) -> None:
+    """server.py: only an [Unsolved Query] line is completed; any other query goes through the reader's
+    relevance gate and its answer is compared with the next answer line (none here)."""
+    chain = f" {kit.Q1}\n[Query 2]: What else?"
+    _, trace, llm, _ = run(kit, kit.rounds_script([chain, f"[Query 1]: {kit.Q1}\n[Answer 1]: Kevin Drew\n"
+                                                          "[Final Content]: done"]))
+    assert verdicts(trace)[0] == (1, "corrected")
+    assert f"the answer for {kit.Q1} should be Kevin Drew, you can change your answer" in llm.prompts[1]
+
+
+def test_a_query_without_answer_under_the_gate_is_kept(kit) -> None:
+    chain = f" {kit.Q3}\n[Query 2]: What else?"  # the reader's confidence on Q3 is 0.1, under θ
+    _, trace, llm, _ = run(kit, kit.rounds_script([chain]))
+    assert verdicts(trace)[0] == (1, "kept")
+    assert "should be" not in llm.prompts[-1]
+
+
+def test_an_unsolved_query_with_an_answer_is_still_completed(kit) -> None:
+    chain = f" {kit.Q1}\n[Answer 1]: Kevin Drew\n[Unsolved Query]: {kit.Q3}\n[Answer 2]: Toronto"
     _, trace, llm, _ = run(kit, kit.rounds_script([chain, f"[Query 1]: {kit.Q3}\n[Answer 1]: Toronto Coach "
                                                           "Terminal\n[Final Content]: done"]))
+    assert verdicts(trace)[:2] == [(1, "kept"), (1, "completed")]
+    assert f"the answer for {kit.Q3} should be Toronto Coach Terminal, you can give your answer" in llm.prompts[1]
+
+
+def test_by_answer_a_query_left_without_answer_is_completed(kit) -> None:
+    """The saved runs' rule (unsolved_by 'answer'): no answer line makes a node unsolved, whatever its tag."""
+    chain = f" {kit.Q3}\n[Query 2]: What else?"
+    _, trace, llm, _ = run(kit, kit.rounds_script([chain, f"[Query 1]: {kit.Q3}\n[Answer 1]: Toronto Coach "
+                                                          "Terminal\n[Final Content]: done"]), unsolved_by="answer")
     assert verdicts(trace)[0] == (1, "completed")
     assert "you can give your answer" in llm.prompts[1]
 

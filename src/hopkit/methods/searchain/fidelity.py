@@ -12,7 +12,8 @@ FIDELITY = FidelityTable(
               "Knowledge-intensive Tasks, WWW 2024",
         repository="xsc1234/Search-in-the-Chain",
         commit="a2e2e515cc88b7e7d542f675793597c50e0d2872",
-        files=("SearChain_w_IR.py", "Server/server.py", "Server/retrieval/reader_model.py"),
+        files=("SearChain_w_IR.py", "Server/server.py", "Server/retrieval/reader_model.py",
+               "ColBERT/process_hotpotqa_wiki.py"),
         note="The released code is the HotpotQA example with retrieval: a chat client (SearChain_w_IR.py) "
              "talking over a socket to the IR server (Server/server.py). The other tasks' prompts (Figures 13, "
              "15, 19), Tracing and the answer's evaluation are in the paper only; those rows compare with the "
@@ -21,27 +22,32 @@ FIDELITY = FidelityTable(
         Difference(
             "prompt", "first-round Chain-of-Query prompt",
             "SearChain_w_IR.py excute: the Figure 16 instruction and two examples as one user message, every "
-            "line indented, the question in the instruction and again as the last line '[Question]: <Q>'; "
-            "the second example ends cut off ('So the answer is Arthur’s Magazi').",
+            "line indented and broken where the paper's PDF breaks it (inside '[Final\\nContent]' too), the "
+            "question in the instruction and again, unquoted, as the last line '[Question]: <Q>'; the examples "
+            "differ from the figure in a few characters (\"...Spirit If...'s performer leave from? \"\", a "
+            "curly ’ in Arthur’s, '[Question]:\"Which' without a space, a blank line between the two) and the "
+            "second ends cut off ('So the answer is Arthur’s Magazi').",
             "hopkit.methods.searchain.prompts.first_round_prompt: the paper's Figure 16 text (whole), the "
             "instruction's slot filled with 'given at the end' by default, then '[Question]: \"<Q>\"' and the "
             "cue '[Query 1]:'.",
             "disclosed",
-            reason="The figure's text without the code's indentation and cut; the question only at the end so "
-                   "that every question shares the prompt's prefix (question_in_instruction gives the figure's "
-                   "layout); the cue starts the chain for a completion model."),
+            reason="The figure's text without the code's indentation, line breaks and cut; the question only at "
+                   "the end so that every question shares the prompt's prefix (question_in_instruction puts it "
+                   "in both places, as the code does); the cue starts the chain for a completion model."),
         Difference(
             "prompt", "feedback prompt",
-            "excute: 'According to this Reference, the answer for \"<q>\" should be \"<g>\", you can change "
-            "(give) your answer based on the Reference and continue constructing the reasoning chain to give "
-            "the final answer for [Question]:<Q> Reference: <d>' (<q> and <g> keep their '[Query]:' and "
-            "'[Answer]:' tags).",
+            "excute: '\\nAccording to this Reference, the answer for \"<q>\" should be \"<g>\",  \\n you can "
+            "change (give) your answer based on the Reference and continue constructing the reasoning chain to "
+            "give the final answer for [Question]:<Q>\\nReference: <d>' (lines indented); <q>, <g> and <d> keep "
+            "the tags of server.py's message ('[Query]:' or '[Unsolved Query]:', '[Answer]:', '[Reference]:'), "
+            "and Completion's '[Question]' takes a full-width colon ('：').",
             "prompts.VERIFY_FEEDBACK / COMPLETE_FEEDBACK: Section 3.3's wording, 'According to the Reference, "
             "the answer for <q> should be <g>, you can change (give) your answer and continue constructing the "
             "reasoning chain for [Question]: <Q>. Reference: <d>.'",
             "disclosed",
-            reason="hopkit quotes the paper's templates; the code's wording differs by a few words and "
-                   "carries its socket message's tags into the prompt."),
+            reason="hopkit quotes Section 3.3's templates; the code's wording (which the paper's worked "
+                   "example, Figure 20, also shows) differs by a few words and carries its socket message's "
+                   "tags into the prompt."),
         Difference(
             "prompt", "chat or one growing prompt",
             "A multi-turn chat with gpt-3.5-turbo: each chain is an assistant turn, each feedback a user turn.",
@@ -53,11 +59,12 @@ FIDELITY = FidelityTable(
         Difference(
             "documents", "the passage read and fed back",
             "server.py: the top-1 passage's text; reader_model.get_answer gives it to the DPR reader as the "
-            "title field with an empty text; the feedback's Reference is that text.",
+            "title field with an empty text; the feedback's Reference is that text. A passage is one 2017 "
+            "HotpotQA abstract written 'Title: <title> Text:  <sentences>' (process_hotpotqa_wiki.py).",
             "hopkit.methods.searchain.method.passage_text: '<title>: <text>' for the reader and the Reference.",
             "disclosed",
-            reason="hopkit's corpora keep the title apart from the text; the title is part of what the "
-                   "authors' passages hold."),
+            reason="hopkit's corpora keep the title apart from the text and every method shows both; the "
+                   "authors' passages hold the title too, in their own words."),
         Difference(
             "retrieval", "retriever and top-k",
             "server.py: ColBERTv2 service, k=1 (the top-1 passage).",
@@ -77,20 +84,49 @@ FIDELITY = FidelityTable(
                    "asked again get the same completion again. The Quora cross-encoder is not installed here."),
         Difference(
             "retrieval", "Verification and Completion",
-            "server.py: an [Unsolved Query] is always fed back with the reader's answer (empty or not); an "
-            "answered node is fed back when the DPR relevance logit > 1.5 and the normalised reader answer is "
-            "not a substring of the normalised answer line (match_or_not).",
-            "feedback.judge_node: Completion when the reader gives a non-empty answer; Verification when its "
-            "confidence > θ and its answer is not among the model's answer's whole words (answers_agree).",
+            "server.py: an [Unsolved Query] is always fed back with the reader's answer (empty or not); any "
+            "other query is fed back when the DPR relevance logit > 1.5 and the normalised reader answer is "
+            "not a substring of the normalised answer line (match_or_not), that line being the first later "
+            "line holding 'Answer' (it can be a later node's; none gives '', which never matches).",
+            "feedback.judge_node: Completion (an unsolved node, the next row) when the reader gives a "
+            "non-empty answer; Verification when its confidence > θ and its answer is not among the whole "
+            "words of the node's own answer (answers_agree), an empty one for a [Query] without an answer.",
             "disclosed",
             reason="Whole words: a reader answer 'art' does not agree with 'Arthur'; an empty completion is "
                    "not fed back (it would tell the model nothing)."),
         Difference(
+            "retrieval", "which nodes are unsolved",
+            "server.py: the tag decides: a line holding 'Unsolved' is completed, whatever follows it; every "
+            "other query line goes through Verification, an answer after it or not.",
+            "SearChainConfig.unsolved_by (default 'tag'): SearChain._process completes the nodes the model "
+            "marked [Unsolved Query] (hopkit.parsing.chain reads the tag) and verifies a [Query] without an "
+            "answer against an empty answer. The campaign's saved SearChain cells ran with the pinned old value "
+            "'answer' (a node without an answer line was completed, an [Unsolved Query] with one verified; "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun: in their traces the two rules differ "
+            "on 1 of the 596 nodes IR processed in the ten saved runs, in one StrategyQA question (searchain and "
+            "searchain-no-completion).",
+            "faithful"),
+        Difference(
+            "retrieval", "reading the nodes of a chain",
+            "server.py: every line of the reply holding 'Query' and ']:', after [Final Content] too; the query "
+            "is the text between the line's first ']' and the next ']' (or the line's end), its first "
+            "character dropped; the answer is the next line holding 'Answer'.",
+            "hopkit.parsing.chain.parse_chain: the tags in any case and with one-letter slips ('[Querry 2]', "
+            "'Query 2:' without brackets), several on a line; an answer joins the open query of its number "
+            "(else the last open one); reading ends at [Final Content].",
+            "disclosed",
+            reason="Small local models write the tags less exactly than gpt-3.5-turbo; a query holding ']' is "
+                   "read whole; a line after the final content is not a node of the chain the model "
+                   "concluded."),
+        Difference(
             "retrieval", "the reader",
-            "reader_model.py: DPR reader (dpr_reader_multi), answer span by start/end argmax, confidence its "
-            "relevance logit.",
+            "reader_model.py: DPR reader (dpr_reader_multi, inputs cut at 510 tokens), answer span by "
+            "independent start and end argmax (empty when the end comes first), confidence its relevance "
+            "logit.",
             "The answer judge of SearChainConfig.reader: by default the run's LLM shown three worked "
-            "examples, a span and a yes/no log-odds; {kind: extractive} for a transformers QA model.",
+            "examples writes a short answer (one line, 32 tokens, asked to copy it from the passage but not "
+            "held to a span; an empty answer has confidence -inf) and a yes/no log-odds is its confidence; "
+            "{kind: extractive} for a transformers QA model's span.",
             "disclosed",
             reason="No DPR reader can be downloaded here; θ is then calibrated for the LLM reader by "
                    "Appendix A.4.1's sweep (hopkit calibrate searchain)."),
@@ -103,24 +139,26 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "loop", "Tracing",
-            "Not in the released code: the last reply's [Final Content] stands (the replies are concatenated "
-            "into predict_answer and printed).",
+            "Not in the released code: the last reply's [Final Content] stands (the whole chat is printed; "
+            "nothing reads an answer). The fifth round's feedback is made and appended, but no call follows it.",
             "SearChain._trace: Section 3.3's Tracing, the model writes the final content from the correct "
-            "path's pairs, each step marked [n] for its passage.",
+            "path's pairs (unquoted, where Figure 21 quotes them), each step marked [n] for its passage; a "
+            "last-round correction that was never sent still gives its node's answer on the path.",
             "disclosed",
             reason="The paper's method (Section 3.3, Figure 21); the released example stops before it."),
         Difference(
             "loop", "unreadable chain",
             "A reply with no '[Query' line gets no feedback: the server answers 'end'.",
             "SearChain._write_chain asks once more with a reformat request; still unreadable -> the answer is "
-            "read from the text.",
+            "read from that text when no earlier round was read, else Tracing runs over the earlier rounds' "
+            "path (after the unreadable attempt).",
             "disclosed",
             reason="Small local models drift from the format; one more request keeps a question from ending "
                    "on a malformed first reply."),
         Difference(
             "stops", "what ends a chain",
             "The chat turn's end.",
-            "conversation.chain_stop: '\\nFor example:', a blank-line triple and (not StrategyQA) "
+            "conversation.chain_stop: '\\nFor example:', '\\n\\n\\n' (two blank lines) and (not StrategyQA) "
             "'\\n[Question]'; the final content stops at '\\n'.",
             "disclosed",
             reason="A completion model has no end of turn; the stops end it where a new example would begin."),
@@ -141,7 +179,9 @@ FIDELITY = FidelityTable(
             "answer", "reading the answer",
             "Not in the released code (no evaluation of SearChain_w_IR.py's output).",
             "hopkit.methods.searchain.tracing.task_answer: what follows 'answer is' in the final content "
-            "(yes/no for StrategyQA, SUPPORTS/REFUTES for FEVER, the whole text for ELI5).",
+            "(yes/no for StrategyQA, SUPPORTS/REFUTES for FEVER, the whole text for ELI5; without 'answer "
+            "is', the whole final content); an empty answer after Tracing falls back to the last pair's "
+            "answer.",
             "disclosed",
             reason="Nothing to follow in the code; the rule reads the examples' closing 'So the (final) answer "
                    "is ...' sentence."),

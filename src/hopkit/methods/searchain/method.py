@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Mapping, Sequence, cast
+from typing import Annotated, Any, Literal, Mapping, Sequence, cast
 
 from annotated_types import Interval
 
@@ -59,7 +59,7 @@ from hopkit.methods.searchain.steps import (SearChainSummary, StopReason, record
 from hopkit.methods.searchain.tracing import (alce_citation_scores, knowledge_coverage, render_traced,
                                               resolve_marks, statements, task_answer)
 from hopkit.methods.searchain.tree import Branch, NodeRecord, PathNode, ReasoningTree
-from hopkit.options import PositiveInt, check_fields
+from hopkit.options import PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import extract_answer
 from hopkit.parsing.chain import Chain, ChainNode
 from hopkit.methods.searchain.prompts import (FIRST_QUERY_CUE, TaskKind, feedback_prompt, feedback_turn,
@@ -74,6 +74,7 @@ PARTS = ModelCallParts("searchain", ("chain", "trace"))
 JudgeOption = str | Mapping[str, Any]
 DEFAULT_READER: Mapping[str, Any] = {"kind": "llm", "examples": True}
 FINAL_STOP = ("\n",)
+UnsolvedBy = Literal["tag", "answer"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,10 @@ class SearChainConfig:
             passage (0.35, Section 4.1.3; Table 10 finds 0.3 to 0.5 alike).
         verification: check answered nodes (off: "w/o Verification", Table 1).
         completion: complete unsolved nodes (off: "w/o Completion", Table 1).
+        unsolved_by: which nodes are unsolved (Completion's): "tag" (the authors' server.py:
+            the nodes the model marked [Unsolved Query], an answer after one or not; a [Query]
+            without an answer is verified against an empty answer) or "answer" (the nodes
+            without an answer line, whatever their tag; the saved runs' rule).
         reader: the answer judge reading each node's passage: {kind: llm, examples: true}
             (the default: the method's model, shown three worked examples of short spans,
             gives a span and a yes/no log-odds), "llm" (the same without the examples), or
@@ -122,6 +127,7 @@ class SearChainConfig:
     rouge_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.35
     verification: bool = True
     completion: bool = True
+    unsolved_by: UnsolvedBy = field(default="tag", metadata=fixed_after_runs("answer"))
     reader: JudgeOption = field(default_factory=lambda: dict(DEFAULT_READER))
     duplicate_check: JudgeOption = "embedding"
     duplicate_threshold: Annotated[float, Interval(ge=0, le=1)] = 0.9
@@ -317,7 +323,8 @@ class SearChain(WarmsUp):
         config = self.config
         hits = self.retriever.retrieve(node.query, config.top_k)
         retrieved = record_retrieval(branch.round, position, node.query, hits, config.top_k, branch.step)
-        unsolved = node.answer is None
+        unsolved = node.unsolved if config.unsolved_by == "tag" else node.answer is None
+        llm_answer = None if unsolved else node.answer or ""
         passage = hits[0].paragraph if hits else None
         reading: SpanAnswer | None = None
         if hits and self.reader is not None and ((unsolved and config.completion)
@@ -325,7 +332,7 @@ class SearChain(WarmsUp):
             readings = self.reader.answer([(node.query, passage_text(hit.paragraph)) for hit in hits])
             best = max(range(len(hits)), key=lambda i: readings[i].confidence)
             reading, passage = readings[best], hits[best].paragraph
-        verdict = judge_node(node.answer, reading, passage_text(passage) if passage is not None else None,
+        verdict = judge_node(llm_answer, reading, passage_text(passage) if passage is not None else None,
                              config.rules)
         feedback = None
         if verdict in FEEDBACK_VERDICTS and reading is not None and passage is not None:
