@@ -103,3 +103,40 @@ def test_missing_information_under_ten_characters_gives_way_to_the_explanation(k
     verdict = parse_main(short)
     assert (verdict.wanted(10), verdict.wanted(3), verdict.wanted(1)) == (
         "Ada Quill's birthplace is not given.", "N/A", "N/A")
+
+
+def test_a_generated_query_of_ten_characters_or_fewer_is_not_asked(kit: SimpleNamespace) -> None:
+    handlers = {**kit.two_hop_handlers(), "query": lambda text: f"Who is A?\n{kit.FOLLOW_UP}"}
+    options = {"max_iterations": 1, "knowledge_prompting": False}
+    _, result, _ = run(kit, handlers, **options)
+    assert result.metadata["queries"] == [kit.QUESTION.text, kit.FOLLOW_UP]
+    _, result, _ = run(kit, handlers, min_query_chars=0, **options)
+    assert result.metadata["queries"] == [kit.QUESTION.text, "Who is A?", kit.FOLLOW_UP]
+
+
+def test_a_passage_is_used_once_more_only_for_information_new_to_the_known(kit: SimpleNamespace) -> None:
+    """Round 2 shows Ada Quill's passage and the Leaf cites it for a fact already known: the authors count no
+    extra use, so round 3 can show it again; counting every kept fact (the saved runs) uses it up."""
+    again = "Which town was Ada Quill from?"
+    reranker = kit.relevance_by_title({kit.QUESTION.text: ("Velmora Ironworks",), kit.FOLLOW_UP: ("Ada Quill",),
+                                       again: ("Ada Quill",)})
+    handlers = {"main": lambda text: kit.UNANSWERABLE, "final_main": lambda text: kit.TARSK_ANSWER,
+                "leaf": lambda text: kit.FOUNDED,
+                "query": lambda text: again if kit.FOLLOW_UP in text.split("\n")[1] else kit.FOLLOW_UP}
+    options = {"reranker": reranker, "max_iterations": 2, "knowledge_prompting": False}
+    model, _, _ = run(kit, handlers, **options)
+    # the second Main is not asked: nothing new is known (reuse_main_without_new_information)
+    assert model.modules() == ["leaf", "main", "query", "leaf", "query", "leaf", "final_main"]
+    assert "(Title: Ada Quill)" in model.prompts_of("leaf")[2]
+    model, _, _ = run(kit, handlers, cited_use="kept_facts", **options)
+    assert model.modules() == ["leaf", "main", "query", "leaf", "query", "final_main"]
+
+
+def test_llm_knowledge_is_shown_with_the_title_none(kit: SimpleNamespace) -> None:
+    own = "Velmora Ironworks was founded in 1871 by the engineer Ada Quill."
+    handlers = {**kit.two_hop_handlers(), "knowledge": lambda text: own}
+    options = {"reranker": ScriptedRelevance({}, default=-4.0), "max_iterations": 1, "last_main": "iteration_t"}
+    model, _, _ = run(kit, handlers, **options)
+    assert model.prompts_of("leaf")[0].startswith(f"Passage 0: (Title: None) {own}\nQuestion: ")
+    model, _, _ = run(kit, handlers, knowledge_title_none=False, **options)
+    assert model.prompts_of("leaf")[0].startswith(f"Passage 0: {own}\nQuestion: ")

@@ -50,11 +50,21 @@ def test_a_main_module_unreadable_twice_is_a_failed_step_and_the_last_iteration_
     assert result.metadata["iterations"] == 2
 
 
-def test_an_unreadable_leaf_response_ends_the_search_and_the_question_is_still_answered(
-        kit: SimpleNamespace) -> None:
+def test_an_unreadable_leaf_response_gives_no_facts_and_the_search_goes_on(kit: SimpleNamespace) -> None:
+    """pipeline.py: a Leaf response without 'useful_information' adds nothing; the loop carries on."""
+    handlers = {**kit.two_hop_handlers(), "leaf": lambda text: GARBAGE, "main": lambda text: kit.UNANSWERABLE,
+                "final_main": lambda text: '{"answer": {"text": "Brill", "confidence": 1}, "explanation": "guess"}'}
+    model, result, trace = run(kit, handlers, max_iterations=1, knowledge_prompting=False)
+    assert model.modules() == ["leaf", "leaf", "main", "query", "leaf", "leaf", "final_main"]
+    assert result.text == "Brill" and result.metadata["stop_reason"] == "max_iterations"
+    assert result.metadata["known_information"] == []
+    assert [s.extra["module"] for s in trace.steps if s.extra.get("failed")] == ["leaf", "leaf"]
+
+
+def test_by_the_saved_runs_rule_an_unreadable_leaf_response_ends_the_search(kit: SimpleNamespace) -> None:
     handlers = {**kit.two_hop_handlers(), "leaf": lambda text: GARBAGE,
                 "final_main": lambda text: '{"answer": {"text": "Brill", "confidence": 1}, "explanation": "guess"}'}
-    model, result, trace = run(kit, handlers)
+    model, result, trace = run(kit, handlers, unreadable="last_main")
     assert result.text == "Brill"
     assert model.modules() == ["leaf", "leaf", "final_main"]
     failed = next(s for s in trace.steps if s.kind == "extract")
@@ -63,10 +73,21 @@ def test_an_unreadable_leaf_response_ends_the_search_and_the_question_is_still_a
     assert result.metadata["stop_reason"] == "unreadable_leaf"
 
 
-def test_an_unreadable_query_response_goes_to_the_last_iteration(kit: SimpleNamespace) -> None:
+def test_an_unreadable_query_response_asks_the_question_again(kit: SimpleNamespace) -> None:
+    """pipeline.py: no line of the Query Generator's response over 10 characters -> the original question."""
+    handlers = {**kit.two_hop_handlers(), "query": lambda text: "   ", "main": lambda text: kit.UNANSWERABLE,
+                "final_main": lambda text: kit.TARSK_ANSWER}
+    model, result, trace = run(kit, handlers, max_iterations=1, knowledge_prompting=False)
+    assert model.modules() == ["leaf", "main", "query", "query", "final_main"]  # the passages are used up
+    assert [s.input for s in trace.steps if s.kind == "retrieve"] == [kit.QUESTION.text, kit.QUESTION.text]
+    assert result.text == "Tarsk" and result.metadata["stop_reason"] == "max_iterations"
+
+
+def test_by_the_saved_runs_rule_an_unreadable_query_response_goes_to_the_last_iteration(
+        kit: SimpleNamespace) -> None:
     handlers = {**kit.two_hop_handlers(), "query": lambda text: "   ",
                 "final_main": lambda text: kit.TARSK_ANSWER}
-    model, result, trace = run(kit, handlers)
+    model, result, trace = run(kit, handlers, unreadable="last_main")
     assert model.modules() == ["leaf", "main", "query", "query", "final_main"]
     assert result.text == "Tarsk" and result.metadata["stop_reason"] == "unreadable_query"
     assert any(s.extra.get("module") == "query" and s.extra.get("failed") for s in trace.steps)

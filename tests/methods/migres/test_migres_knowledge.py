@@ -28,7 +28,7 @@ def test_when_nothing_passes_the_filter_the_model_is_asked_what_it_knows(kit: Si
     assert result.text == "Tarsk"
     assert model.modules() == ["knowledge", "leaf", "main"]
     assert model.prompts_of("knowledge") == [f"Question: {kit.QUESTION.text}\nInformation:"]
-    assert model.prompts_of("leaf")[0].startswith(f"Passage 0: {OWN}\nQuestion: ")  # no title: not a passage
+    assert model.prompts_of("leaf")[0].startswith(f"Passage 0: (Title: None) {OWN}\nQuestion: ")  # the authors' way
     assert result.chunk_ids == ()  # no corpus passage was read
     assert result.metadata["knowledge_prompts"] == 1
     knowledge = trace.steps[1]

@@ -53,7 +53,7 @@ def test_at_most_the_configured_number_of_new_queries(kit: SimpleNamespace) -> N
     handlers = {**kit.two_hop_handlers(), "query": lambda text: "A?\nB?\nC?\nD?"}
     model = kit.ModuleModel(handlers)
     with collect_trace() as trace:
-        result = kit.build(model, max_iterations=1, max_new_queries=3,
+        result = kit.build(model, max_iterations=1, max_new_queries=3, min_query_chars=0,
                            knowledge_prompting=False).generate(kit.QUESTION)
     queries = next(s for s in trace.steps if s.extra.get("module") == "query")
     assert queries.output == ["A?", "B?", "C?"] and queries.extra["over_limit"] == ["D?"]

@@ -16,6 +16,8 @@ JudgeOption = str | Mapping[str, Any]
 AnswerFormat = Literal["span", "yes_no"]
 NoNewQueries = Literal["ask_question", "last_main"]
 LastMain = Literal["after_iterations", "iteration_t"]
+Unreadable = Literal["carry_on", "last_main"]
+CitedUse = Literal["new_facts", "kept_facts"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,20 @@ class MIGRESConfig:
         min_missing_information_chars: when the Main Module's missing information is shorter
             than this, its explanation goes to the Query Generator instead (the authors' 10;
             1: only when it is blank, as the saved runs did).
+        unreadable: a Leaf or Query response still unreadable after the one request to correct
+            it: "carry_on" reads it as the authors' code does, no facts from the Leaf Module and no
+            new query from the Query Generator (``no_new_queries`` then applies); "last_main"
+            makes the next Main call the last (as the saved runs did). An unreadable Main
+            response always makes the next call the last.
+        min_query_chars: a generated query of fewer characters is not asked (the authors' code
+            keeps a line of more than 10, so 11; 0 keeps every one, as the saved runs did).
+        cited_use: a passage cited by the Leaf Module's information is used once more when that
+            information is new to the known information ("new_facts", the authors' code) or
+            whenever it passed the checks ("kept_facts": facts already known too, as the saved
+            runs did).
+        knowledge_title_none: LLM knowledge is shown to the Leaf Module as "Passage i: (Title:
+            None) text", as the authors' code writes it (False: "Passage i: text", as the saved
+            runs did).
     """
 
     max_iterations: PositiveInt = 5
@@ -106,6 +122,10 @@ class MIGRESConfig:
     no_new_queries: NoNewQueries = field(default="ask_question", metadata=fixed_after_runs("last_main"))
     last_main: LastMain = field(default="after_iterations", metadata=fixed_after_runs("iteration_t"))
     min_missing_information_chars: PositiveInt = field(default=10, metadata=fixed_after_runs(1))
+    unreadable: Unreadable = field(default="carry_on", metadata=fixed_after_runs("last_main"))
+    min_query_chars: NonNegativeInt = field(default=11, metadata=fixed_after_runs(0))
+    cited_use: CitedUse = field(default="new_facts", metadata=fixed_after_runs("kept_facts"))
+    knowledge_title_none: bool = field(default=True, metadata=fixed_after_runs(False))
 
     @property
     def main_calls(self) -> int:

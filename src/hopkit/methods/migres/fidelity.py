@@ -13,10 +13,13 @@ FIDELITY = FidelityTable(
         repository="AdelWang/MIGRES",
         commit="1de6265c9ca1014054d6ba875738e785830908f8",
         files=("code/pipeline.py", "code/utils/search_engine.py", "code/migres.sh",
-               "data/demons/multihopQA_demons.json"),
+               "data/demons/multihopQA_demons.json", "code/BM25_searcher/process.py"),
         note="pipeline.py's class RetGBatched is the method; migres.sh is the released run script (MAX_ITER 5, "
              "RELEVANCE 3.0, TOPK 5, --gpt_knowledge --entail_judge, neither --sentRerank nor --add_demon). The "
-             "script leaves DATASET and INDEX_DIR unset, so it was read, not run."),
+             "script leaves DATASET and INDEX_DIR unset, and pipeline.py does not run as published (an unclosed "
+             "string in its BM25 index names, send_post_request called with three arguments where it takes one, "
+             "args.ignore_string and args.num_queries never defined), so it was read, not run; where the code "
+             "contradicts itself the rows follow the path a working run would take."),
     rows=(
         Difference(
             "prompt", "module instructions",
@@ -30,20 +33,25 @@ FIDELITY = FidelityTable(
             "disclosed",
             reason="hopkit quotes the paper's tables, which differ from the code in a few characters and the "
                    "Query instruction's last sentence; hopkit's query parser reads one query per line without "
-                   "being told."),
+                   "being told. On StrategyQA the code's iteration instruction is its own yes/no head and tail "
+                   "('If the Information provided is not sufficient...', '\"text\": Yes or No'); hopkit puts "
+                   "Table 17's yes/no sentence before the multi-hop instruction (prompts.main_instruction), "
+                   "the last Main's yes/no text being the code's."),
         Difference(
             "prompt", "layout",
             "promptMain/promptLeaf/promptQuery: instruction, '\\n\\n', [demonstrations, '\\n\\n'], instance; "
-            "the Main and Leaf instructions get an extra '\\n' (head + '\\n' + empty or tail). Instances "
+            "the iteration Main's instruction is head + '\\n' + tail (the last Main's has no extra line break), "
+            "the Leaf's two sentences are joined by '\\n', the Query's instruction ends in a space (head + ' ' + "
+            "an empty tail). Instances "
             "'Information: a; b\\nQuestion: q\\nYour response:', 'Original Question: ...\\nHistorical "
             "Questions: ...\\nKnown Information: ...\\nMissing Information: ...\\nNew queries:'.",
             "prompts.prefixed / main_instance / query_instance / leaf_instance: the same instances; "
             "instruction and demonstrations joined by one blank line; the Leaf instruction's two sentences "
-            "joined by a space.",
+            "joined by a space; no trailing space.",
             "disclosed",
             reason="Whitespace only, but it is prompt text, so not cosmetic: hopkit lays every module out the "
-                   "same way (instruction, blank line, demonstrations, blank line, instance) and leaves out the "
-                   "code's extra line break after the Main and Leaf instructions."),
+                   "same way (instruction, blank line, demonstrations, blank line, instance) with the paper's "
+                   "instruction text (the previous row)."),
         Difference(
             "prompt", "chat or completion",
             "send_post_request: an OpenAI chat call (gpt-3.5-turbo-1106 or gpt-4-0613) with the system turn "
@@ -56,7 +64,8 @@ FIDELITY = FidelityTable(
             "--add_demon (off in migres.sh) puts data/demons/<set>_demons.json's main/final_main/leaf/query/"
             "forward text after each instruction.",
             "hopkit.methods.migres.demonstrations: the same files and modules (few_shot option, off by "
-            "default; the migres-fewshot experiment turns it on); dropped when a prompt would overflow.",
+            "default; the migres-fewshot experiment turns it on), each stripped; faithful while the prompt fits "
+            "(the 'tokens and context' row says what happens when it does not).",
             "faithful"),
         Difference(
             "prompt", "2Wiki relationship hints",
@@ -74,7 +83,9 @@ FIDELITY = FidelityTable(
             "'(Title: None)'.",
             "MIGRES._retrieve_and_read and prompts.leaf_instance: the same lines, the best 5 by relevance; "
             "MIGRESConfig.min_snippet_words (default 5) skips a passage or LLM knowledge under 5 words counted "
-            "the same way, before the 5 are taken; LLM knowledge without a title (cosmetic). "
+            "the same way, before the 5 are taken; MIGRESConfig.knowledge_title_none (default true) shows LLM "
+            "knowledge with '(Title: None)' as the code writes it. The passages' text is shown as the corpus "
+            "holds it (the authors also remove '\\n', '<br>' and '<b>' tags: cosmetic on corpora without them). "
             "The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
             "faithful"),
         Difference(
@@ -98,8 +109,8 @@ FIDELITY = FidelityTable(
         Difference(
             "retrieval", "Knowledge Filter (passage level)",
             "Reranker.sentenceRerank: BGE reranker on (query, 'title [SEP] text'), kept at score ≥ δ; a "
-            "passage used twice (history_passages ≥ 2) is skipped; one found by several queries keeps the last "
-            "query's score.",
+            "passage used twice (history_passages ≥ 2) is skipped; one found by several queries keeps the "
+            "score of the last query under which it scored ≥ δ.",
             "hopkit.methods.migres.filter.KnowledgeFilter with the relevance judge ('llm' by default, or a "
             "cross-encoder) on '(Title: t) text'; the same δ rule and the same twice-used rule; a passage "
             "found by several queries keeps its best score.",
@@ -123,23 +134,50 @@ FIDELITY = FidelityTable(
             "start joins the previous), those inside the question dropped; whole passage if it outscores its "
             "best sentence, else sentences ≥ δ.",
             "KnowledgeFilter with sentence_filter True (the paper's method, Table 5): syntok sentences, the "
-            "same whole-or-sentences rule.",
+            "same whole-or-sentences rule, but none of the code's three text rules: its sentences contained in "
+            "the round's query are dropped (the query, not the original question), a passage left with no "
+            "sentence is dropped, and a sentence already inside a chosen snippet is skipped.",
             "disclosed",
-            reason="The paper's MIGRES filters sentences (Table 5 ablates it); the released script does not. "
-                   "syntok needs no nltk data."),
+            reason="The paper's MIGRES filters sentences (Table 5 ablates it); the released script does not, "
+                   "so the code's text rules belong to a path no released run takes. syntok needs no nltk "
+                   "data."),
         Difference(
             "retrieval", "query generation",
             "extractNewinfo('query'): every line of the response over 10 characters not asked before (no cap "
             "at 3); none left -> the original question is asked again.",
             "MIGRES._new_queries with responses.parse_queries: lines (or a list), markers removed, only "
-            "question sentences when there are some; at most 3 not asked before (Memory.ask_at_most); none "
-            "left -> MIGRESConfig.no_new_queries (default 'ask_question') retrieves with the original question "
-            "again, as the authors do. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
+            "question sentences when there are some; MIGRESConfig.min_query_chars (default 11) drops a query "
+            "of 10 characters or fewer (counted after the markers are removed); at most 3 not asked before "
+            "(Memory.ask_at_most); none left -> MIGRESConfig.no_new_queries (default 'ask_question') retrieves "
+            "with the original question again, as the authors do. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (In their traces 1 of 1,012 "
+            "generated queries has 10 characters or fewer.)",
             "disclosed",
             reason="The cap of 3 is the paper's (Section 3.2), which the authors' instruction also states "
                    "('write no more than 3 queries') where their code reads every line; hopkit's parser reads "
                    "the numbered or labelled query lines small models write. The fall-back to the question is "
                    "the authors'."),
+        Difference(
+            "retrieval", "what counts as asked before",
+            "promptPassages: question_list (the Historical Questions and the 'not asked before' test) grows only "
+            "with the queries of the passages shown to the Leaf (the first query alone when only LLM knowledge "
+            "is shown); a query whose hits were all filtered out is not in it and can be generated again; the "
+            "test is exact string equality.",
+            "hopkit.methods.migres.memory.Memory.asked: every query retrieved for, compared after case, "
+            "whitespace and punctuation are normalised (Memory.ask_at_most); the Historical Questions show them "
+            "all.",
+            "disclosed",
+            reason="A query asked and found nothing is still asked; asking it again retrieves the same "
+                   "filtered hits, so hopkit spends the round on a new query instead."),
+        Difference(
+            "retrieval", "the BM25 index",
+            "BM25_searcher/process.py: pyserini's Lucene index over 'contents' (the passage text), the title a "
+            "field of its own; hits deduplicated by exact text over the round's queries "
+            "(search_engine.py).",
+            "retrieval/bm25.py (bm25s) over 'title\\ntext' (corpus_view.passage_text); hits of the same text "
+            "(case and whitespace normalised) kept once per query, the pool widened until 50 distinct hits.",
+            "disclosed",
+            reason="Every hopkit method reads one BM25 index per corpus, its title included; the tokenizer "
+                   "and stemmer are bm25s's, not Lucene's."),
         Difference(
             "loop", "the order of the modules",
             "RetGBatched._iteration: retrieve with the question, Leaf, then Main; while unanswerable: Query "
@@ -164,9 +202,23 @@ FIDELITY = FidelityTable(
             reason="A question must end with an answer; the authors' skip of the last call leaves it "
                    "without one."),
         Difference(
-            "loop", "unreadable responses",
-            "extractNewinfo: a response that cannot be read marks the question 'fail'; it leaves the loop "
-            "with no answer.",
+            "loop", "unreadable Leaf or Query response",
+            "extractNewinfo('leaf'): a response without 'useful_information' is skipped (no facts) and the "
+            "loop goes on; extractLeaf falls back to reading the items one by one. extractNewinfo('query'): the "
+            "response is only split into lines, so it never fails; no line left -> the original question.",
+            "MIGRESModules._ask asks once more with a correction; MIGRESConfig.unreadable (default 'carry_on'): "
+            "still unreadable, the Leaf gives no facts and the Query Generator no new query (no_new_queries "
+            "applies), and the loop goes on. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (None of their 270 questions ended on an "
+            "unreadable Leaf or Query response.)",
+            "disclosed",
+            reason="The one request to correct the format is hopkit's (small local models break the dict "
+                   "format more often than GPT-3.5); what follows a response still unreadable is the "
+                   "authors'."),
+        Difference(
+            "loop", "unreadable Main response",
+            "extractNewinfo('main'): a response eval cannot read goes to a string-splitting fall-back; one "
+            "without an 'answer' dict or an 'explanation' (a KeyError) marks the question 'fail', which leaves "
+            "the loop with no answer; a text with no answer found reads as the answer ''.",
             "MIGRESModules._ask asks once more with a correction; still unreadable -> recorded, and the next "
             "Main is the last (the question still gets an answer).",
             "disclosed",
@@ -178,7 +230,9 @@ FIDELITY = FidelityTable(
             "hopkit.methods.migres.modules.STOPS per module ('\\n\\n' and the next instance's label).",
             "disclosed",
             reason="A completion model has no end of turn; the stops end it where the next instance would "
-                   "begin."),
+                   "begin. '\\n\\n' also ends every response at its first blank line: LLM knowledge longer than "
+                   "a paragraph is cut there, and queries separated by blank lines are read as the first "
+                   "alone."),
         Difference(
             "limits", "tokens and context",
             "No max_tokens, no prompt fitting (the chat API's own limits).",
@@ -188,9 +242,11 @@ FIDELITY = FidelityTable(
             reason="Local models have small contexts; 300 tokens hold every module's dict."),
         Difference(
             "limits", "passages used twice",
-            "history_passages counts a passage once when shown and once more when cited by kept information; "
-            "at 2 it is skipped.",
-            "Memory.use / exhausted with max_passage_uses 2, counted the same way (MIGRES._read).",
+            "history_passages counts a passage once when shown and once more when cited by information new to "
+            "the known information (a fact already known adds nothing); at 2 it is skipped.",
+            "Memory.use / exhausted with max_passage_uses 2; MIGRESConfig.cited_use (default 'new_facts') "
+            "counts the extra use only for learnt information, as the code does (MIGRES._read); the cited "
+            "index is the prompt's (the NLI row). The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
             "faithful"),
         Difference(
             "decoding", "temperature",
@@ -228,7 +284,9 @@ FIDELITY = FidelityTable(
             "--gpt_knowledge, --entail_judge, no demonstrations.",
             "MIGRESConfig: max_iterations 5, relevance_threshold 3.0 (calibrated per judge in the migres "
             "experiment), passages_per_leaf_call 5, hits_per_query 50, knowledge_prompting and nli_check on, "
-            "few_shot off; bm25-migres k1 0.9, b 0.4.",
+            "few_shot off; bm25-migres k1 0.9, b 0.4. Two defaults differ from the script and have their own "
+            "rows: sentence_filter is on (the paper's method; the script passes no --sentRerank) and the "
+            "relevance judge is the run's LLM (reranker 'llm', δ calibrated for it).",
             "faithful"),
     ),
 )

@@ -218,14 +218,16 @@ class MIGRES(WarmsUp):
             if knowledge.paragraph_id is not None and knowledge.paragraph_id not in question.used:
                 question.used.append(knowledge.paragraph_id)
         leaf_question = " ".join(dict.fromkeys(k.query for k in shown))
-        asked = question.modules.leaf([(k.text, k.title) for k in shown], leaf_question)           # (e)
+        asked = question.modules.leaf([(k.text, self._title(k)) for k in shown], leaf_question)    # (e)
         if asked.value is None:
             question.last_step = record_failure("extract", "leaf", asked, question.last_step)
-            question.ending = "unreadable_leaf"
+            if self.config.unreadable == "last_main":
+                question.ending = "unreadable_leaf"
             return
         judged = [self._judge(fact, shown, memory) for fact in asked.value]                     # (f)
-        cited_by_kept = {k.memory_key for outcome, cited, _ in judged if outcome["outcome"] in _KEPT for k in cited}
-        for key in cited_by_kept:  # a passage cited by kept information is used once more (the authors' code)
+        counted = ("learnt",) if self.config.cited_use == "new_facts" else _KEPT
+        cited_by_counted = {k.memory_key for outcome, cited, _ in judged if outcome["outcome"] in counted for k in cited}
+        for key in cited_by_counted:  # a passage cited by new information is used once more (the authors' code)
             memory.use(key)
         leaf_step = record_leaf(leaf_question, shown, [outcome for outcome, _, _ in judged], asked.generations,
                                 question.last_step)
@@ -236,6 +238,12 @@ class MIGRES(WarmsUp):
                                     outcome["outcome"] != "not_entailed", self.nli.judge_id)
             if outcome["outcome"] in _KEPT:
                 record_citation(leaf_step, outcome["info"], outcome["paragraph_ids"], outcome["entailment"])
+
+    def _title(self, knowledge: Knowledge) -> str | None:
+        """The title the Leaf Module sees: the passage's, or for LLM knowledge "None" as the authors write it."""
+        if knowledge.title is None and knowledge.paragraph_id is None and self.config.knowledge_title_none:
+            return "None"
+        return knowledge.title
 
     def _judge(self, fact: LeafFact, shown: Sequence[Knowledge],
                memory: Memory) -> tuple[dict[str, Any], list[Knowledge], list[float]]:
@@ -303,16 +311,22 @@ class MIGRES(WarmsUp):
         asked = question.modules.queries(question.text, memory.asked, memory.facts, missing)
         if asked.value is None:
             question.last_step = record_failure("reason", "query", asked, question.last_step)
-            question.ending = "unreadable_query"
-            return []
-        new, repeated = memory.ask_at_most(asked.value, self.config.max_new_queries)
-        over = [q for q in asked.value if q not in new and q not in repeated]
+            if self.config.unreadable == "last_main":
+                question.ending = "unreadable_query"
+                return []
+            return self._nothing_new(question)
+        written = [q for q in asked.value if len(q) >= self.config.min_query_chars]
+        new, repeated = memory.ask_at_most(written, self.config.max_new_queries)
+        over = [q for q in written if q not in new and q not in repeated]
         question.last_step = record_queries(missing, new, repeated, over, asked.generations, question.last_step)
-        if not new:
-            if self.config.no_new_queries == "ask_question":
-                return [question.text]  # the authors' code asks the original question again
-            question.ending = "no_new_queries"
-        return new
+        return new or self._nothing_new(question)
+
+    def _nothing_new(self, question: _Question) -> list[str]:
+        """What is retrieved when the Query Generator asks nothing new (``no_new_queries``)."""
+        if self.config.no_new_queries == "ask_question":
+            return [question.text]  # the authors' code asks the original question again
+        question.ending = "no_new_queries"
+        return []
 
     def _formatted(self, answer: str) -> str:
         """The answer as stored: "yes"/"no" for yes/no questions when the text says which."""
