@@ -95,7 +95,32 @@ def test_condensing_goes_through_the_chat_template_when_the_model_has_one() -> N
 
 def test_citations_and_irrelevance_are_read_tolerantly() -> None:
     assert without_citations("Tarsk [1][2], a port [3].") == "Tarsk, a port."
-    assert is_irrelevant('"Irrelevant"') and is_irrelevant("  ") and not is_irrelevant("Not irrelevant: Tarsk")
+    # ALCE's get_shorter_text: the word anywhere, in either case; an empty summary is kept
+    assert is_irrelevant("The document is irrelevant to the question.") and is_irrelevant('"Irrelevant"')
+    assert not is_irrelevant("  ") and not is_irrelevant("IRRELEVANT")
+    # the saved runs' rule: empty, or the word first
+    assert is_irrelevant('"Irrelevant"', "starts") and is_irrelevant("  ", "starts")
+    assert not is_irrelevant("Not irrelevant: Tarsk", "starts")
+
+
+def test_vanilla_s_drops_a_document_left_without_sentences() -> None:
+    """δ 7: the company's sentences outscore its passage (5) but none reaches δ, as MIGRES's filter drops it."""
+    llm = ScriptedLLM(lambda prompt: "Tarsk [1].")
+    result, steps = run(ALCEConfig(reader="vanilla-s", k=2, relevance_threshold=7.0), llm)
+    assert "Document [1](Title: Ada Quill): Ada Quill was born in the port of Tarsk.\n\nAnswer:" in llm.prompts[0]
+    assert [s.payload(ALCECondense).kept for s in steps if s.kind == "reason"] == [True, False]
+    assert result.chunk_ids == (1,)
+    run(ALCEConfig(reader="vanilla-s", k=2, relevance_threshold=7.0, empty_sentences="shown"), llm)
+    assert "Document [2](Title: Velmora Ironworks): \n\nAnswer:" in llm.prompts[-1]
+
+
+def test_with_no_summary_kept_the_answer_reads_the_top_document_whole() -> None:
+    llm = ScriptedLLM(lambda prompt: "Irrelevant." if prompt.endswith("Summary:") else "Tarsk [1].")
+    result, steps = run(ALCEConfig(reader="summ", k=2), llm)
+    assert f"Document [1](Title: Ada Quill): {CORPUS[1].text}\n\nAnswer:" in llm.prompts[-1]
+    assert steps[-2].payload(ALCECondense).how == "full_text" and result.chunk_ids == (1,)
+    run(ALCEConfig(reader="summ", k=2, none_kept="no_documents"), llm)
+    assert "Document [" not in llm.prompts[-1]
 
 
 def test_an_unknown_reader_is_refused_naming_the_option() -> None:

@@ -18,8 +18,9 @@ FIDELITY = FidelityTable(
         commit=_ALCE,
         files=("run.py", "utils.py", "prompts/asqa_default.json", "prompts/asqa_sum_or_ext.json",
                "tools/gen_summary.py", "tools/rerank_outputs.py", "eval.py"),
-        note="ALCE's run.py defaults (--temperature 0.5, --top_p 1, --max_new_tokens 300) are not overridden "
-             "by its configs/*.yaml. What the MIGRES paper adds (zero-shot, BM25 then BGE-reranker-base, "
+        note="ALCE's run.py defaults are --temperature 0.5, --top_p 1, --max_new_tokens 300; its configs for "
+             "OpenAI models (gpt-3.5, gpt-4: the kind MIGRES runs) keep them, those for Hugging Face models set "
+             "temperature 1.0 and top_p 0.95, and none sets max_new_tokens. What the MIGRES paper adds (zero-shot, BM25 then BGE-reranker-base, "
              "VANILLA-s's sentence filter) is compared with its Sections 4.1-4.2 and 4.4 (seed 002); "
              "VANILLA-s's filter is MIGRES's, not ALCE's, and is reviewed in MIGRES's table."),
     variants=("alce-vanilla", "alce-vanilla-s", "alce-summ", "alce-snippet", "alce-rerank"),
@@ -37,8 +38,12 @@ FIDELITY = FidelityTable(
             "run.py LLM.generate: an OpenAI chat model gets it as the user turn after the system turn 'You are a "
             "helpful assistant that answers the following questions with proper citations.'; a completion or "
             "Hugging Face model gets the raw text.",
-            "hopkit.methods.alce.method.ALCE.generate: llm.complete on the raw text for every model.",
-            "faithful"),
+            "hopkit.methods.alce.method.ALCE.generate: llm.complete on the raw text for every model, as ALCE's "
+            "Hugging Face path; no system turn.",
+            "disclosed",
+            reason="MIGRES ran gpt-3.5-turbo-1106, which ALCE's code would send as a chat turn with the system "
+                   "turn and no stop; hopkit's local models take ALCE's completion path (its newline stop, the "
+                   "stops row), which docs/methods/alce.md gives as the reason."),
         Difference(
             "prompt", "summary and extraction prompts (summ, snippet)",
             "tools/gen_summary.py: a system turn and a user request per document (target summary or "
@@ -60,27 +65,40 @@ FIDELITY = FidelityTable(
             "documents", "which condensed documents are kept (summ, snippet)",
             "utils.get_shorter_text: documents in order, dropping a summary that contains 'irrelevant' or "
             "'Irrelevant' anywhere; an empty one is kept.",
-            "hopkit.methods.alce.prompts.is_irrelevant: drops a summary that is empty or begins with the word "
-            "(quotes and case aside); one that mentions it later is kept.",
-            "disclosed",
-            reason="docs/methods/alce.md states hopkit's rule: a summary that quotes the word in passing still "
-                   "carries the document's content (the page does not yet say that ALCE's test is a "
-                   "substring test)."),
+            "ALCEConfig.irrelevant_rule (default 'anywhere'): hopkit.methods.alce.prompts.is_irrelevant drops "
+            "one holding 'irrelevant' or 'Irrelevant' anywhere and keeps an empty one, as get_shorter_text "
+            "does. The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (Their rule, empty or the word first, differs from the authors' on 22 of the "
+            "1,947 saved summaries and extractions.)",
+            "faithful"),
         Difference(
             "documents", "how far down the ranking condensing goes (summ, snippet)",
-            "gen_summary.py --ndoc 20 condenses the top 20 only; get_shorter_text stops at the first document "
-            "without a summary, and when none was kept uses that 21st document's full text.",
-            "ALCE._documents: condenses down the reranked hits (up to `hits`) until k are kept; none kept "
-            "leaves the answer without documents.",
+            "gen_summary.py --ndoc 20 condenses the top 20 only (with gpt-3.5-turbo-0301, whatever the reader); "
+            "get_shorter_text stops at the first document without a summary.",
+            "ALCE._documents: the reader's own model condenses down the reranked hits (up to `hits`) until k "
+            "are kept.",
             "disclosed",
             reason="The MIGRES paper (Section 4.4) describes SUMM and SNIPPET as condensing until 5 relevant "
-                   "documents are found (7.9 and 8.4 calls on average), with no cap of 20; the loop's 'until k' "
-                   "is stated in docs/methods/alce.md."),
+                   "documents are found (7.9 and 8.4 calls on average), with no cap of 20, and runs every module "
+                   "with one LLM (Section 4.1); the loop's 'until k' is stated in docs/methods/alce.md."),
+        Difference(
+            "documents", "when no summary or extraction is kept (summ, snippet)",
+            "get_shorter_text: 'If there aren't any document, at least provide one (using full text)': the "
+            "first document without a summary (the 21st) is given whole.",
+            "ALCEConfig.none_kept (default 'full_text'): ALCE._documents gives the answer the top-ranked hit "
+            "whole (a 'full_text' condense step in the trace). The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (Their answers read no document "
+            "on 60 of the 240 saved SUMM and SNIPPET questions.)",
+            "disclosed",
+            reason="One document whole, as the authors give; which one differs because hopkit condenses every "
+                   "hit it reads, so none is left past the condensed ones: the top-ranked is the one the "
+                   "reranker trusts most."),
         Difference(
             "documents", "vanilla-s's sentence filter",
             "Not in ALCE: MIGRES Sections 4.2 and 4.4 add sentence-level filtering to VANILLA (VANILLA-s).",
-            "ALCE._documents with hopkit.methods.migres.filter.KnowledgeFilter.keep_sentences: each top-k "
-            "document cut to its sentences the reranker scores at or above δ.",
+            "ALCE._documents with hopkit.methods.migres.filter.KnowledgeFilter.keep_sentences on each top-k "
+            "document (no passage-level δ): whole when it has one sentence or outscores every sentence, else "
+            "its sentences at or above δ; ALCEConfig.empty_sentences (default 'drop') drops a document left "
+            "with none, as MIGRES's filter drops such a passage. The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (They showed 110 of their 600 "
+            "documents with an empty text.)",
             "faithful"),
         Difference(
             "retrieval", "candidates and reranker",
@@ -104,10 +122,13 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "loop", "RERANK's judge and sentence splitter",
-            "AUTOAIS google/t5_xxl_true_nli_mixture, entailed when p('1') >= 0.5 (discrete mode); nltk "
+            "AUTOAIS google/t5_xxl_true_nli_mixture, entailed when p('1') >= 0.5 in --rerank_mode discrete "
+            "(the mode has no default: 'prob' sums probabilities instead); nltk "
             "sent_tokenize; remove_citations also drops every ']' and ' |'; '[0' counts as a valid citation.",
             "`entailment` judge (the LLM by default, an NLI model with the judges extra); SyntokSplitter; "
-            "citations removed as '\\s*[n]'; a citation must be 1..k.",
+            "citations removed as '\\s*[n]'; a citation must be 1..k; discrete mode (entailed at 0.5); a cited "
+            "sentence left empty without its citations scores 0 (ALCE sends what is left, '.' say, to the "
+            "NLI); the answer's first line is scored, the one the newline stop leaves.",
             "disclosed",
             reason="An 11B NLI model is out of reach of the small-model runs; the judge is an option "
                    "(docs/methods/alce.md). The splitter and citation details change no verdict on well-formed "
@@ -123,37 +144,45 @@ FIDELITY = FidelityTable(
             "run.py: --max_new_tokens 300, cut to max_length minus the prompt; a prompt past max_length gives "
             "'' (prompt_exceed_max_length); gen_summary.py --max_tokens 100.",
             "ALCEConfig.max_tokens 300, condense_max_tokens 100; hopkit.methods.prompting.fitted fails the "
-            "question with ContextFullError when the prompt does not fit.",
+            "question with ContextFullError when the prompt and the 300 tokens reserved for the answer do not "
+            "fit (ALCE answers with what is left).",
             "disclosed",
             reason="A prompt that does not fit is a failed question with its reason, not an empty answer "
                    "counted as wrong, as for every method."),
         Difference(
             "decoding", "answer and summary decoding",
-            "run.py: the answer sampled at --temperature 0.5, top_p 1 for every reader; gen_summary.py: "
-            "temperature 0.7.",
+            "run.py: the answer sampled at --temperature 0.5, top_p 1 (the OpenAI configs; 1.0 and 0.95 for "
+            "Hugging Face models); gen_summary.py: temperature 0.7.",
             "ALCE.generate and ALCE._condense: temperature 0.0 for the answer (all readers but rerank) and the "
             "summaries or extractions.",
             "disclosed",
             reason="docs/methods/alce.md: hopkit decodes greedily so a run can be repeated."),
         Difference(
             "decoding", "RERANK's samples",
-            "run.py --num_samples 4: four samples at temperature 0.5, top_p 1.",
-            "ALCE._best_of_samples: four samples at temperature 0.5 (sample_temperature), sample i drawn with "
-            "seed i (complete_sample).",
-            "faithful"),
+            "Four samples (MIGRES Section 4.2 and the ALCE paper; run.py's --num_samples defaults to 1) at "
+            "temperature 0.5, top_p 1, from the whole distribution; no sampling seed (--seed 42 picks "
+            "demonstrations).",
+            "ALCE._best_of_samples: four samples at temperature 0.5 (sample_temperature), each repeatable "
+            "(complete_sample: llama.cpp draws sample i with the model's seed + i), truncated as the backend "
+            "samples: top_k 40, top_p 0.95 and (llama.cpp) min_p 0.05.",
+            "disclosed",
+            reason="The LLM protocol's sampling carries a temperature only, and hopkit's backends truncate with "
+                   "llama.cpp's defaults; the rare tokens a full-distribution draw could add are cut. Seeded "
+                   "samples make a RERANK run repeatable."),
         Difference(
             "answer", "the prediction",
-            "run.py keeps the whole output (rstrip, '<|im_end|>' and a final 'End.' removed); eval.py scores "
-            "it as a long answer (ASQA str_em: presence of the short answers; citations removed for some "
-            "metrics).",
-            "hopkit.methods.alce.method.prediction: the first line without its [n] marks, cleaned as a direct "
-            "answer (clean_direct_answer); the marks stay in the trace.",
+            "run.py saves the output (rstrip, '<|im_end|>' and a final 'End.' removed); eval.py cuts it to its "
+            "first line and removes the citations for every metric but the citation ones, then scores it as "
+            "a long answer (ASQA str_em: presence of the short answers).",
+            "hopkit.methods.alce.method.prediction: the first line without its [n] marks (as eval.py), then "
+            "cleaned as a direct answer (clean_direct_answer: 'answer is:' and a final period removed); the "
+            "marks stay in the trace.",
             "disclosed",
             reason="hopkit scores these readers on short-answer QA (EM, F1, cover-EM, Acc†) as the MIGRES "
                    "paper does, which ALCE's long-answer evaluation does not define."),
         Difference(
             "defaults", "documents, samples, budgets",
-            "ndoc 5 (the configs' ndoc5 runs), --num_samples 4 for RERANK, temperature 0.5, top_p 1, "
+            "ndoc 5 (the configs' ndoc5 runs), four samples for RERANK (the samples row), temperature 0.5, "
             "max_new_tokens 300; summaries of at most 100 tokens.",
             "ALCEConfig: k 5, samples 4, sample_temperature 0.5, max_tokens 300, condense_max_tokens 100; "
             "hits 50 (MIGRES's runs, as experiments.yaml reads them).",

@@ -29,7 +29,7 @@ from hopkit.methods.chat_turns import complete_turns
 from hopkit.methods.migres.filter import KnowledgeFilter, shown
 from hopkit.methods.prompting import fitted
 from hopkit.methods.protocol import WarmsUp
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, NonNegativeFloat, PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, NonNegativeFloat, PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import clean_direct_answer, first_line
 from hopkit.records import GenerationResult, Paragraph, Query, ScoredParagraph
 from hopkit.retrieval.protocol import Retriever
@@ -67,6 +67,15 @@ class ALCEConfig:
             google/t5_xxl_true_nli_mixture).
         unsupported_answer: RERANK's answer when no sample's citation recall is above 0: "empty" (ALCE's
             ``rerank_outputs.py``) or "first", the first sample (for a model that seldom cites).
+        irrelevant_rule: which summaries and extractions are dropped: those holding "irrelevant" or
+            "Irrelevant" anywhere ("anywhere", ALCE's ``get_shorter_text``; an empty one is kept), or those
+            empty or beginning with the word, quotes and case aside ("starts", as the saved runs did).
+        none_kept: when no summary or extraction is kept, "full_text" gives the answer one document whole,
+            the top-ranked (ALCE's ``get_shorter_text`` gives the first document past its condensed ones its
+            full text; hopkit condenses every hit it reads, so none is left past them); "no_documents"
+            answers without (as the saved runs did).
+        empty_sentences: VANILLA-s, a top-k document with no sentence left at δ: "drop" it, as MIGRES's
+            sentence filter drops such a passage, or "shown" with an empty text (as the saved runs did).
     """
 
     reader: ReaderName = "vanilla"
@@ -80,6 +89,10 @@ class ALCEConfig:
     sample_temperature: NonNegativeFloat = 0.5
     entailment: str | Mapping[str, Any] = "llm"
     unsupported_answer: Literal["empty", "first"] = field(default="empty", metadata=ADDED_AFTER_FIRST_RUNS)
+    irrelevant_rule: Literal["anywhere", "starts"] = field(default="anywhere", metadata=fixed_after_runs("starts"))
+    none_kept: Literal["full_text", "no_documents"] = field(default="full_text",
+                                                            metadata=fixed_after_runs("no_documents"))
+    empty_sentences: Literal["drop", "shown"] = field(default="drop", metadata=fixed_after_runs("shown"))
 
     def __post_init__(self) -> None:
         check_fields(self, "ALCE option")
@@ -162,10 +175,12 @@ class ALCE(WarmsUp):
             chosen, texts = [], []
             for hit in ranked[:k]:
                 knowledge, _ = sentence_filter.keep_sentences(question, hit, hit.score)
-                chosen.append(hit.paragraph)
-                texts.append(knowledge.text)
-                parent = record(ALCECondense(how="sentences", text=knowledge.text), parent=parent,
+                kept = bool(knowledge.text.strip()) or self.config.empty_sentences == "shown"
+                parent = record(ALCECondense(how="sentences", text=knowledge.text, kept=kept), parent=parent,
                                 paragraph_ids=[hit.id])
+                if kept:
+                    chosen.append(hit.paragraph)
+                    texts.append(knowledge.text)
             return chosen, texts, 0, parent
         how, system, user = _CONDENSING[reader]
         chosen, texts, calls = [], [], 0
@@ -175,12 +190,16 @@ class ALCE(WarmsUp):
             text = self._condense(system, user.format(question=question, title=hit.paragraph.title,
                                                       text=hit.paragraph.text))
             calls += 1
-            kept = not is_irrelevant(text)
+            kept = not is_irrelevant(text, self.config.irrelevant_rule)
             parent = record(ALCECondense(how=how, text=text, kept=kept), parent=parent,  # type: ignore[arg-type]
                             paragraph_ids=[hit.id])
             if kept:
                 chosen.append(hit.paragraph)
                 texts.append(text)
+        if not chosen and ranked and self.config.none_kept == "full_text":
+            whole = ranked[0].paragraph
+            chosen, texts = [whole], [whole.text]
+            parent = record(ALCECondense(how="full_text", text=whole.text), parent=parent, paragraph_ids=[whole.id])
         return chosen, texts, calls, parent
 
     def _best_of_samples(self, prompt: str, chosen: list[Paragraph], texts: list[str],

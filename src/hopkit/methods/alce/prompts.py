@@ -52,7 +52,10 @@ def without_citations(text: str) -> str:
     return " ".join(_CITATION.sub("", text).split())
 
 
-def is_irrelevant(text: str) -> bool:
-    """Whether a summary or extraction is empty or says the document is irrelevant (it starts with the
-    word, quotes and case aside): ALCE drops those documents."""
+def is_irrelevant(text: str, rule: str = "anywhere") -> bool:
+    """Whether ALCE drops a document for its summary or extraction: "anywhere", it holds "irrelevant" or
+    "Irrelevant" (``utils.get_shorter_text``; an empty one is kept); "starts", it is empty or begins with
+    the word, quotes and case aside (hopkit's rule before issue 71's second review)."""
+    if rule == "anywhere":
+        return "irrelevant" in text or "Irrelevant" in text
     return not text.strip() or text.strip().strip("\"'").lower().startswith("irrelevant")

@@ -12,7 +12,7 @@ from typing import Literal
 from hopkit.traces.payload import Payload, at
 from hopkit.traces.summary import Summary
 
-Condensing = Literal["sentences", "summary", "extraction"]
+Condensing = Literal["sentences", "summary", "extraction", "full_text"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +38,9 @@ class ALCERerank(Payload):
 @dataclass(frozen=True, kw_only=True)
 class ALCECondense(Payload):
     """One document made shorter (the step's ``paragraph_ids``: it): its sentences kept (VANILLA-s), or
-    the model's summary (SUMM) or extraction (SNIPPET); ``kept`` false when it said "irrelevant"."""
+    the model's summary (SUMM) or extraction (SNIPPET); ``kept`` false when it said "irrelevant" (or, for
+    VANILLA-s, no sentence was left). ``full_text``: the document read whole because no summary or
+    extraction was kept."""
 
     kind = "reason"
     how: Condensing

@@ -14,7 +14,8 @@ FIDELITY = FidelityTable(
         repository="ysymyth/ReAct",
         commit=_REACT,
         files=("hotpotqa.ipynb", "wikienv.py", "wrappers.py", "prompts/prompts_naive.json"),
-        note="hotpotqa.ipynb's code cells 1 (llm), 4 (instruction, webthink) and 5 (the run); "
+        note="hotpotqa.ipynb's code cells 1 (llm), 4 (instruction, webthink) and 5 (the run: 500 questions of "
+             "HotpotQA dev drawn with random.Random(233), where hopkit answers the benchmark's sample); "
              "prompts_naive.json was last changed in 19c6bae and has no other version in the history."),
     rows=(
         Difference(
@@ -38,15 +39,18 @@ FIDELITY = FidelityTable(
             "webthink: prompt += env.reset() + '\\n', where HotPotQAWrapper.reset returns 'Question: <q>' "
             "(wrappers.py).",
             "hopkit.methods.react.prompts.prompt_start: 'Question: <q>\\n' after the trajectories (whitespace "
-            "inside q collapsed).",
+            "inside q collapsed, which changes none of the 400 questions hopkit's loaders give on the four "
+            "samples).",
             "faithful"),
         Difference(
             "documents", "Search observation",
             "wikienv.py WikiEnv.search_step: the Wikipedia page of the exact title, get_page_obs's first 5 "
-            "sentences (split at '. ', a period added); a near miss gives 'Could not find x. Similar: [...]'; "
-            "webthink strips literal backslash-n from the observation.",
+            "sentences (split at '. ', a period added); a query with no title match gives 'Could not find x. "
+            "Similar: [...]' (the first 5 result titles as a Python list); webthink strips literal "
+            "backslash-n from every observation.",
             "hopkit.methods.react.environment.PassageEnvironment.search: the first 5 sentences of the top-k "
-            "(1) retrieved paragraphs, split the same way; 'Could not find x.' only when nothing is retrieved.",
+            "(1) retrieved paragraphs, split the same way, without the paragraph's title; 'Could not find x.' "
+            "only when nothing is retrieved; no backslash-n stripping.",
             "disclosed",
             reason="hopkit runs every method on the benchmark's own corpus through a passage retriever, not the "
                    "live Wikipedia API (docs/methods/react.md)."),
@@ -61,13 +65,24 @@ FIDELITY = FidelityTable(
         Difference(
             "documents", "Lookup and its end",
             "WikiEnv.step lookup: sentences of the current page holding the keyword (case-insensitive), "
-            "'(Result n / N) <sentence>', reset on a new keyword or search; when none is left the observation "
+            "'(Result n / N) <sentence>', reset on a new keyword or a successful search; when none is left the "
+            "observation "
             "is 'No more results.\\n', so the trajectory gets a blank line after it.",
             "PassageEnvironment.lookup: the same over the last search's paragraphs, and 'No more results.\\n' "
             "(environment.NO_MORE_RESULTS), so the trajectory gets the blank line (option lookup_end_newline, "
             "default true, issue 71). lookup_end_newline false (no newline) is hopkit's before the fix: the "
             "campaign's saved react cells ran with it (pinned) and await a rerun.",
             "faithful"),
+        Difference(
+            "documents", "what Lookup searches",
+            "construct_lookup_list over the whole article (every <p> and <ul> of more than 2 words), so a "
+            "Lookup finds sentences past the 5 shown; a failed search ('Could not find') keeps the previous "
+            "page and its lookup state.",
+            "PassageEnvironment.lookup over the sentences of the last search's k (1) paragraphs, most of which "
+            "the Search observation showed; a search that retrieves nothing empties the page.",
+            "disclosed",
+            reason="The page is the retrieved paragraph (a HotpotQA abstract on the samples), not a live "
+                   "Wikipedia article; as for Search, every method reads the benchmark's own corpus."),
         Difference(
             "retrieval", "what Search queries",
             "search_step: Wikipedia's search URL with the entity as written; a disambiguation page is searched "
@@ -83,8 +98,9 @@ FIDELITY = FidelityTable(
             "when it is absent or appears twice) and then ask for the action alone; step the environment; "
             "append 'Thought i: ...\\nAction i: ...\\nObservation i: ...\\n'; break when done.",
             "hopkit.methods.react.method.ReAct.generate and actions.split_thought_action: the same turns and "
-            "re-prompt, the split tolerant of spaces around 'Action i:' and taking the first occurrence, the "
-            "action cut to its first line.",
+            "re-prompt, the split tolerant of whitespace (line breaks included) around 'Action i:' and taking "
+            "the first occurrence, the action cut to its first line; an empty re-asked action observes "
+            "'Invalid action: ' (the authors' code raises IndexError on it and stops the run).",
             "disclosed",
             reason="Model output is untrusted; the tolerant split is stated in docs/methods/react.md."),
         Difference(
@@ -93,7 +109,9 @@ FIDELITY = FidelityTable(
             "only when the line ends with ']', else 'Invalid action: <action, first letter lowered>'.",
             "hopkit.methods.react.actions.parse_action: any case, spaces before '[' and a final period allowed; "
             "an action followed by more text on its line is read up to its first ']' and the rest dropped; an "
-            "invalid one is echoed as written.",
+            "invalid one is echoed as written. 'think[...]' (wikienv.py answers 'Nice thought.') is not an "
+            "action here: it observes 'Invalid action: ...'; neither the instruction nor the six trajectories "
+            "offer it.",
             "disclosed",
             reason="docs/methods/react.md: with a small model most invalid actions were a well-formed Finish "
                    "followed by more text, which the authors' environment would count as no answer."),
@@ -114,14 +132,18 @@ FIDELITY = FidelityTable(
         Difference(
             "decoding", "sampling",
             "llm(): text-davinci-002, temperature 0, top_p 1, no penalties.",
-            "ReAct._think: temperature 0.0 for both calls.",
-            "faithful"),
+            "ReAct._think: temperature 0.0 for both calls (top_p and penalties do not act at temperature 0); "
+            "the model is the run's (Qwen2.5-Coder-1.5B in the saved cells), not text-davinci-002.",
+            "disclosed",
+            reason="hopkit runs local models; the decoding is the authors'."),
         Difference(
             "answer", "the answer",
             "WikiEnv.step finish: the text between 'finish[' and ']'; after 7 turns without it, "
             "step(env, 'finish[]') gives an empty answer; HotPotQAWrapper scores EM and F1 after normalising.",
-            "ReAct.generate: hopkit.methods.agent_turn.agent_answer of Finish's argument (markup removed, spaces "
-            "collapsed); after 7 turns the empty answer ('finish[]').",
+            "ReAct.generate: Finish's argument, its spaces collapsed by actions.parse_action, then "
+            "hopkit.methods.agent_turn.agent_answer (agent markup removed with its content, '' for an answer "
+            "with no letter or digit); after 7 turns the empty answer ('finish[]'); an empty answer is stored "
+            "as '' with an EmptyAnswerError, scored 0 as the authors' empty answer is.",
             "faithful"),
         Difference(
             "answer", "Finish's observation",
