@@ -116,7 +116,7 @@ def render_table(table: FidelityTable, heading: str = "") -> str:
     lines = [heading, ""] if heading else []
     lines.append(f"- Compared with: {markdown_cell(reference.paper)}; "
                  + (f"the authors' code, {reference_text(reference)}" if reference.has_code
-                    else "the paper (no public code)") + ".")
+                    else "the paper, no commit of the authors' code (the note says why)") + ".")
     if reference.files:
         lines.append("- Files read: " + ", ".join(markdown_cell(path) for path in reference.files) + ".")
     if reference.note:

@@ -54,11 +54,19 @@ def test_each_query_is_searched_condensed_and_written_back_until_the_boxed_answe
     assert llm.prompts[0].startswith(multiqa_instruction(10)) and llm.prompts[0].endswith(
         f"Question:\n{QUESTION.text}\n\n")
     condense = llm.prompts[1]
-    assert condense.startswith("**Task Instruction:**") and "**Web Page 1:**\n{\n  \"title\": \"Velmora Ironworks\"" \
-        in condense and "Step 1: I need the founder." in condense
+    assert condense.startswith("**Task Instruction:**") and "Step 1: I need the founder." in condense
+    assert "**Web Page 1:**\n{\n  \"id\": 1,\n  \"title\": \"Velmora Ironworks\",\n  \"context\": " in condense
     assert llm.prompts[2].endswith("<|end_search_query|>\n\n<|begin_search_result|>Ada Quill founded Velmora "
                                    "Ironworks.<|end_search_result|>\n\n")
     assert steps[2].payload(SearchO1Condense).information == "Ada Quill founded Velmora Ironworks."
+
+
+def test_without_document_id_a_page_is_its_title_and_context() -> None:
+    """The saved runs' layout (document_id false): the authors' JSON without its opening "id"."""
+    llm = ScriptedLLM(model(["<|begin_search_query|>Velmora Ironworks founder<|end_search_query|>",
+                             "So the answer is \\boxed{Ada Quill}."], ["Ada Quill founded Velmora Ironworks."]))
+    run(llm, k=2, document_id=False)
+    assert "**Web Page 1:**\n{\n  \"title\": \"Velmora Ironworks\"" in llm.prompts[1]
 
 
 def test_a_repeated_query_and_one_past_the_limit_are_answered_by_the_loop_not_searched() -> None:

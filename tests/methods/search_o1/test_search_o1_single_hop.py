@@ -83,6 +83,7 @@ def test_the_option_overrides_the_datasets_kind() -> None:
 
 def test_the_new_options_count_toward_a_runs_identity_only_when_set() -> None:
     assert set(run_options(SearchO1Config())) == {"k", "max_searches", "max_turns", "max_tokens", "condense_tokens",
-                                                  "max_doc_chars", "answer_tokens"}
+                                                  "max_doc_chars", "answer_tokens", "document_id"}
+    assert "document_id" not in run_options(SearchO1Config(document_id=False))  # the saved runs' value
     assert run_options(SearchO1Config(single_hop=True))["single_hop"] is True
     assert run_options(SearchO1Config(single_hop_searches=4))["single_hop_searches"] == 4

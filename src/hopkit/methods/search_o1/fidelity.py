@@ -35,8 +35,9 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "prompt", "which datasets are single-hop",
-            "Only the names 'nq' and 'triviaqa' (l. 199, 333); a dataset in neither list gets no QA "
-            "instruction (the authors do not run PopQA).",
+            "Only the names 'nq' and 'triviaqa' (l. 199, 333); the command line accepts no other dataset "
+            "(l. 53's choices), and one in neither list would fail at l. 368 (no instruction is set); the "
+            "authors do not run PopQA.",
             "The names of adaptive_rag.labels.SINGLE_HOP (nq, natural_questions, triviaqa, trivia, squad, "
             "popqa), in any case; any other dataset, and a free-text question, is multi-hop.",
             "disclosed",
@@ -55,7 +56,10 @@ FIDELITY = FidelityTable(
             "apply_chat_template(user message, add_generation_prompt=True), then each generation and result "
             "appended to that string (l. 368-370, 525, 669).",
             "agent_turn.continue_turn(chat=True): the user turn, and the reasoning so far as a last assistant "
-            "message the backend continues.",
+            "message the backend continues: llama.cpp renders the turns with the generation prompt and appends "
+            "the reasoning verbatim (the authors' string); an OpenAI-compatible server gets "
+            "continue_final_message, the same string as far as its chat template writes the assistant text "
+            "unchanged.",
             "faithful"),
         Difference(
             "prompt", "a backend without a chat template",
@@ -80,7 +84,9 @@ FIDELITY = FidelityTable(
             "documents", "a document's layout",
             "l. 634-648: '**Web Page i:**\\n' + json.dumps(doc_info, indent=2), doc_info holding id, title, "
             "url, site_name, date, snippet and context (bing_search.extract_relevant_info).",
-            "SearchO1._documents: the same heading and JSON with title and context only.",
+            "SearchO1._documents: the same heading and JSON with id, title and context (SearchO1Config."
+            "document_id, default true; the campaign's saved search-o1 cells ran with the pinned old value, "
+            "title and context only, src/hopkit/campaign/saved_run_pins.yaml, and await a rerun).",
             "disclosed",
             reason="A corpus paragraph has no url, site, date or search snippet (docs/methods/search-o1.md)."),
         Difference(
@@ -132,6 +138,14 @@ FIDELITY = FidelityTable(
             "disclosed",
             reason="hopkit's backends remove the stop string, so an open query at the stop is taken for one "
                    "closed by it (docs/methods/search-o1.md)."),
+        Difference(
+            "loop", "a generation cut by its token budget",
+            "l. 532, 610-612: an output not ending with the closing marker finishes the question, whatever "
+            "ended it (8,192 tokens for models other than QwQ).",
+            "SearchO1._reason: a generation that ran to max_tokens (finish 'length') gets no closing marker, "
+            "so last_query finds none and the loop ends; the answer is then read or forced (the answer rows). "
+            "With 1,024 tokens (the limits row) this ending is more common than at the authors' budget.",
+            "faithful"),
         # stops
         Difference(
             "stops", "stop strings",
@@ -173,13 +187,20 @@ FIDELITY = FidelityTable(
             "answer", "reading the answer",
             "evaluate.py extract_answer(mode='qa'): the last \\boxed{...} (greedy, one line), a \\text{...} "
             "inside unwrapped, '()' stripped.",
-            "reading.boxed_answer: the same regexes; then agent_turn.agent_answer removes agent markup.",
-            "faithful"),
+            "reading.boxed_answer: the same regexes, the text stripped; an empty box ('\\boxed{}', "
+            "'\\boxed{()}') counts as no box and the answer is forced (the next row); then "
+            "agent_turn.agent_answer removes agent markup with its content and gives '' for an answer with no "
+            "letter or digit (a failed question, scored 0 as the authors' empty answer is).",
+            "disclosed",
+            reason="The authors score an empty box as it is (0); hopkit asks for the answer instead, as for "
+                   "a missing box, and reads past the tags a small model writes inside the box "
+                   "(docs/methods/search-o1.md)."),
         Difference(
             "answer", "no boxed answer",
             "extract_answer returns '' and the question scores 0 (evaluate.py evaluate_predictions).",
-            "SearchO1._forced_answer: the loop writes '**Final Answer**' and '\\boxed{', the model completes "
-            "it (answer_tokens 32); the extract step's forced says why.",
+            "SearchO1._forced_answer: the loop writes '\\n\\n**Final Answer**\\n\\n\\boxed{', the model "
+            "completes it to '}' (answer_tokens 32), read by agent_answer then clean_direct_answer (first line, "
+            "'answer is:' and a final period removed); the extract step's forced says why.",
             "disclosed",
             reason="A small model often reasons without boxing; the forced answer is recorded as such "
                    "(docs/methods/search-o1.md)."),

@@ -38,7 +38,7 @@ from hopkit.methods.search_o1.reading import boxed_answer, found_information, la
 from hopkit.methods.search_o1.steps import (ForcedReason, QueryOutcome, SearchO1Answer, SearchO1Condense,
                                             SearchO1Reason, SearchO1Retrieve, SearchO1Summary)
 from hopkit.methods.adaptive_rag.labels import SINGLE_HOP
-from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields
+from hopkit.options import ADDED_AFTER_FIRST_RUNS, PositiveInt, check_fields, fixed_after_runs
 from hopkit.parsing.answers import clean_direct_answer
 from hopkit.records import GenerationResult, Paragraph, Query
 from hopkit.retrieval.protocol import Retriever
@@ -75,6 +75,8 @@ class SearchO1Config:
             dataset the run answers (single-hop: NQ, TriviaQA, PopQA and the others of
             :data:`~hopkit.methods.adaptive_rag.labels.SINGLE_HOP`; a free-text question is multi-hop).
         single_hop_searches: searches at most on a single-hop question (the authors' 5).
+        document_id: each document's JSON opens with its number, ``"id"``, as the authors' pages do
+            (False: title and context only, as the saved runs did).
     """
 
     k: PositiveInt = 10
@@ -86,6 +88,7 @@ class SearchO1Config:
     answer_tokens: PositiveInt = 32
     single_hop: bool | None = field(default=None, metadata=ADDED_AFTER_FIRST_RUNS)
     single_hop_searches: PositiveInt = field(default=5, metadata=ADDED_AFTER_FIRST_RUNS)
+    document_id: bool = field(default=True, metadata=fixed_after_runs(False))
 
     def __post_init__(self) -> None:
         check_fields(self, "Search-o1 option")
@@ -191,9 +194,11 @@ class SearchO1:
 
     def _documents(self, paragraphs: list[Paragraph]) -> str:
         """The documents as the authors lay out web pages: a numbered heading, then the page as JSON."""
-        return "".join(f"**Web Page {number}:**\n"
-                       + json.dumps({"title": p.title, "context": p.text[:self.config.max_doc_chars]},
-                                    ensure_ascii=False, indent=2) + "\n"
+        def page(number: int, paragraph: Paragraph) -> dict[str, object]:
+            fields: dict[str, object] = {"id": number} if self.config.document_id else {}
+            return {**fields, "title": paragraph.title, "context": paragraph.text[:self.config.max_doc_chars]}
+
+        return "".join(f"**Web Page {number}:**\n" + json.dumps(page(number, p), ensure_ascii=False, indent=2) + "\n"
                        for number, p in enumerate(paragraphs, start=1))
 
     def _forced_answer(self, instruction: str, output: str, reason: ForcedReason) -> tuple[str, str, ForcedReason]:

@@ -26,7 +26,7 @@ def follow_up(generation: str) -> str | None:
 
 def final_answer(transcript: str) -> str | None:
     """The answer after the transcript's last ``So the final answer is:`` (cleaned as a direct
-    answer: no trailing period, no quotes), or None when there is no such line."""
+    answer: its first line, no trailing period), or None when there is no such line."""
     matches = list(_FINAL.finditer(transcript))
     if not matches:
         return None
