@@ -60,7 +60,7 @@ def test_search_r1s_documents_block_is_cut_to_its_first_500_tokens_and_loses_its
     llm = ScriptedLLM([SEARCH, "<answer> Tarsk </answer>"], chat=True)
     result, steps = run(llm, [LONG])
     block = result.metadata.transcript.split("</search>", 1)[1].split("<answer>")[0]
-    assert "<information>Doc 1(Title: Velmora Ironworks) Velmora Ironworks was founded" in block
+    assert "<information>Doc 1(Title: \"Velmora Ironworks\") Velmora Ironworks was founded" in block
     assert "</information>" not in block and llm.count_tokens(block) == 500
     assert next(s for s in steps if s.kind == "retrieve").payload(SearchAgentRetrieve).documents_cut
 

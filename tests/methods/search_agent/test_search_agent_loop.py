@@ -45,11 +45,18 @@ def test_search_r1_searches_reads_its_information_and_answers_in_its_tags() -> N
     # the instruction is the user's turn; the model's own turn goes on with the documents written into it
     assert llm.prompts[0] == chat_prompt([ChatMessage("user", instruction)])
     assert llm.prompts[1].startswith(chat_prompt([ChatMessage("user", instruction)]))
+    # the title in the quotes of the authors' corpus ('"Title"' on a passage's first line)
     assert llm.prompts[1].endswith("<search> Velmora Ironworks founder </search>\n\n<information>Doc 1(Title: "
-                                   "Velmora Ironworks) Velmora Ironworks was founded by Ada Quill in 1871."
+                                   "\"Velmora Ironworks\") Velmora Ironworks was founded by Ada Quill in 1871."
                                    "</information>\n\n")
     assert result.chunk_ids == (0, 1)
     assert result.metadata.transcript.endswith("<answer> Tarsk </answer>")
+
+
+def test_without_title_quotes_a_title_is_shown_bare_as_the_saved_cells_ran() -> None:
+    llm = ScriptedLLM(SEARCH_R1, chat=True)
+    run(llm, k=1, title_quotes=False)
+    assert "<information>Doc 1(Title: Velmora Ironworks) Velmora Ironworks was founded" in llm.prompts[1]
 
 
 def test_r1_searcher_uses_its_own_tags_plain_prompt_and_numbered_documents() -> None:

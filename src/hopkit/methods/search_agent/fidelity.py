@@ -30,13 +30,22 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             "when the tokenizer has a chat template, else the instruction as it is; each response and "
             "observation is appended to the token sequence.",
             "agent_turn.continue_turn(chat=True): the instruction as the user's turn and the transcript as "
-            "the assistant's, continued; a plain prompt without a chat template.",
-            "faithful"),
+            "the assistant's, continued, when the backend has the chat capability (llama.cpp with a GGUF that "
+            "carries a template; an OpenAI-compatible server on its chat endpoint); a plain prompt otherwise "
+            "(the transformers backend has no chat capability), even where the tokenizer has a template.",
+            "faithful",
+            reason="Faithful on the backends the campaign runs (llama.cpp with Qwen2.5's template); the choice "
+                   "follows the backend's capability, not the tokenizer's, elsewhere."),
         Difference(
             "documents", "the documents' layout",
-            f"{_GEN} _passages2string (l. 460-469): 'Doc i(Title: <first line>) <rest>\\n' per hit; "
+            f"{_GEN} _passages2string (l. 460-469): 'Doc i(Title: <first line>) <rest>\\n' per hit, the first "
+            "line of their corpus's contents being the title in double quotes (wiki-18: '\"' + title + "
+            "'\"\\n' + text, Search-R1's README and example corpus), so 'Doc 1(Title: \"Evan Morris\") ...'; "
             f"execute_predictions (l. 391): '\\n\\n<{tag}>' + results.strip() + '</{tag}>\\n\\n'.",
-            "templates/*.yaml document and results with strip_documents, via AgentTemplate.documents_block.",
+            "templates/*.yaml document and results with strip_documents, via AgentTemplate.documents_block; "
+            "title_quotes true in the template and SearchAgentConfig.title_quotes (default true) put the "
+            "title in the same quotes. The campaign's saved cells ran without the quotes (pinned false, "
+            "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun.",
             "faithful"),
         Difference(
             "documents", f"the {obs_tokens}-token cut of the {tag} block",
@@ -55,10 +64,12 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             "the token a cut splits is kept in part.",
             "cuts.py: the longest prefix (suffix) of the text whose llm.count_tokens is within the limit, by "
             "bisection over characters; the split token is dropped; the prompt's count leaves out the chat "
-            "template's few markers (agent_turn.prompt_size).",
+            "template's header and markers (agent_turn.prompt_size), which the authors' left-truncation "
+            "would cut first and hopkit renders every turn.",
             "disclosed",
-            reason="The LLM protocol counts tokens but does not cut them; the text cut differs by at most the "
-                   "one split token (and a server's count_tokens is an estimate, so then is the cut)."),
+            reason="The LLM protocol counts tokens but does not cut them; on llama.cpp and transformers the "
+                   "text cut differs by at most the one split token; an OpenAI-compatible server's "
+                   "count_tokens is an estimate (a token per 6 letters), so there the cuts are too."),
         Difference(
             "retrieval", "the query",
             f"{_GEN} postprocess_predictions (l. 407-436): the first match of '<(search|answer)>(.*?)</\\1>', "
@@ -66,8 +77,11 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             "actions.read_action: the tag opened last before the first closing tag; the template's other "
             "tags removed from the query.",
             "disclosed",
-            reason="Only nested tags differ ('<search> a <search> b </search>': theirs 'a <search> b', "
-                   "hopkit 'b'); markup is kept out of the query (docs/methods/search-agent.md)."),
+            reason="Only mixed or nested tags differ: '<search> a <search> b </search>' searches 'a <search> "
+                   "b' there, 'b' here; '<search> q <answer> a' stopped at '</search>' searches 'q <answer> a' "
+                   "there and answers 'a' here (the tag opened last); 'x </answer> <search> q </search>' "
+                   "searches 'q' there (the search tag's cut comes first) and is no action here (stopped at "
+                   "'</answer>'). Markup is kept out of the query (docs/methods/search-agent.md)."),
         Difference(
             "retrieval", "an empty query",
             "'<search></search>' is a search action with query '' sent to the retriever.",
@@ -99,8 +113,13 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
             "stops", "what ends a generation",
             f"No stop strings (verl rollout config): a response runs to max_response_length or EOS, then "
             f"{_GEN} _postprocess_responses (l. 54-75) cuts it at its first '</search>', else '</answer>'.",
-            "SearchAgent._generate stops at either closing tag and writes the tag back (SearchAgent._kept).",
-            "faithful"),
+            "SearchAgent._generate stops at either closing tag and writes the tag back (SearchAgent._kept) "
+            "for a search or an answer; a generation read as no action keeps its text without the tag it "
+            "stopped at (the authors keep the tag they cut at in every case).",
+            "faithful",
+            reason="The same cut for every action a model writes in the template's format; the stop at "
+                   "'</answer>' comes before a later '</search>' here, where the authors' cut at '</search>' "
+                   "takes precedence (the query row)."),
         Difference(
             "stops", "a tag still open when the model stopped",
             "The regex needs the closing tag: an open '<search> q' at EOS is an invalid action.",
@@ -132,11 +151,19 @@ def _verl_family(tag: str, obs_tokens: int, prompt_tokens: int, response_tokens:
         Difference(
             "answer", "reading the answer",
             answer_reading,
-            "The first answer action ends the loop; agent_turn.agent_answer of its content.",
-            "faithful"),
+            "The first answer action ends the loop; agent_turn.agent_answer of its content: markup elements "
+            "removed with their content ('<think>...', a special-token pair, an open tag with the rest), and "
+            "'' for an answer with no letter or digit (a failed question, scored 0).",
+            "disclosed",
+            reason="The authors score the raw content; a small model writes tags inside its answer more "
+                   "often, which hopkit reads past (docs/methods/search-agent.md: an answer that is only "
+                   "markup)."),
         Difference(
             "answer", "no answer after the turns",
-            "extract_solution returns None and the question scores 0.",
+            "extract_solution still finds an answer: for Search-R1 the instruction's own '<answer> Beijing "
+            "</answer>' (or ' and ' from an invalid-action message, which holds '<answer> and </answer>'), for "
+            "AutoRefine ' and ' when an invalid-action message is in the responses, else None; the question "
+            "scores 0 unless its answer is 'Beijing' or 'and'.",
             "SearchAgent._forced_answer: the opening answer tag is written and the model completes it "
             "(answer_tokens 32; force_answer false stores the question as failed).",
             "disclosed",
@@ -171,8 +198,11 @@ SEARCH_R1 = FidelityTable(
             "faithful"),
         *_verl_family("information", 500, 4096, 500, 4, "qa_search_test_merge.py", "evaluate.sh",
                       "verl/utils/reward_score/qa_em.py extract_solution: over the whole sequence (prompt "
-                      "included, whose instruction holds one '<answer>'), None below two matches, else the "
-                      "last '<answer>(.*?)</answer>', stripped.",
+                      "included, whose instruction holds two matches, ' and ' and ' Beijing '), None below two "
+                      "matches (never, with this instruction), else the last '<answer>(.*?)</answer>', "
+                      "stripped. The scored responses are cut to their first max_prompt_length (4,096) tokens "
+                      "(_update_right_side), which 5 responses and 4 blocks at their limits (4,500 tokens) can "
+                      "pass, leaving the model's answer out; AutoRefine's limits cannot reach its 6,656.",
                       saved_cells="The campaign's six saved Search-R1 cells (search-r1, search-r1-minilm) ran "
                                   "without the cut (22 of their 96 blocks pass 500 Qwen2.5 tokens, in 10 of 180 "
                                   "questions): they are pinned to documents_cut false "
@@ -210,7 +240,8 @@ AUTOREFINE = FidelityTable(
                                   "pinned to documents_cut false with the other search-agent cells "
                                   "(src/hopkit/campaign/saved_run_pins.yaml); none of their blocks reaches 1,024 "
                                   "Qwen2.5 tokens (the longest 960, docs/methods/search-agent.md), so their "
-                                  "answers are those of the cut."),
+                                  "answers are those of the cut; they await a rerun for the title quotes (the "
+                                  "documents' layout row)."),
     ),
 )
 
@@ -230,7 +261,8 @@ R1_SEARCHER = FidelityTable(
             "prompt", "instruction",
             "eval_search_loacl.py process_text: base_prompt_v0.format(question=...), a plain prompt (no chat "
             "template) ending 'Assistant: <think>'.",
-            "templates/r1-searcher.yaml: equal string (checked), chat false, question as given.",
+            "templates/r1-searcher.yaml: equal string (checked), chat false, the question stripped "
+            "(AgentTemplate.prompt; the authors format it raw).",
             "faithful"),
         Difference(
             "documents", "a document's layout",
@@ -240,24 +272,31 @@ R1_SEARCHER = FidelityTable(
             "templates/r1-searcher.yaml: '({number}){title}\\n{text}\\n', the same wrapper and 'None', "
             "strip_generation true.",
             "disclosed",
-            reason="The authors' server returns whole lines of their corpus file, whose layout is not in "
-                   "the repository (build_corpus_embedding.py keeps a TSV's second column); hopkit puts the "
-                   "title on its own line (docs/methods/search-agent.md)."),
+            reason="The authors' corpus lines are 'Title: T Text:  abstract' for HotpotQA "
+                   "(wiki_corpus_index_bulid/samples/train_np_title_abs_sample_100.tsv) and 'title   paragraph' "
+                   "for 2Wiki, MuSiQue and Bamboogle (KILT, split_kilt_to_100.py); hopkit's one layout puts the "
+                   "title on its own line, matching neither exactly (docs/methods/search-agent.md)."),
         Difference(
             "retrieval", "the query",
             "l. 226-229: the text after the last '<|begin_of_query|>', with '\"', \"'\", '...' removed and "
             "tabs made spaces; searched when not empty.",
-            "actions.read_action with the template's query_replace: the same cleaning, then stripped.",
-            "faithful"),
+            "actions.read_action with the template's query_replace: the same cleaning, then stripped; the "
+            "template's other tags removed, and the tag opened last read ('<|begin_of_query|> x <answer> y' "
+            "stopped at '<|end_of_query|>' answers 'y', where the authors search 'x <answer> y').",
+            "disclosed",
+            reason="Markup is kept out of a query, as for the other templates (the Search-R1 table's query "
+                   "row); a query written in the format is read the same."),
         Difference(
             "retrieval", "a query of spaces only",
             "Not stripped, so it is not empty and is searched.",
-            "Stripped to empty: no action, and the question ends (invalid null).",
+            "Stripped to empty: no action; the loop ends (invalid null) and the answer is forced "
+            "(force_answer, the 'no answer' row).",
             "disclosed",
             reason="A blank search retrieves nothing to read; only whitespace-only queries differ."),
         Difference(
             "retrieval", "retriever and top-k",
-            "train/wiki_corpus_load.py: BGE (FlagModel) over their Wikipedia corpus, topk 5 (l. 230).",
+            "train/wiki_corpus_load.py: BGE (FlagModel) over their Wikipedia corpus (its own default k 3); "
+            "eval_search_loacl.py asks for topk 5 (l. 230, sent with the request, l. 268).",
             "The run's retrieval pipeline (BM25 by default), k 5 from the template.",
             "disclosed",
             reason="hopkit compares methods over the same retriever; the number of documents is the "
@@ -273,7 +312,8 @@ R1_SEARCHER = FidelityTable(
             "stops", "stop strings",
             "l. 172-173: stop at '<|im_end|>', '<|endoftext|>', '<|end_of_query|>', '</answer>'; an action "
             "needs stop_reason to be its tag (l. 215, 226).",
-            "SearchAgent._generate stops at '<|end_of_query|>' and '</answer>' (and the model's EOS).",
+            "SearchAgent._generate stops at '<|end_of_query|>' and '</answer>', and where the backend ends a "
+            "generation at the model's own end-of-generation tokens (llama.cpp: the GGUF's).",
             "faithful"),
         Difference(
             "stops", "a tag still open when the model stopped",

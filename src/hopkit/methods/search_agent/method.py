@@ -67,6 +67,9 @@ class SearchAgentConfig:
             AutoRefine 1,024: the authors' ``max_obs_length``); false: no cut (hopkit's Search-R1 before
             issue 71, with which the campaign's saved search-agent cells ran; pinned, and left out of the
             run's identity). A template counts toward the run's id by its name, this option by its value.
+        title_quotes: show a document's title in the template's quotes (Search-R1 and AutoRefine: their
+            corpus's '"Title"'); false: no quotes (with which the campaign's saved search-agent cells ran;
+            pinned, and left out of the run's identity).
     """
 
     template: str = field(default="search-r1", metadata=choices(template_names))
@@ -77,6 +80,7 @@ class SearchAgentConfig:
     force_answer: bool = True
     answer_tokens: PositiveInt = 32
     documents_cut: bool = field(default=True, metadata=fixed_after_runs(False))
+    title_quotes: bool = field(default=True, metadata=fixed_after_runs(False))
 
     def __post_init__(self) -> None:
         check_fields(self, "search agent option")
@@ -172,7 +176,8 @@ class SearchAgent:
         k = self.k
         hits = self.retriever.retrieve(action.text, k)
         added = gathered.add([hit.paragraph for hit in hits])
-        whole = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits])
+        whole = self.template.documents_block([(hit.paragraph.title, hit.paragraph.text) for hit in hits],
+                                              quote_titles=self.config.title_quotes)
         # the authors' _process_next_obs: its first tokens kept
         limit = self.template.max_documents_tokens if self.config.documents_cut else None
         block = whole if limit is None else head_tokens(self.llm, whole, limit)

@@ -53,6 +53,8 @@ class AgentTemplate:
         max_prompt_tokens: before each generation the prompt (the instruction and the turn so far) is
             cut to its last this many tokens, as the authors left-truncate the rolling prompt (None: no
             cut); the context rule holds after it.
+        title_quotes: a document's title is shown in double quotes, as the authors' corpus writes it
+            (wiki-18's contents begin '"Title"' on their first line, which their code takes as the title).
     """
 
     name: str
@@ -75,6 +77,7 @@ class AgentTemplate:
     query_replace: tuple[tuple[str, str], ...] = ()
     max_documents_tokens: int | None = None
     max_prompt_tokens: int | None = None
+    title_quotes: bool = False
 
     def prompt(self, question: str) -> str:
         """The instruction with ``question`` in it."""
@@ -83,9 +86,11 @@ class AgentTemplate:
             question += "?"
         return fill(self.instruction, question=question)
 
-    def documents_block(self, documents: list[tuple[str, str]]) -> str:
-        """What follows a search: the (title, text) documents laid out as the family lays them out."""
-        listed = "".join(fill(self.document, number=str(number), title=title, text=text)
+    def documents_block(self, documents: list[tuple[str, str]], *, quote_titles: bool = True) -> str:
+        """What follows a search: the (title, text) documents laid out as the family lays them out
+        (``quote_titles`` false leaves out the family's quotes around a title)."""
+        quoted = self.title_quotes and quote_titles
+        listed = "".join(fill(self.document, number=str(number), title=f'"{title}"' if quoted else title, text=text)
                          for number, (title, text) in enumerate(documents, start=1))
         if self.strip_documents:
             listed = listed.strip()
@@ -160,7 +165,7 @@ def _checked(name: str, value: Any, source: str) -> Any:
                 for pair in value):
             raise ConfigError(f"{where}: expected a list of [from, to] pairs of text, got {value!r}")
         return tuple((old, new) for old, new in value)
-    if name in ("chat", "question_mark", "strip_documents", "strip_generation", "final_turn"):
+    if name in ("chat", "question_mark", "strip_documents", "strip_generation", "final_turn", "title_quotes"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")
         return value
