@@ -24,6 +24,7 @@ TOOLS: dict[str, tuple[str, str]] = {
     "save-runs": ("saved_runs", "export the bench store's runs to benchmarks/results/runs/"),
     "run-ids": ("saved_run_ids", "the run ids each variant has on each dataset (tests/benchmarks/variant_run_ids.json)"),
     "answers-unchanged": ("answers_unchanged", "rerun methods on the first questions and compare with the saved runs"),
+    "pin-effects": ("pin_effects", "how often each pinned fix's rule reads the saved runs' traces otherwise"),
     "reparse-migres": ("migres_reparse", "re-parse stored MIGRES runs with the current parser"),
     "reproduce-miniature": ("setting_miniature", "hopkit reproduce on the samples as FlashRAG files on one stored "
                                                  "corpus of their pooled paragraphs (docs/standard-setting.md)"),

@@ -68,7 +68,7 @@ FIDELITY = FidelityTable(
             "ALCEConfig.irrelevant_rule (default 'anywhere'): hopkit.methods.alce.prompts.is_irrelevant drops "
             "one holding 'irrelevant' or 'Irrelevant' anywhere and keeps an empty one, as get_shorter_text "
             "does. The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (Their rule, empty or the word first, differs from the authors' on 22 of the "
-            "1,947 saved summaries and extractions.)",
+            "1,947 saved summaries and extractions: hopkit campaign pin-effects.)",
             "faithful"),
         Difference(
             "documents", "how far down the ranking condensing goes (summ, snippet)",
@@ -86,7 +86,7 @@ FIDELITY = FidelityTable(
             "first document without a summary (the 21st) is given whole.",
             "ALCEConfig.none_kept (default 'full_text'): ALCE._documents gives the answer the top-ranked hit "
             "whole (a 'full_text' condense step in the trace). The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (Their answers read no document "
-            "on 60 of the 240 saved SUMM and SNIPPET questions.)",
+            "on 60 of the 240 saved SUMM and SNIPPET questions: hopkit campaign pin-effects.)",
             "disclosed",
             reason="One document whole, as the authors give; which one differs because hopkit condenses every "
                    "hit it reads, so none is left past the condensed ones: the top-ranked is the one the "
@@ -98,7 +98,7 @@ FIDELITY = FidelityTable(
             "document (no passage-level δ): whole when it has one sentence or outscores every sentence, else "
             "its sentences at or above δ; ALCEConfig.empty_sentences (default 'drop') drops a document left "
             "with none, as MIGRES's filter drops such a passage. The campaign's saved alce-summ, alce-snippet and alce-vanilla-s cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (They showed 110 of their 600 "
-            "documents with an empty text.)",
+            "documents with an empty text: hopkit campaign pin-effects.)",
             "faithful"),
         Difference(
             "retrieval", "candidates and reranker",

@@ -150,7 +150,7 @@ FIDELITY = FidelityTable(
             "of 10 characters or fewer (counted after the markers are removed); at most 3 not asked before "
             "(Memory.ask_at_most); none left -> MIGRESConfig.no_new_queries (default 'ask_question') retrieves "
             "with the original question again, as the authors do. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (In their traces 1 of 1,012 "
-            "generated queries has 10 characters or fewer.)",
+            "generated queries has 10 characters or fewer: hopkit campaign pin-effects.)",
             "disclosed",
             reason="The cap of 3 is the paper's (Section 3.2), which the authors' instruction also states "
                    "('write no more than 3 queries') where their code reads every line; hopkit's parser reads "
@@ -209,7 +209,7 @@ FIDELITY = FidelityTable(
             "MIGRESModules._ask asks once more with a correction; MIGRESConfig.unreadable (default 'carry_on'): "
             "still unreadable, the Leaf gives no facts and the Query Generator no new query (no_new_queries "
             "applies), and the loop goes on. The campaign's saved MIGRES cells ran with the pinned old value (src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (None of their 270 questions ended on an "
-            "unreadable Leaf or Query response.)",
+            "unreadable Leaf or Query response: hopkit campaign pin-effects.)",
             "disclosed",
             reason="The one request to correct the format is hopkit's (small local models break the dict "
                    "format more often than GPT-3.5); what follows a response still unreadable is the "

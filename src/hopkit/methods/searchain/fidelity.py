@@ -103,8 +103,8 @@ FIDELITY = FidelityTable(
             "answer against an empty answer. The campaign's saved SearChain cells ran with the pinned old value "
             "'answer' (a node without an answer line was completed, an [Unsolved Query] with one verified; "
             "src/hopkit/campaign/saved_run_pins.yaml) and await a rerun: in their traces the two rules differ "
-            "on 1 of the 596 nodes IR processed in the ten saved runs, in one StrategyQA question (searchain and "
-            "searchain-no-completion).",
+            "on 2 of the 596 nodes IR processed in the ten saved runs, one node of one StrategyQA question in "
+            "both searchain and searchain-no-completion (hopkit campaign pin-effects).",
             "faithful"),
         Difference(
             "retrieval", "reading the nodes of a chain",
