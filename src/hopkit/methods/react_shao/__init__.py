@@ -12,7 +12,7 @@ from hopkit.methods.self_ask.steps import PAYLOADS, SelfAskSummary
 
 def build(parts: MethodParts) -> ReActShao:
     retriever = parts.needed_retriever("ReAct (Shao et al.)")
-    return ReActShao(parts.llm, retriever, parts.options)
+    return ReActShao(parts.llm, retriever, parts.options, dataset=parts.dataset)
 
 
 METHOD = MethodEntry(

@@ -28,25 +28,31 @@ FIDELITY = FidelityTable(
             "dataset-specific demonstrations separated by '#', each in Self-Ask's markers with '{Knowledge}' "
             "after every 'Follow up:' and before its 'Intermediate answer:' (StrategyQA and Feverous add a "
             "yes/no sentence); Section 4.2: the demonstrations' questions are shared by every method.",
-            "hopkit.methods.react_shao.method.ReActShao inherits hopkit.methods.self_ask.prompts: Press et "
-            "al.'s four Self-Ask demonstrations (with the notebook's trailing spaces since issue 71; option "
-            "trailing_spaces, pinned false for the saved react-shao cells) and the question line 'Question: "
-            "q\\nAre follow up questions needed here:'.",
-            "changes-algorithm",
-            reason="Found in issue 71's second review, when Table 10 could first be read: no instruction, other "
-                   "questions, four demonstrations instead of three, and no observation shown in a "
-                   "demonstration. To be fixed with the next row: Shao et al.'s six prompts transcribed as "
-                   "hopkit prompt data (the two readable copies differ in small ways, 'follow up' against "
-                   "'follow-up', which the transcription must settle), a new option with the saved react-shao "
-                   "cells pinned to Press et al.'s."),
+            "ReActShaoConfig.prompt (default 'shao'): hopkit.methods.react_shao.prompts, the instruction (with "
+            "StrategyQA's yes/no sentence) and the three demonstrations of Tables 10, 14, 18, 22 and 30 word for "
+            "word, chosen by the run's dataset (HotPotQA's on one the paper has no table for: IIRC, a free-text "
+            "question), each after a '#' line, then '#' and the question line 'Question: q\\nAre follow up "
+            "questions needed here:'. The campaign's saved react-shao cells ran with the pinned old values (prompt press, retrieve_question true; src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (They read Press et al.'s four Self-Ask demonstrations.)",
+            "faithful"),
+        Difference(
+            "prompt", "knowledge in the demonstrations",
+            "Each demonstration has '{Knowledge}' after every follow-up, where that follow-up's retrieved "
+            "paragraphs go.",
+            "The demonstrations are printed without paragraphs; a test question's follow-ups get theirs "
+            "(the next row).",
+            "disclosed",
+            reason="The placeholder cannot have been filled with top-5 paragraphs at each of the 7 to 9 "
+                   "follow-ups of a table's demonstrations within text-davinci-003's 4,097 tokens (about 40 "
+                   "paragraphs of 100 words), and the paper says nothing of how it was filled; the Feverous "
+                   "table (26), which hopkit does not ship, has no dataset here."),
         Difference(
             "documents", "where retrieved paragraphs go",
             "Section 4.3: 'ReAct places retrieved knowledge right after its query'; an observation is the "
             "concatenation of the paragraphs retrieved for the action (Self-Ask, Table 11, prepends them to the "
             "question instead).",
             "ReActShao.observation: the follow-up's top-k paragraphs as 'Wikipedia Title: T\\ntext' blocks on "
-            "the lines after 'Follow up: f', then '\\nIntermediate answer:' (the question's own paragraphs, "
-            "before the question, are the next row's).",
+            "the lines after 'Follow up: f', then '\\nIntermediate answer:'; with retrieve_question (the next "
+            "row) the question's own paragraphs go before the question.",
             "faithful"),
         Difference(
             "retrieval", "queries and top-k",
@@ -54,14 +60,11 @@ FIDELITY = FidelityTable(
             "the question, so the question itself is not retrieved for; at most 5 interactions with "
             "retrieval (Section 4.4). Table 3: 2.1-3.0 calls and 10.6-15.0 paragraphs per question, five per "
             "retrieval.",
-            "SelfAsk._retrieve through ReActShao: top-k (5) for the question before the first generation "
-            "(retrieve_question, its paragraphs before the question: ReActShao.before_question) and for each "
-            "follow-up, so up to 6 retrievals (1 + max_follow_ups 5).",
-            "changes-algorithm",
-            reason="Found in issue 71's second review (Table 10 and Section 4.4 could first be read); to be "
-                   "fixed with the prompt above (retrieve_question false, the saved react-shao cells pinned), "
-                   "since the question's paragraphs stand in for the observations Press et al.'s "
-                   "demonstrations never show."),
+            "SelfAsk._retrieve through ReActShao: top-k (5) for each follow-up, at most max_follow_ups (5); "
+            "ReActShaoConfig.retrieve_question (default false) adds a retrieval with the question, its "
+            "paragraphs before the question (ReActShao.before_question). The campaign's saved react-shao cells ran with the pinned old values (prompt press, retrieve_question true; src/hopkit/campaign/saved_run_pins.yaml) and await a rerun. (So up to 6 "
+            "retrievals.)",
+            "faithful"),
         Difference(
             "loop", "thought, action, observation",
             "MIGRES Section 4.2: reasoning, an action that is a search query or the answer, and an "
@@ -72,16 +75,18 @@ FIDELITY = FidelityTable(
             "faithful"),
         Difference(
             "stops", "end of a generation",
-            "Not stated (the demonstrations are separated by '#', where Press et al.'s start 'Question:').",
-            "hopkit.methods.self_ask.prompts.STOP: '\\nIntermediate answer:', '\\nIntermediate Answer:', "
-            "'\\nQuestion:'; the forced final answer stops at '\\n'.",
+            "Not stated (the demonstrations are separated by '#' lines).",
+            "ReActShao.ask_stop: Self-Ask's '\\nIntermediate answer:', '\\nIntermediate Answer:', '\\nQuestion:', "
+            "and '\\n#' (a new demonstration's line) with Shao et al.'s prompt; the forced final answer stops at "
+            "'\\n'.",
             "disclosed",
-            reason="The stops of the Self-Ask markers the demonstrations use (see the self-ask table)."),
+            reason="A completion model has no end of turn: the stops end a generation where the follow-up's "
+                   "observation (the retriever's turn) or a new question would begin."),
         Difference(
             "limits", "actions and context",
             "Section 4.4: 'We allowed at most 5 interactions with retrieval for ReAct and Self-Ask.'",
-            "SelfAskConfig.max_follow_ups = 5 (retrievals for follow-ups; the question's retrieval is the "
-            "previous row's), then the loop writes 'So the final answer is:'; on a full context "
+            "SelfAskConfig.max_follow_ups = 5 (5 retrievals), then the loop writes 'So the final answer is:'; "
+            "on a full context "
             "the question's paragraphs are left out first, oldest first; a transcript too long even then fails "
             "the question (hopkit.methods.prompting.check_fits).",
             "disclosed",

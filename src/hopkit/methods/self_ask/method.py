@@ -90,7 +90,8 @@ class SelfAsk:
         transcript, follow_ups = "", []
         forced: FinalReason | None = "no_final_answer"
         for round_number in range(1, self.config.max_follow_ups + 2):
-            generation, shown = self._generate(query.text, transcript, gathered, from_question, "ask", STOP)  # (b)
+            generation, shown = self._generate(query.text, transcript, gathered, from_question, "ask",
+                                               self.ask_stop())                                          # (b)
             transcript += generation
             asked = follow_up(generation)
             record(SelfAskAsk(generation=generation, follow_up=asked, round=round_number), parent=PREVIOUS,
@@ -134,6 +135,16 @@ class SelfAsk:
         """The ids of the paragraphs a prompt holds, given those shown before the question."""
         return [p.id for p in shown]
 
+    def ask_stop(self) -> tuple[str, ...]:
+        """Where a generation of the loop stops."""
+        return STOP
+
+    def prompt_text(self, question: str, transcript: str, shown: Sequence[Paragraph]) -> str:
+        """The demonstrations, the paragraphs ``shown`` before the question, the question and the transcript."""
+        parts = [demonstrations(self.config.trailing_spaces), render_paragraphs(shown),
+                 question_line(question) + transcript]
+        return "\n\n".join(part for part in parts if part)
+
     def _retrieve(self, text: str, number: int, gathered: Gathered) -> list[Paragraph]:
         hits = self.retriever.retrieve(text, self.config.k)
         paragraphs = [hit.paragraph for hit in hits]
@@ -154,9 +165,7 @@ class SelfAsk:
         """The prompt with as many of the newest paragraphs as fit beside the generation's budget."""
         shown = list(paragraphs)
         while True:
-            parts = [demonstrations(self.config.trailing_spaces), render_paragraphs(shown),
-                     question_line(question) + transcript]
-            prompt = "\n\n".join(part for part in parts if part)
+            prompt = self.prompt_text(question, transcript, shown)
             size = self.llm.count_tokens(prompt)
             if not shown or fits(self.llm, size, self.config.max_tokens):
                 check_fits(self.llm, size, self.config.max_tokens)
