@@ -96,31 +96,32 @@ def migres_short_queries(answers: list[SavedAnswer], least: int = 11) -> tuple[i
     return sum(len(query) < least for query in queries), len(queries)
 
 
-def _condensed(answers: list[SavedAnswer], hows: tuple[str, ...]) -> Iterator[tuple[SavedAnswer, dict[str, Any]]]:
-    for answer in answers:
-        for step in answer.steps:
-            if step["kind"] == "reason" and _extra(step).get("how") in hows:
-                yield answer, step
+_CONDENSED = ("summary", "extraction")
+
+
+def _texts(answers: list[SavedAnswer], hows: tuple[str, ...]) -> list[str]:
+    """The texts of the ALCE steps that made a document shorter in one of the ways ``hows``."""
+    return [step.get("output") or "" for answer in answers for step in answer.steps
+            if step["kind"] == "reason" and _extra(step).get("how") in hows]
 
 
 def alce_irrelevant(answers: list[SavedAnswer]) -> tuple[int, int]:
     """Summaries and extractions the authors' 'irrelevant' test and the saved runs' read otherwise
     (``irrelevant_rule``)."""
-    texts = [step.get("output") or "" for _, step in _condensed(answers, ("summary", "extraction"))]
+    texts = _texts(answers, _CONDENSED)
     return sum(is_irrelevant(t, "anywhere") != is_irrelevant(t, "starts") for t in texts), len(texts)
 
 
 def alce_none_kept(answers: list[SavedAnswer]) -> tuple[int, int]:
     """SUMM and SNIPPET questions whose answer read no document (``none_kept``)."""
-    asked = [a for a in answers if any(_extra(s).get("how") in ("summary", "extraction") for s in a.steps)]
-    unread = [a for a in asked if not any(_extra(s).get("how") in ("summary", "extraction") and _extra(s).get("kept")
-                                          for s in a.steps)]
-    return len(unread), len(asked)
+    condensing = [[_extra(s) for s in a.steps if _extra(s).get("how") in _CONDENSED] for a in answers]
+    asked = [steps for steps in condensing if steps]
+    return sum(not any(extra.get("kept") for extra in steps) for steps in asked), len(asked)
 
 
 def alce_empty_sentences(answers: list[SavedAnswer]) -> tuple[int, int]:
     """VANILLA-s documents shown with no sentence left (``empty_sentences``)."""
-    texts = [step.get("output") or "" for _, step in _condensed(answers, ("sentences",))]
+    texts = _texts(answers, ("sentences",))
     return sum(not t.strip() for t in texts), len(texts)
 
 
@@ -147,7 +148,8 @@ def effects(runs_dir: Path = RUNS) -> list[Effect]:
 
 
 def table(found: list[Effect]) -> str:
-    lines = ["| method | pinned option | where the rules part | of | unit | saved runs |", "|---|---|---:|---:|---|---:|"]
+    lines = ["| method | pinned option | where the rules part | of | unit | saved runs |",
+             "|---|---|---:|---:|---|---:|"]
     lines += [f"| {e.method} | `{e.option}` | {e.parted:,} | {e.counted:,} | {e.unit} | {e.runs} |" for e in found]
     return "\n".join(lines)
 

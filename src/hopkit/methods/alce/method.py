@@ -22,7 +22,7 @@ from hopkit.judges.sentences import SentenceSplitter, SyntokSplitter
 from hopkit.llm.protocol import LLM, SAMPLING, ChatMessage, SamplingLLM
 from hopkit.llm.capabilities import require
 from hopkit.methods.alce.prompts import (EXTRACTION_SYSTEM, EXTRACTION_USER, SUMMARY_SYSTEM, SUMMARY_USER,
-                                         answer_prompt, is_irrelevant, without_citations)
+                                         IrrelevantRule, answer_prompt, is_irrelevant, without_citations)
 from hopkit.methods.alce.rerank import best_sample, citation_recall
 from hopkit.methods.alce.steps import ALCECondense, ALCERead, ALCERerank, ALCERetrieve, ALCESample, ALCESummary
 from hopkit.methods.chat_turns import complete_turns
@@ -89,7 +89,7 @@ class ALCEConfig:
     sample_temperature: NonNegativeFloat = 0.5
     entailment: str | Mapping[str, Any] = "llm"
     unsupported_answer: Literal["empty", "first"] = field(default="empty", metadata=ADDED_AFTER_FIRST_RUNS)
-    irrelevant_rule: Literal["anywhere", "starts"] = field(default="anywhere", metadata=fixed_after_runs("starts"))
+    irrelevant_rule: IrrelevantRule = field(default="anywhere", metadata=fixed_after_runs("starts"))
     none_kept: Literal["full_text", "no_documents"] = field(default="full_text",
                                                             metadata=fixed_after_runs("no_documents"))
     empty_sentences: Literal["drop", "shown"] = field(default="drop", metadata=fixed_after_runs("shown"))

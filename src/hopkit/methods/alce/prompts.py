@@ -6,9 +6,12 @@ prompts of ``tools/gen_summary.py``."""
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Literal, Sequence
 
 from hopkit.records import Paragraph
+
+#: ALCE's test of an irrelevant summary (utils.get_shorter_text), or hopkit's before issue 71's second review
+IrrelevantRule = Literal["anywhere", "starts"]
 
 INSTRUCTION = (
     "Instruction: Write an accurate, engaging, and concise answer for the given question using only the provided "
@@ -52,7 +55,7 @@ def without_citations(text: str) -> str:
     return " ".join(_CITATION.sub("", text).split())
 
 
-def is_irrelevant(text: str, rule: str = "anywhere") -> bool:
+def is_irrelevant(text: str, rule: IrrelevantRule = "anywhere") -> bool:
     """Whether ALCE drops a document for its summary or extraction: "anywhere", it holds "irrelevant" or
     "Irrelevant" (``utils.get_shorter_text``; an empty one is kept); "starts", it is empty or begins with
     the word, quotes and case aside (hopkit's rule before issue 71's second review)."""

@@ -241,7 +241,7 @@ class MIGRES(WarmsUp):
 
     def _title(self, knowledge: Knowledge) -> str | None:
         """The title the Leaf Module sees: the passage's, or for LLM knowledge "None" as the authors write it."""
-        if knowledge.title is None and knowledge.paragraph_id is None and self.config.knowledge_title_none:
+        if knowledge.paragraph_id is None and self.config.knowledge_title_none:
             return "None"
         return knowledge.title
 

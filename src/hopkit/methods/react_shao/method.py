@@ -64,9 +64,9 @@ class ReActShaoConfig(SelfAskConfig):
 
 
 class ReActShao(SelfAsk):
-    """ReAct with Self-Ask's markers: (a) retrieve with the question; (b) the model asks a follow-up
-    (its action); (c) the paragraphs for it are its observation, then the model answers it; (d)
-    the final answer. Its trace is Self-Ask's."""
+    """ReAct with Self-Ask's markers in Shao et al.'s prompt: (a) the model asks a follow-up (its
+    action); (b) the paragraphs for it are its observation, then the model answers it; (c) the final
+    answer. Its trace is Self-Ask's."""
 
     name = "react-shao"
     parts = PARTS
@@ -74,8 +74,7 @@ class ReActShao(SelfAsk):
     def __init__(self, llm: LLM, retriever: Retriever, config: ReActShaoConfig = ReActShaoConfig(),
                  dataset: str | None = None) -> None:
         super().__init__(llm, retriever, config)
-        self.shao = config.prompt == "shao"
-        self.dataset = dataset
+        self.head = prompt_head(dataset) if config.prompt == "shao" else None  # None: Self-Ask's prompt
 
     def before_question(self, gathered: Gathered, from_question: list[Paragraph]) -> list[Paragraph]:
         """Only the question's paragraphs sit before it; the follow-ups' are in the transcript."""
@@ -91,12 +90,12 @@ class ReActShao(SelfAsk):
 
     def ask_stop(self) -> tuple[str, ...]:
         """Self-Ask's stops, and in Shao et al.'s prompt a new "#" line (the next demonstration's)."""
-        return (*STOP, f"\n{SEPARATOR}") if self.shao else STOP
+        return STOP if self.head is None else (*STOP, f"\n{SEPARATOR}")
 
     def prompt_text(self, question: str, transcript: str, shown: Sequence[Paragraph]) -> str:
         """Shao et al.'s instruction and demonstrations, then the question (its paragraphs before it, if
         any) and the transcript; or Self-Ask's prompt (``prompt: press``)."""
-        if not self.shao:
+        if self.head is None:
             return super().prompt_text(question, transcript, shown)
-        parts = [prompt_head(self.dataset), render_paragraphs(shown), question_line(question) + transcript]
+        parts = [self.head, render_paragraphs(shown), question_line(question) + transcript]
         return "\n".join(part for part in parts if part)
