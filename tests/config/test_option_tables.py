@@ -149,3 +149,18 @@ def test_a_built_in_method_without_a_table_gets_one_written_and_check_names_it(
     assert option_tables.main(["--write"]) == 0 and option_tables.main(["--check"]) == 0
     with pytest.raises(ValueError, match="no heading '## Retrieval and LLM options'"):
         generated(without.replace(option_tables.NEW_TABLES_BEFORE, "## Other options"))
+
+
+def test_python_s_none_reads_as_null_but_a_quoted_text_is_shown_as_written() -> None:
+    @dataclass(frozen=True)
+    class Quoting:
+        """Options.
+
+        Attributes:
+            title: None leaves it out; else it is shown as "(Title: None)", the authors' text.
+        """
+
+        title: str | None = None
+
+    assert ('| `title` | a string or null: null leaves it out; else it is shown as "(Title: None)", the authors\' '
+            'text. | null |') in option_table(Quoting)

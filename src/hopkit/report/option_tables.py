@@ -57,6 +57,10 @@ def attribute_docs(options: type) -> dict[str, str]:
     return said
 
 
+#: Python's None (a YAML file's word for it is null), or a double-quoted text to leave as it is
+_NONE_OR_QUOTED = re.compile(r'"[^"]*"|\bNone\b')
+
+
 def _attributes_of(docstring: str) -> dict[str, str]:
     """What the ``Attributes:`` section of one docstring says of each field."""
     lines = inspect.cleandoc(docstring).splitlines()
@@ -79,9 +83,10 @@ def _attributes_of(docstring: str) -> dict[str, str]:
 
 def _markdown(text: str) -> str:
     """reStructuredText's inline literals (double backticks) and cross-references (``:data:`~x.NAME```) as
-    Markdown's literals, and Python's ``None`` as YAML's ``null``."""
+    Markdown's literals, and Python's ``None`` as YAML's ``null`` (not inside a quoted text, which is shown
+    as written)."""
     literal = _ROLE.sub(lambda match: f"`{match['name'].rsplit('.', 1)[-1]}`", text).replace("``", "`")
-    return re.sub(r"\bNone\b", "null", literal)  # a YAML file's word for it
+    return _NONE_OR_QUOTED.sub(lambda match: "null" if match[0] == "None" else match[0], literal)
 
 
 def _cell(text: str) -> str:
