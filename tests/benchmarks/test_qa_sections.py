@@ -23,8 +23,8 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
 SECTIONS = ("qa-kit-rerun", "qa-searchain", "qa-searchain-ablations", "qa-searchain-ablations-strategyqa",
             "qa-migres", "qa-migres-ablations", "qa-baselines", "qa-baselines-strategyqa", "retrieval-qa-oner",
             "retrieval-qa-ircot", "agents-2025", "agents-2025-dense", "agents-2025-strategyqa", "dragin-rerun",
-            "dragin-rerun-2wiki", "until-decided-ircot-musique", "until-decided-search-r1-2wiki",
-            "until-decided-iter-retgen-hotpotqa")
+            "dragin-rerun-2wiki", "dragin-rerun-strategyqa", "until-decided-ircot-musique",
+            "until-decided-search-r1-2wiki", "until-decided-iter-retgen-hotpotqa")
 
 
 @pytest.fixture(scope="module")
