@@ -28,7 +28,7 @@ from hopkit.campaign.page_sections import command_line, write_section
 from hopkit.campaign.bench_store import add_store_options, open_bench_store
 from hopkit.campaign.environment import DOCS_IMG, NOTEBOOK_MD
 from hopkit.campaign.method_models import MethodModels
-from hopkit.campaign.qa_section import Cell, score_section, section_body
+from hopkit.campaign.qa_section import Cell, nothing_scored, score_section, section_body
 from hopkit.campaign.qa_pipelines import METHODS, SKIPPED, YES_NO, check_calibrated, pipeline_for
 from hopkit.campaign.qa_until_decided import MEMBERS, pair_tracks, section_limits
 from hopkit.campaign.saved_runs import restore, save
@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
     limit, opening = section_limits(store, args, cells, None if args.report_only else ask)
     scored = score_section(store, cells, args.datasets, limit)
+    if not scored.summaries:
+        raise SystemExit(nothing_scored(args.section, scored.missing, args.report_only))
     command = command_line()
     img_dir = DOCS_IMG if args.write_repository else args.out / "img"
     img_dir.mkdir(parents=True, exist_ok=True)

@@ -165,6 +165,14 @@ def missing_note(missing: Sequence[Cell]) -> list[str]:
             + ", ".join(f"{cell.variant} on {cell.dataset}" for cell in missing) + "."]
 
 
+def nothing_scored(section: str, missing: Sequence[Cell], report_only: bool) -> str:
+    """Why a section has no table to show: no cell has a stored run that answered every compared question."""
+    cells = ", ".join(f"{cell.variant} on {cell.dataset}" for cell in missing)
+    return (f"section {section}: no stored run answered every compared question ({cells}); "
+            + ("--report-only answers nothing: run the command without it, or import the saved runs first"
+               if report_only else "see the run's log for the failed questions"))
+
+
 def section_body(session_factory: Any, store: Store, scored: ScoredRuns, stem: str,
                  img_dir: Path | None) -> list[str]:
     """The section's blocks after its header: the cells left out, the comparison, recall and time
