@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from hopkit.campaign.page_sections import tool_arguments, write_section
-from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, RUNS, use_home
+from hopkit.campaign.environment import LLM_NAME, NOTEBOOK_MD, use_home
 from hopkit.campaign.qa_bench import command_parser
 from hopkit.campaign.qa_pipelines import SKIPPED
 from hopkit.campaign.qa_section import Cell, score_section, section_body
 from hopkit.campaign.qa_until_decided import section_limits
 from hopkit.campaign.retired_runs import rebuilding_section, section_run_id
 from hopkit.campaign.saved_run_ids import stand_in_pipeline
+from hopkit.campaign.saved_runs import saved_run_files
 from hopkit.data.corpus import pool_corpus
 from hopkit.data.registry import load_dataset, sample_path
 from hopkit.store.connection import DBConnection
@@ -88,7 +89,7 @@ def restored_store(path: Path) -> Any:
         if dataset not in store.datasets():
             store.add_corpus(pool_corpus(dataset, load_dataset(dataset, sample_path(dataset))))
     if not store.runs():
-        for saved in sorted(RUNS.glob("*.jsonl.gz")):
+        for saved in saved_run_files():
             import_runs(store, saved)
     return session_factory
 

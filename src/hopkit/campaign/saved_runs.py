@@ -19,6 +19,7 @@ import argparse
 from pathlib import Path
 
 from hopkit.campaign.environment import BENCH_STORE, RUNS
+from hopkit.campaign.retired_runs import retired_run_ids
 from hopkit.store.connection import DBConnection
 from hopkit.store.store import Store
 from hopkit.store.transfer import export_runs, import_runs
@@ -37,12 +38,19 @@ def open_bench_store() -> Store:
     return Store(DBConnection(f"sqlite:///{BENCH_STORE}").get_session_factory())
 
 
+def saved_run_files(runs: Path = RUNS) -> list[Path]:
+    """The saved runs' files in the order to restore them: the retired runs first, so that a store's newest run of a
+    cell (the one ``hopkit claims`` reads) is its rerun, as it was when both were made."""
+    retired = retired_run_ids()
+    return sorted(runs.glob("*.jsonl.gz"), key=lambda path: (path.name.split(".")[0] not in retired, path.name))
+
+
 def restore(store: Store, dataset: str) -> int:
     """Import the saved runs on ``dataset`` into the bench store; returns how many results were added."""
     added = 0
     if not is_bench_store(store):
         return added
-    for path in sorted(RUNS.glob("*.jsonl.gz")):
+    for path in saved_run_files():
         summary = import_runs(store, path, datasets=[dataset])
         added += summary.results_added
         for skipped in summary.skipped:
