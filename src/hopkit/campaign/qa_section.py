@@ -162,15 +162,18 @@ def missing_note(missing: Sequence[Cell]) -> list[str]:
     if not missing:
         return []
     return ["Not in the tables, for want of a stored run that answered every compared question: "
-            + ", ".join(f"{cell.variant} on {cell.dataset}" for cell in missing) + "."]
+            + _named(missing) + "."]
 
 
 def nothing_scored(section: str, missing: Sequence[Cell], report_only: bool) -> str:
     """Why a section has no table to show: no cell has a stored run that answered every compared question."""
-    cells = ", ".join(f"{cell.variant} on {cell.dataset}" for cell in missing)
-    return (f"section {section}: no stored run answered every compared question ({cells}); "
+    return (f"section {section}: no stored run answered every compared question ({_named(missing)}); "
             + ("--report-only answers nothing: run the command without it, or import the saved runs first"
                if report_only else "see the run's log for the failed questions"))
+
+
+def _named(cells: Sequence[Cell]) -> str:
+    return ", ".join(f"{cell.variant} on {cell.dataset}" for cell in cells)
 
 
 def section_body(session_factory: Any, store: Store, scored: ScoredRuns, stem: str,

@@ -42,7 +42,8 @@ def saved_run_files(runs: Path = RUNS) -> list[Path]:
     """The saved runs' files in the order to restore them: the retired runs first, so that a store's newest run of a
     cell (the one ``hopkit claims`` reads) is its rerun, as it was when both were made."""
     retired = retired_run_ids()
-    return sorted(runs.glob("*.jsonl.gz"), key=lambda path: (path.name.split(".")[0] not in retired, path.name))
+    return sorted(runs.glob("*.jsonl.gz"), key=lambda path: (path.name.removesuffix(".jsonl.gz") not in retired,
+                                                             path.name))
 
 
 def restore(store: Store, dataset: str) -> int:
