@@ -93,7 +93,9 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=Path(".hopkit-bench") / "sections",
                         help="where the section and its plots go without --write-repository (default "
                              ".hopkit-bench/sections)")
-    parser.add_argument("--report-only", action="store_true", help="score what is stored, run nothing")
+    parser.add_argument("--report-only", action="store_true",
+                        help="score what is stored, run nothing (exit 1 when no stored run answered the section's "
+                             "questions)")
     parser.add_argument("--keep-failed", action="store_true", help=KEEP_FAILED_HELP)
     parser.add_argument("--thresholds", type=Path, default=THRESHOLDS_FILE,
                         help="the calibrated thresholds of MIGRES and SearChain (default: benchmarks/thresholds.json)")
